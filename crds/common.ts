@@ -1,0 +1,121 @@
+// Building blocks shared by every kind. The CRD YAML, the TypeScript types and the runtime
+// validation are all derived from these zod schemas (see generate.ts).
+import { z } from 'zod';
+
+export const GROUP = 'slipway.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+const timestamp = () => z.iso.datetime({ offset: true });
+export { timestamp };
+
+/** A DNS-1123 label: what Kubernetes accepts as an object name part and what we accept as a slug. */
+export const dnsLabel = () =>
+  z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+
+/** `{name}` of an object in the same namespace. */
+export const localRef = () => z.object({ name: dnsSubdomain() });
+
+export const dnsSubdomain = () =>
+  z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/);
+
+/** A key of a Secret in the same namespace. */
+export const secretKeyRef = () => z.object({ name: dnsSubdomain(), key: z.string().min(1).max(253) });
+
+/** metav1.Condition, as the API conventions define it. */
+export const condition = z.object({
+  type: z.string().min(1).max(316),
+  status: z.enum(['True', 'False', 'Unknown']),
+  observedGeneration: z.number().int().min(0).optional(),
+  lastTransitionTime: timestamp(),
+  reason: z
+    .string()
+    .min(1)
+    .max(1024)
+    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
+  message: z.string().max(32768),
+});
+export type Condition = z.infer<typeof condition>;
+
+/** Fields every kind's status carries. */
+export const statusBase = {
+  observedGeneration: z.number().int().min(0).optional(),
+  conditions: z
+    .array(condition)
+    .max(32)
+    .optional()
+    .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+};
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'date' | 'boolean';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+/** One custom resource kind: its schemas and what `kubectl` shows of it. */
+export interface KindDefinition<Spec extends z.ZodType = z.ZodType, Status extends z.ZodType = z.ZodType> {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  description: string;
+  spec: Spec;
+  status: Status;
+  printerColumns: PrinterColumn[];
+}
+
+export const readyColumn: PrinterColumn = {
+  name: 'Ready',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+};
+export const reasonColumn: PrinterColumn = {
+  name: 'Reason',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+  priority: 1,
+};
+export const ageColumn: PrinterColumn = {
+  name: 'Age',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+};
+
+/** The shape of a stored object of a kind. */
+export interface Resource<Spec, Status> {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    ownerReferences?: Array<{
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+      blockOwnerDeletion?: boolean;
+    }>;
+  };
+  spec: Spec;
+  status?: Status;
+}

@@ -1,0 +1,36 @@
+// Every kind Slipway defines, and the TypeScript types derived from their schemas.
+import type { z } from 'zod';
+import type { Resource } from './common.ts';
+import { Bundle, type bundleSpec, type bundleStatus } from './bundle.ts';
+import { Environment, type environmentSpec, type environmentStatus } from './environment.ts';
+import { Project, type projectSpec, type projectStatus } from './project.ts';
+import {
+  StatusComponent,
+  StatusNotice,
+  StatusPage,
+  type componentSpec,
+  type componentStatus,
+  type noticeSpec,
+  type noticeStatus,
+  type statusPageSpec,
+  type statusPageStatus,
+} from './status.ts';
+import { Webhook, type webhookSpec, type webhookStatus } from './webhook.ts';
+
+export * from './common.ts';
+export * from './bundle.ts';
+export * from './environment.ts';
+export * from './project.ts';
+export * from './status.ts';
+export * from './webhook.ts';
+
+export const kinds = [Project, Environment, Webhook, Bundle, StatusPage, StatusComponent, StatusNotice];
+
+type Obj<Spec extends z.ZodType, Status extends z.ZodType> = Resource<z.output<Spec>, z.output<Status>>;
+export type ProjectObject = Obj<typeof projectSpec, typeof projectStatus>;
+export type EnvironmentObject = Obj<typeof environmentSpec, typeof environmentStatus>;
+export type WebhookObject = Obj<typeof webhookSpec, typeof webhookStatus>;
+export type BundleObject = Obj<typeof bundleSpec, typeof bundleStatus>;
+export type StatusPageObject = Obj<typeof statusPageSpec, typeof statusPageStatus>;
+export type StatusComponentObject = Obj<typeof componentSpec, typeof componentStatus>;
+export type StatusNoticeObject = Obj<typeof noticeSpec, typeof noticeStatus>;

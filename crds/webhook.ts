@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import {
+  ageColumn,
+  localRef,
+  readyColumn,
+  reasonColumn,
+  statusBase,
+  timestamp,
+  type KindDefinition,
+} from './common.ts';
+
+export const matchModes = ['Exact', 'StartsWith', 'EndsWith', 'Contains'] as const;
+export type MatchMode = (typeof matchModes)[number];
+
+export const webhookSpec = z
+  .object({
+    projectRef: localRef(),
+    branch: z.string().min(1).max(255).meta({ description: 'Branch to track, compared by matchMode.' }),
+    matchMode: z.enum(matchModes).meta({
+      description: 'How a pushed branch must relate to `branch`: equal, start with, end with, or contain it.',
+    }),
+    environmentRef: localRef()
+      .optional()
+      .meta({ description: 'Deploy every bundle this webhook builds here.' }),
+    backupBeforeDeploy: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Back up the environment database before the deployment. Needs environmentRef.' }),
+  })
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.backupBeforeDeploy) || !self.backupBeforeDeploy || has(self.environmentRef)',
+        message: 'backupBeforeDeploy requires environmentRef',
+        fieldPath: '.backupBeforeDeploy',
+      },
+    ],
+  });
+
+export const webhookStatus = z.object({
+  ...statusBase,
+  url: z.string().optional(),
+  lastTriggered: z
+    .object({ bundle: z.string(), commit: z.string(), branch: z.string(), at: timestamp() })
+    .optional(),
+});
+
+export const Webhook: KindDefinition<typeof webhookSpec, typeof webhookStatus> = {
+  kind: 'Webhook',
+  plural: 'webhooks',
+  singular: 'webhook',
+  shortNames: ['swhook'],
+  description: 'Builds a bundle, and optionally deploys it, when a matching branch is pushed or uploaded.',
+  spec: webhookSpec,
+  status: webhookStatus,
+  printerColumns: [
+    { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
+    { name: 'Branch', type: 'string', jsonPath: '.spec.branch' },
+    { name: 'Match', type: 'string', jsonPath: '.spec.matchMode' },
+    { name: 'Environment', type: 'string', jsonPath: '.spec.environmentRef.name' },
+    { name: 'Backup', type: 'boolean', jsonPath: '.spec.backupBeforeDeploy' },
+    { name: 'Last Bundle', type: 'string', jsonPath: '.status.lastTriggered.bundle', priority: 1 },
+    readyColumn,
+    reasonColumn,
+    ageColumn,
+  ],
+};
