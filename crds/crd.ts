@@ -14,6 +14,12 @@ export function structural(node: unknown): unknown {
   for (const [key, value] of Object.entries(node as JsonSchema)) {
     if (key === '$schema' || key === 'id') continue;
     if (key === 'additionalProperties' && value === false) continue;
+    if (key === 'properties') {
+      out[key] = Object.fromEntries(
+        Object.entries(value as JsonSchema).map(([name, v]) => [name, structural(v)]),
+      );
+      continue;
+    }
     out[key] =
       key === 'enum' || key === 'default' || key === 'x-kubernetes-list-map-keys' ? value : structural(value);
   }

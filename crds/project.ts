@@ -11,11 +11,9 @@ import {
 } from './common.ts';
 
 export const projectSpec = z.object({
-  slug: dnsLabel()
-    .optional()
-    .meta({
-      description: 'Unique across the cluster; appears in the webhook URL. Defaults to metadata.name.',
-    }),
+  slug: dnsLabel().optional().meta({
+    description: 'Unique across the cluster; appears in the webhook URL. Defaults to metadata.name.',
+  }),
   repository: z
     .object({
       url: z.string().min(1).max(2048).meta({ description: 'Git URL the build Job clones.' }),
@@ -24,20 +22,12 @@ export const projectSpec = z.object({
         .meta({ description: 'Secret with `username`/`password` or `ssh-privatekey` for the clone.' }),
     })
     .optional(),
-  webhookSecretRef: secretKeyRef()
-    .optional()
-    .meta({
-      description: 'Webhook secret to use; when absent the operator generates one owned by the Project.',
-    }),
-  bundleHistoryLimit: z
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(20)
-    .meta({
-      description: 'Finished bundles to keep; older ones are deleted (never one an environment runs).',
-    }),
+  webhookSecretRef: secretKeyRef().optional().meta({
+    description: 'Webhook secret to use; when absent the operator generates one owned by the Project.',
+  }),
+  bundleHistoryLimit: z.number().int().min(1).max(1000).default(20).meta({
+    description: 'Finished bundles to keep; older ones are deleted (never one an environment runs).',
+  }),
 });
 
 export const projectStatus = z.object({

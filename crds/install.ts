@@ -1,0 +1,49 @@
+// Installs (or updates) the generated CRDs and waits until the API server serves them.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ApiextensionsV1Api,
+  loadYaml,
+  type KubeConfig,
+  type V1CustomResourceDefinition,
+} from '@kubernetes/client-node';
+import { CRD_DIR } from './paths.ts';
+
+export function generatedCrds(): V1CustomResourceDefinition[] {
+  return (
+    readdirSync(CRD_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      // loadYaml maps wire names to the client's model names (enum → _enum and so on); without it the
+      // typed client would silently drop them when it serialises the object.
+      .map((f) => loadYaml<V1CustomResourceDefinition>(readFileSync(join(CRD_DIR, f), 'utf8')))
+  );
+}
+
+export async function installCrds(kc: KubeConfig, timeoutMs = 60_000): Promise<void> {
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  const crds = generatedCrds();
+  for (const crd of crds) {
+    const name = crd.metadata!.name!;
+    try {
+      await api.createCustomResourceDefinition({ body: crd });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) throw err;
+      const current = await api.readCustomResourceDefinition({ name });
+      await api.replaceCustomResourceDefinition({
+        name,
+        body: { ...crd, metadata: { ...crd.metadata, resourceVersion: current.metadata!.resourceVersion } },
+      });
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (const crd of crds) {
+    const name = crd.metadata!.name!;
+    for (;;) {
+      const current = await api.readCustomResourceDefinition({ name });
+      if (current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (Date.now() > deadline) throw new Error(`CRD ${name} was not established within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

@@ -1,0 +1,127 @@
+// Kubernetes access for all three processes: configuration, typed API clients, and a small
+// helper for Slipway's own kinds (list, get, create, merge-patch, status patch, delete).
+import {
+  AppsV1Api,
+  BatchV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import { GROUP, VERSION, kinds, type KindDefinition } from '../crds/index.ts';
+
+export type { KubeConfig };
+
+/** KUBECONFIG, then ~/.kube/config, then the in-cluster service account. */
+export function loadKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  return kc;
+}
+
+export function kubeClients(kc: KubeConfig) {
+  return {
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    batch: kc.makeApiClient(BatchV1Api),
+    coordination: kc.makeApiClient(CoordinationV1Api),
+    custom: kc.makeApiClient(CustomObjectsApi),
+    events: kc.makeApiClient(EventsV1Api),
+  };
+}
+export type KubeClients = ReturnType<typeof kubeClients>;
+
+export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export type KindName =
+  'Project' | 'Environment' | 'Webhook' | 'Bundle' | 'StatusPage' | 'StatusComponent' | 'StatusNotice';
+
+export function kindDefinition(kind: KindName): KindDefinition {
+  const def = kinds.find((k) => k.kind === kind);
+  if (!def) throw new Error(`unknown kind ${kind}`);
+  return def;
+}
+
+/** The REST path of a kind, for informers: all namespaces when `namespace` is empty. */
+export function kindPath(kind: KindName, namespace?: string): string {
+  const { plural } = kindDefinition(kind);
+  return namespace
+    ? `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`
+    : `/apis/${GROUP}/${VERSION}/${plural}`;
+}
+
+type Obj = { metadata: { name: string; namespace: string } } & Record<string, unknown>;
+
+/** Typed access to Slipway's kinds. Objects are plain JSON as the API server returns them. */
+export function slipwayApi(custom: CustomObjectsApi) {
+  const at = (kind: KindName, namespace: string) => ({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: kindDefinition(kind).plural,
+  });
+  return {
+    async list<T>(kind: KindName, namespace?: string, labelSelector?: string): Promise<T[]> {
+      const { plural } = kindDefinition(kind);
+      const list = namespace
+        ? await custom.listNamespacedCustomObject({ ...at(kind, namespace), labelSelector })
+        : await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural, labelSelector });
+      return (list as { items: T[] }).items;
+    },
+    async get<T>(kind: KindName, namespace: string, name: string): Promise<T> {
+      return (await custom.getNamespacedCustomObject({ ...at(kind, namespace), name })) as T;
+    },
+    async create<T extends Obj>(kind: KindName, object: T): Promise<T> {
+      const body = { apiVersion: `${GROUP}/${VERSION}`, kind, ...object };
+      return (await custom.createNamespacedCustomObject({
+        ...at(kind, object.metadata.namespace),
+        body,
+      })) as T;
+    },
+    async patch<T>(kind: KindName, namespace: string, name: string, body: unknown): Promise<T> {
+      return (await custom.patchNamespacedCustomObject(
+        { ...at(kind, namespace), name, body },
+        mergePatch,
+      )) as T;
+    },
+    async patchStatus<T>(kind: KindName, namespace: string, name: string, status: unknown): Promise<T> {
+      return (await custom.patchNamespacedCustomObjectStatus(
+        { ...at(kind, namespace), name, body: { status } },
+        mergePatch,
+      )) as T;
+    },
+    async delete(kind: KindName, namespace: string, name: string): Promise<void> {
+      await custom.deleteNamespacedCustomObject({ ...at(kind, namespace), name });
+    },
+  };
+}
+export type SlipwayApi = ReturnType<typeof slipwayApi>;
+
+/** The HTTP status of a failed API call, or undefined for other errors. */
+export function apiStatus(err: unknown): number | undefined {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+export const isNotFound = (err: unknown) => apiStatus(err) === 404;
+export const isConflict = (err: unknown) => apiStatus(err) === 409;
+/** AlreadyExists is a 409 too; with deterministic names it means "already done". */
+export const isAlreadyExists = (err: unknown) => apiStatus(err) === 409;
+
+/** The API server's own message for a failed call (for example a CEL rule's message). */
+export function apiMessage(err: unknown): string {
+  const body = (err as { body?: unknown })?.body;
+  if (typeof body === 'string') {
+    try {
+      const parsed = JSON.parse(body) as { message?: string };
+      if (parsed.message) return parsed.message;
+    } catch {
+      return body;
+    }
+  }
+  if (body && typeof body === 'object' && 'message' in body)
+    return String((body as { message: unknown }).message);
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,126 @@
+// The local control plane: real etcd, kube-apiserver, kube-controller-manager and
+// kube-scheduler, built from the Go module proxy (build.sh), run as local processes by
+// kwokctl's binary runtime, with kwok playing the nodes. See docs/local-control-plane.md.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+
+export const cacheRoot =
+  process.env.SLIPWAY_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'slipway');
+const kwokWorkdir = join(cacheRoot, 'kwok');
+const NODES = 2;
+
+export interface Cluster {
+  name: string;
+  kubeconfig: string;
+  binDir: string;
+  /** Whether this call created it (and so a caller that only borrowed it leaves it running). */
+  created: boolean;
+}
+
+function log(message: string) {
+  process.stderr.write(`[cluster] ${message}\n`);
+}
+
+/** Builds the binaries the first time (with progress on stderr); returns their folder. */
+export async function ensureBinaries(): Promise<string> {
+  const child = spawn('sh', [join(here, 'build.sh')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error('building the local control plane failed (see the messages above)');
+  return out.trim().split('\n').pop()!;
+}
+
+function env(binDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    KWOK_WORKDIR: kwokWorkdir,
+    KWOK_KUBECTL_BINARY: join(binDir, 'kubectl'),
+    PATH: `${binDir}:${process.env.PATH}`,
+  };
+}
+
+export function kubeconfigPath(name: string): string {
+  return join(kwokWorkdir, 'clusters', name, 'kubeconfig.yaml');
+}
+
+async function kubectl(binDir: string, kubeconfig: string, args: string[]) {
+  return run(join(binDir, 'kubectl'), ['--kubeconfig', kubeconfig, ...args], { env: env(binDir) });
+}
+
+async function answers(binDir: string, kubeconfig: string): Promise<boolean> {
+  if (!existsSync(kubeconfig)) return false;
+  try {
+    await kubectl(binDir, kubeconfig, ['get', '--raw', '/readyz', '--request-timeout=5s']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the named cluster, or reuses it when it already answers. */
+export async function clusterUp(name = 'slipway'): Promise<Cluster> {
+  const binDir = await ensureBinaries();
+  const kubeconfig = kubeconfigPath(name);
+  if (await answers(binDir, kubeconfig)) {
+    log(`cluster ${name} is already running`);
+    return { name, kubeconfig, binDir, created: false };
+  }
+  // A cluster left half-made by a crash is removed before a fresh start.
+  await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name, '--kubeconfig', ''], {
+    env: env(binDir),
+  }).catch(() => undefined);
+  log(`starting cluster ${name} (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)`);
+  const b = (n: string) => join(binDir, n);
+  await run(
+    b('kwokctl'),
+    [
+      'create',
+      'cluster',
+      '--name',
+      name,
+      '--runtime',
+      'binary',
+      '--kubeconfig',
+      '',
+      '--etcd-binary',
+      b('etcd'),
+      '--kube-apiserver-binary',
+      b('kube-apiserver'),
+      '--kube-controller-manager-binary',
+      b('kube-controller-manager'),
+      '--kube-scheduler-binary',
+      b('kube-scheduler'),
+      '--kwok-controller-binary',
+      b('kwok'),
+      '--extra-args',
+      'etcd=unsafe-no-fsync=true',
+      '--disable-qps-limits',
+      '--wait',
+      '2m',
+    ],
+    { env: env(binDir), maxBuffer: 16 * 1024 * 1024 },
+  );
+  await run(b('kwokctl'), ['scale', 'node', '--replicas', String(NODES), '--name', name], {
+    env: env(binDir),
+  });
+  await kubectl(binDir, kubeconfig, ['wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s']);
+  log(`cluster ${name} is up with ${NODES} kwok nodes`);
+  return { name, kubeconfig, binDir, created: true };
+}
+
+/** Stops every process of the named cluster and removes its state. */
+export async function clusterDown(name = 'slipway'): Promise<void> {
+  const binDir = await ensureBinaries();
+  await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name, '--kubeconfig', ''], {
+    env: env(binDir),
+  });
+  log(`cluster ${name} is stopped`);
+}

@@ -1,0 +1,170 @@
+// The API server itself enforces the schemas and CEL rules generated from crds/*.ts.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import * as build from '../../support/builders.ts';
+import { createNamespace, kubectl, testKubeConfig } from '../../support/cluster.ts';
+
+let ns: { name: string; remove: () => Promise<void> };
+
+beforeAll(async () => {
+  ns = await createNamespace(testKubeConfig(), 'crds');
+});
+afterAll(async () => ns.remove());
+
+async function apply(object: unknown): Promise<string> {
+  try {
+    const { stdout } = await kubectl(['apply', '-f', '-'], stringify(object));
+    return stdout;
+  } catch (err) {
+    throw new Error((err as { stderr?: string }).stderr ?? String(err));
+  }
+}
+
+describe('valid objects of every kind', () => {
+  it('are accepted and listed by `kubectl get slipway`', async () => {
+    const n = ns.name;
+    const objects = [
+      build.project(n, 'shop'),
+      build.environment(n, 'staging', {
+        database: { engine: 'mysql', secretRef: { name: 'db' } },
+        backupStorage: { persistentVolumeClaim: { claimName: 'backups' } },
+      }),
+      build.webhook(n, 'main-to-staging', { environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+      build.manualBundle(n, 'shop-manual-1'),
+      build.statusPage(n),
+      build.statusComponent(n, 'api'),
+      build.statusComponent(n, 'api-eu', { parentRef: { name: 'api' } }),
+      build.statusNotice(n, 'outage'),
+      build.statusNotice(n, 'db-upgrade', {
+        type: 'planned',
+        beginsAt: '2026-03-01T02:00:00Z',
+        endsAt: '2026-03-01T04:00:00Z',
+        updates: [],
+      }),
+      build.statusNotice(n, 'welcome', {
+        type: 'general',
+        updates: [{ content: 'New status page', at: '2026-01-01T00:00:00Z' }],
+      }),
+    ];
+    for (const object of objects) await apply(object);
+
+    const { stdout } = await kubectl(['get', 'slipway', '-n', n, '-o', 'name']);
+    expect(stdout.trim().split('\n').sort()).toEqual(
+      [
+        'bundle.slipway.dev/shop-manual-1',
+        'environment.slipway.dev/staging',
+        'project.slipway.dev/shop',
+        'statuscomponent.slipway.dev/api',
+        'statuscomponent.slipway.dev/api-eu',
+        'statusnotice.slipway.dev/db-upgrade',
+        'statusnotice.slipway.dev/outage',
+        'statusnotice.slipway.dev/welcome',
+        'statuspage.slipway.dev/status',
+        'webhook.slipway.dev/main-to-staging',
+      ].sort(),
+    );
+  });
+
+  it('show printer columns in `kubectl get`', async () => {
+    const { stdout } = await kubectl(['get', 'webhooks', '-n', ns.name]);
+    const [header, row] = stdout.trim().split('\n');
+    expect(header).toMatch(/NAME\s+PROJECT\s+BRANCH\s+MATCH\s+ENVIRONMENT\s+BACKUP\s+READY\s+AGE/);
+    expect(row).toMatch(/main-to-staging\s+shop\s+main\s+Exact\s+staging\s+true/);
+  });
+
+  it('apply defaults from the schema', async () => {
+    const { stdout } = await kubectl([
+      'get',
+      'project',
+      'shop',
+      '-n',
+      ns.name,
+      '-o',
+      'jsonpath={.spec.bundleHistoryLimit}',
+    ]);
+    expect(stdout).toBe('20');
+  });
+});
+
+describe('invalid objects are rejected by the API server', () => {
+  const n = () => ns.name;
+  it.each([
+    [
+      'backupBeforeDeploy without environmentRef',
+      () => build.webhook(n(), 'bad-backup', { backupBeforeDeploy: true }),
+      'backupBeforeDeploy requires environmentRef',
+    ],
+    [
+      'an unknown matchMode',
+      () => build.webhook(n(), 'bad-mode', { matchMode: 'Regex' }),
+      'Unsupported value: "Regex"',
+    ],
+    [
+      'a Bundle with both a git and an archive source',
+      () =>
+        build.manualBundle(n(), 'bad-source', {
+          source: {
+            git: { commit: 'b'.repeat(40) },
+            archive: { url: 'https://x/a.tgz', sha256: 'c'.repeat(64), sizeBytes: 10 },
+          },
+        }),
+      'source needs exactly one of git or archive',
+    ],
+    [
+      'a manual Bundle without baseSoftware and directoryMap',
+      () => {
+        const b = build.manualBundle(n(), 'bad-manual');
+        delete (b.spec as Record<string, unknown>).baseSoftware;
+        return b;
+      },
+      'a manual bundle needs baseSoftware and directoryMap',
+    ],
+    [
+      'a planned notice without beginsAt/endsAt',
+      () => build.statusNotice(n(), 'bad-planned', { type: 'planned', updates: [] }),
+      'a planned notice needs beginsAt and endsAt',
+    ],
+    [
+      'a notice state not allowed for its type',
+      () =>
+        build.statusNotice(n(), 'bad-state', {
+          updates: [{ state: 'underway', content: 'x', at: '2026-01-01T00:00:00Z' }],
+        }),
+      'an unplanned notice allows only the states',
+    ],
+    [
+      'any state on a general notice',
+      () =>
+        build.statusNotice(n(), 'bad-general', {
+          type: 'general',
+          updates: [{ state: 'resolved', content: 'x', at: '2026-01-01T00:00:00Z' }],
+        }),
+      'a general notice has no state',
+    ],
+    [
+      'a slug that is not a DNS label',
+      () => build.project(n(), 'bad-slug', { slug: 'Not_A_Label' }),
+      'spec.slug',
+    ],
+  ])('%s', async (_what, make, message) => {
+    const object = make();
+    await expect(apply(object)).rejects.toThrow(message);
+    await expect(
+      kubectl(['get', object.kind.toLowerCase(), object.metadata.name, '-n', n()]),
+    ).rejects.toThrow(/NotFound/);
+  });
+
+  it('a Bundle spec cannot change after creation', async () => {
+    await apply(build.manualBundle(n(), 'immutable'));
+    await expect(apply(build.manualBundle(n(), 'immutable', { comment: 'changed' }))).rejects.toThrow(
+      'a Bundle spec is immutable',
+    );
+  });
+
+  it('a status id cannot change once set', async () => {
+    await apply(build.statusComponent(n(), 'fixed-id', { id: 7 }));
+    await expect(apply(build.statusComponent(n(), 'fixed-id', { id: 8 }))).rejects.toThrow(
+      'id cannot change once set',
+    );
+  });
+});

@@ -1,0 +1,72 @@
+// What integration tests use to talk to the real API server the global setup prepared.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { STATE_FILE, type TestClusterState } from './state.ts';
+
+const run = promisify(execFile);
+
+export function testState(): TestClusterState {
+  return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as TestClusterState;
+}
+
+export function testKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(testState().kubeconfig);
+  return kc;
+}
+
+/** A fresh namespace for one test file; delete it in afterAll. */
+export async function createNamespace(
+  kc: KubeConfig,
+  prefix: string,
+): Promise<{ name: string; remove: () => Promise<void> }> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const name = `${prefix}-${randomBytes(3).toString('hex')}`;
+  await core.createNamespace({ body: { metadata: { name, labels: { 'slipway.dev/test': 'true' } } } });
+  return {
+    name,
+    remove: async () => {
+      await core.deleteNamespace({ name }).catch(() => undefined);
+    },
+  };
+}
+
+/** kubectl against the test cluster, as a user would run it. */
+export async function kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string }> {
+  const state = testState();
+  const bin = state.binDir ? join(state.binDir, 'kubectl') : 'kubectl';
+  const child = run(bin, ['--kubeconfig', state.kubeconfig, ...args], { maxBuffer: 16 * 1024 * 1024 });
+  if (input !== undefined) {
+    child.child.stdin!.end(input);
+  }
+  return child;
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
