@@ -1,13 +1,5 @@
 import { z } from 'zod';
-import {
-  ageColumn,
-  localRef,
-  readyColumn,
-  reasonColumn,
-  statusBase,
-  timestamp,
-  type KindDefinition,
-} from './common.ts';
+import { ageColumn, localRef, reasonColumn, statusBase, timestamp, type KindDefinition } from './common.ts';
 
 export const providers = ['github', 'gitlab', 'bitbucket', 'azure-devops'] as const;
 export type Provider = (typeof providers)[number];
