@@ -74,7 +74,7 @@ export async function clusterUp(name = 'slipway'): Promise<Cluster> {
     return { name, kubeconfig, binDir, created: false };
   }
   // A cluster left half-made by a crash is removed before a fresh start.
-  await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name, '--kubeconfig', ''], {
+  await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name], {
     env: env(binDir),
   }).catch(() => undefined);
   log(`starting cluster ${name} (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)`);
@@ -119,7 +119,7 @@ export async function clusterUp(name = 'slipway'): Promise<Cluster> {
 /** Stops every process of the named cluster and removes its state. */
 export async function clusterDown(name = 'slipway'): Promise<void> {
   const binDir = await ensureBinaries();
-  await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name, '--kubeconfig', ''], {
+  await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name], {
     env: env(binDir),
   });
   log(`cluster ${name} is stopped`);

@@ -1,6 +1,7 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const STATE_DIR = join(import.meta.dirname, '..', '..', '.slipway');
+export const STATE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.slipway');
 export const STATE_FILE = join(STATE_DIR, 'test-cluster.json');
 
 export interface TestClusterState {

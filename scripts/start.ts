@@ -1,0 +1,181 @@
+// npm start — the whole of Slipway on one machine: the cluster in KUBECONFIG, or else the local
+// control plane; the CRDs; operator, webhook gateway and status API as child processes; a demo.
+// Writes .slipway/endpoints.json once everything answers. Ctrl-C stops it all.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { installCrds } from '../crds/install.ts';
+import { clusterDown, clusterUp, ensureBinaries } from './cluster/control-plane.ts';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..');
+const stateDir = join(root, '.slipway');
+const logDir = join(stateDir, 'logs');
+const DEMO_NAMESPACE = 'slipway-demo';
+const SYSTEM_NAMESPACE = 'slipway-system';
+const ports = {
+  gateway: Number(process.env.SLIPWAY_GATEWAY_PORT ?? 8080),
+  statusApi: Number(process.env.SLIPWAY_STATUS_API_PORT ?? 8090),
+  admin: { operator: 9101, gateway: 9102, statusApi: 9103 },
+};
+const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+const statusApiUrl = `http://127.0.0.1:${ports.statusApi}`;
+
+const say = (message: string) => process.stdout.write(`${message}\n`);
+const children: ChildProcess[] = [];
+let startedCluster: string | undefined;
+
+async function main() {
+  mkdirSync(logDir, { recursive: true });
+  let kubeconfig = process.env.KUBECONFIG;
+  let kubectlBin = 'kubectl';
+  if (kubeconfig) {
+    say(`Using the cluster in KUBECONFIG (${kubeconfig}).`);
+    kubectlBin = await run('sh', ['-c', 'command -v kubectl']).then(
+      ({ stdout }) => stdout.trim(),
+      async () => join(await ensureBinaries(), 'kubectl'),
+    );
+  } else {
+    say('No KUBECONFIG set: starting the local control plane (the first run builds it, ~7 min).');
+    const cluster = await clusterUp('slipway');
+    if (cluster.created) startedCluster = cluster.name;
+    kubeconfig = cluster.kubeconfig;
+    kubectlBin = join(cluster.binDir, 'kubectl');
+  }
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  await installCrds(kc);
+  say('CRDs installed.');
+  const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig!, ...args]);
+  await kubectl('create', 'namespace', SYSTEM_NAMESPACE).catch(() => undefined);
+
+  const common = { KUBECONFIG: kubeconfig, SLIPWAY_LOG_LEVEL: process.env.SLIPWAY_LOG_LEVEL ?? 'info' };
+  startProcess('operator', 'operator/main.ts', {
+    ...common,
+    SLIPWAY_ADMIN_PORT: String(ports.admin.operator),
+    SLIPWAY_GATEWAY_BASE_URL: gatewayUrl,
+    POD_NAME: `local-${process.pid}`,
+    POD_NAMESPACE: SYSTEM_NAMESPACE,
+  });
+  startProcess('gateway', 'webhook-gateway/main.ts', {
+    ...common,
+    SLIPWAY_PORT: String(ports.gateway),
+    SLIPWAY_ADMIN_PORT: String(ports.admin.gateway),
+    SLIPWAY_PUBLIC_URL: gatewayUrl,
+    SLIPWAY_ARCHIVE_DIR: join(stateDir, 'archives'),
+  });
+  startProcess('status-api', 'status-api/main.ts', {
+    ...common,
+    SLIPWAY_PORT: String(ports.statusApi),
+    SLIPWAY_ADMIN_PORT: String(ports.admin.statusApi),
+    SLIPWAY_STATUS_NAMESPACE: DEMO_NAMESPACE,
+  });
+
+  await kubectl('apply', '-f', join(root, 'examples', 'demo'));
+  say(`Demo applied in namespace ${DEMO_NAMESPACE}.`);
+
+  for (const [name, port] of Object.entries(ports.admin)) {
+    await until(`${name} to be ready`, async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok);
+  }
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const project = await until('the demo project to get its webhook URL', async () => {
+    const p = (await custom.getNamespacedCustomObject({
+      group: 'slipway.dev',
+      version: 'v1alpha1',
+      namespace: DEMO_NAMESPACE,
+      plural: 'projects',
+      name: 'shop',
+    })) as { status?: { webhook?: { url: string; secretRef: { name: string; key: string } } } };
+    return p.status?.webhook;
+  });
+
+  const endpoints = { kubeconfig, gatewayUrl, statusApiUrl, uploadScriptUrl: `${gatewayUrl}/upload.sh` };
+  writeFileSync(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
+  say(`
+Slipway is running.
+  Status API        ${statusApiUrl}/api/v1/status
+  Webhook gateway   ${gatewayUrl}
+  Upload script     ${endpoints.uploadScriptUrl}
+  Demo webhook URL  ${project.url}
+  Webhook secret    kubectl -n ${DEMO_NAMESPACE} get secret ${project.secretRef.name} -o jsonpath='{.data.${project.secretRef.key}}' | base64 -d
+  Kubeconfig        export KUBECONFIG=${kubeconfig}
+  Logs              ${logDir}/
+  Endpoints file    .slipway/endpoints.json
+
+Try: curl -s ${statusApiUrl}/api/v1/status
+     kubectl get slipway -n ${DEMO_NAMESPACE}
+Ctrl-C stops everything.`);
+}
+
+/** Runs one process; its JSON log goes to a file, and warnings and errors also to the terminal. */
+function startProcess(name: string, entry: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [join(root, entry)], {
+    cwd: root,
+    env: { ...process.env, ...env, SLIPWAY_PROCESS: name },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const file = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      file.write(`${line}\n`);
+      let level = 50;
+      try {
+        level = (JSON.parse(line) as { level?: number }).level ?? 30;
+      } catch {
+        // not JSON: show it
+      }
+      if (level >= 40) process.stderr.write(`[${name}] ${line}\n`);
+    });
+  }
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      process.stderr.write(`[${name}] exited (${signal ?? code}); see ${logDir}/${name}.log\n`);
+      void stop(1);
+    }
+  });
+}
+
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 120_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+let stopping = false;
+async function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  say('\nStopping Slipway...');
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+          setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+        }),
+    ),
+  );
+  if (startedCluster) await clusterDown(startedCluster).catch(() => undefined);
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+main().catch((err: unknown) => {
+  process.stderr.write(`npm start failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  void stop(1);
+});

@@ -1,0 +1,20 @@
+// Every number the status API promises, in one place (spec section 8, DESIGN section 4).
+
+/** Records per page of the components and notices lists. */
+export const PAGE_SIZE = 25;
+
+/** A notice that ended at most this long ago is `past_recent`; earlier ones are `past_distant`. */
+export const RECENT_PAST_MS = 168 * 60 * 60 * 1000;
+
+/** Requests per second each client may make, and the burst it may save up. */
+export const DEFAULT_REQUESTS_PER_SECOND = 10;
+export const DEFAULT_BURST = 10;
+
+/** Rate-limit buckets kept in memory; the least recently seen client is forgotten first. */
+export const DEFAULT_MAX_TRACKED_CLIENTS = 10_000;
+
+/** How long clients and shared caches may reuse a response without asking again. */
+export const DEFAULT_CACHE_MAX_AGE_SECONDS = 5;
+
+/** Longest piece of a client's query echoed back in an error message. */
+export const MAX_ECHOED_QUERY_CHARS = 64;

@@ -1,0 +1,212 @@
+// The public HTTP server of the status API (spec section 4.1, DESIGN section 4).
+// Order per request: metrics timing → CORS headers → rate limit → route (405 for other
+// methods) → 503 until the store has synced → the endpoint → 404 for any other path.
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { pino, type Logger } from 'pino';
+import { statusApiConfigSchema, type StatusApiConfigInput } from './config.ts';
+import {
+  componentsEndpoint,
+  noticeEndpoint,
+  noticesEndpoint,
+  statusEndpoint,
+  type EndpointResult,
+} from './endpoints.ts';
+import { notFound } from './errors.ts';
+import { clientAddress, parseTrustedProxies } from './http/client-address.ts';
+import { TokenBucketLimiter } from './http/rate-limiter.ts';
+import { sendError, sendJson } from './http/respond.ts';
+import type { StatusSnapshot } from './model/snapshot.ts';
+
+/** What the server reads; StatusStore is one. */
+export interface StatusSource {
+  readonly synced: boolean;
+  snapshot(): StatusSnapshot;
+}
+
+export interface RequestObservation {
+  method: string;
+  /** The route template (`/api/v1/notices/:id`), or `unmatched`; never the raw path. */
+  route: string;
+  status: number;
+  durationSeconds: number;
+}
+
+export interface StatusAppOptions {
+  store: StatusSource;
+  /** Decides timeline states, page state and rate-limit refill; tests pass a fixed one. */
+  clock?: () => Date;
+  config?: StatusApiConfigInput;
+  logger?: Logger;
+  /** Called once per finished request, e.g. to feed a prom-client histogram. */
+  observeRequest?: (observation: RequestObservation) => void;
+}
+
+export const UNMATCHED_ROUTE = 'unmatched';
+const ALLOW = 'GET, HEAD, OPTIONS';
+const EXPOSED_HEADERS =
+  'ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy';
+
+interface Route {
+  templates: string[];
+  answer(
+    snapshot: StatusSnapshot,
+    query: URLSearchParams,
+    req: Request,
+    now: Date,
+    template: string,
+  ): EndpointResult;
+}
+
+const routes: Route[] = [
+  {
+    templates: ['/api/v1/status', '/v1/status'],
+    answer: (snapshot, query, _req, now) => statusEndpoint(snapshot, query, now),
+  },
+  {
+    templates: ['/api/v1/components', '/v1/components'],
+    answer: (snapshot, query, _req, _now, template) => componentsEndpoint(snapshot, query, template),
+  },
+  {
+    templates: ['/api/v1/notices', '/v1/notices'],
+    answer: (snapshot, query, _req, now, template) => noticesEndpoint(snapshot, query, template, now),
+  },
+  {
+    templates: ['/api/v1/notices/:id', '/v1/notices/:id', '/api/notices/:id'],
+    answer: (snapshot, query, req, now) => noticeEndpoint(snapshot, query, String(req.params.id), now),
+  },
+];
+
+/** The query string exactly as sent; `filter[type_eq]` stays one key. */
+function queryOf(req: Request): URLSearchParams {
+  const start = req.originalUrl.indexOf('?');
+  return new URLSearchParams(start >= 0 ? req.originalUrl.slice(start + 1) : '');
+}
+
+/** Template matchers for metric labels, run before anything can reject the request. */
+const templateMatchers = routes
+  .flatMap((route) => route.templates)
+  .map((template) => ({ template, pattern: new RegExp(`^${template.replace(':id', '[^/]+')}/?$`, 'i') }));
+
+export function routeTemplate(path: string): string {
+  return templateMatchers.find((m) => m.pattern.test(path))?.template ?? UNMATCHED_ROUTE;
+}
+
+function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (observe !== undefined) {
+      const started = process.hrtime.bigint();
+      let reported = false;
+      const report = (): void => {
+        if (reported) return;
+        reported = true;
+        try {
+          observe({
+            method: req.method,
+            route: routeTemplate(req.path),
+            status: res.statusCode,
+            durationSeconds: Number(process.hrtime.bigint() - started) / 1e9,
+          });
+        } catch (error) {
+          logger.warn({ err: error }, 'request observer failed');
+        }
+      };
+      res.once('finish', report);
+      res.once('close', report);
+    }
+    next();
+  };
+}
+
+export function createStatusApp(options: StatusAppOptions): Express {
+  const { store, observeRequest } = options;
+  const config = statusApiConfigSchema.parse(options.config ?? {});
+  const clock = options.clock ?? (() => new Date());
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const trustedProxies = config.trustedProxies.length > 0 ? parseTrustedProxies(config.trustedProxies) : null;
+  const limiter = config.rateLimit.enabled ? new TokenBucketLimiter(config.rateLimit) : null;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(observeRequests(observeRequest, logger));
+  app.use((_req, res, next) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+
+  if (limiter !== null) {
+    const { requestsPerSecond, burst } = config.rateLimit;
+    const policy = `${burst};w=${Math.max(1, Math.round(burst / requestsPerSecond))}`;
+    app.use((req, res, next) => {
+      const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
+      const decision = limiter.take(client, clock().getTime());
+      res.setHeader('RateLimit-Policy', policy);
+      res.setHeader('RateLimit-Limit', decision.limit);
+      res.setHeader('RateLimit-Remaining', decision.remaining);
+      res.setHeader('RateLimit-Reset', decision.resetSeconds);
+      if (decision.allowed) return next();
+      res.setHeader('Retry-After', decision.retryAfterSeconds);
+      sendError(res, {
+        status: 429,
+        code: 'rate_limited',
+        message: `too many requests: at most ${requestsPerSecond} per second per client`,
+      });
+    });
+  }
+
+  for (const route of routes) {
+    for (const template of route.templates) {
+      app.get(template, (req, res) => {
+        if (!store.synced) {
+          res.setHeader('Retry-After', 1);
+          sendError(res, { status: 503, code: 'not_ready', message: 'the status data is still loading' });
+          return;
+        }
+        const result = route.answer(store.snapshot(), queryOf(req), req, clock(), template);
+        if (result.ok) sendJson(req, res, result.body, config.cacheMaxAgeSeconds);
+        else sendError(res, result.error);
+      });
+      app.all(template, (req, res) => {
+        res.setHeader('Allow', ALLOW);
+        if (req.method === 'OPTIONS') {
+          // A CORS preflight or a client asking what it may do.
+          res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD');
+          res.setHeader('Access-Control-Allow-Headers', 'If-None-Match');
+          res.setHeader('Access-Control-Max-Age', '86400');
+          res.status(204).end();
+          return;
+        }
+        sendError(res, {
+          status: 405,
+          code: 'method_not_allowed',
+          message: `${req.method} is not allowed here; the status API is read-only (GET)`,
+        });
+      });
+    }
+  }
+
+  app.use((_req, res) => sendError(res, notFound('no such path')));
+
+  // Express 5 signals an error handler by its four parameters.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      sendError(res, { status, code: 'bad_request', message: 'the request could not be understood' });
+      return;
+    }
+    logger.error(
+      { err: error, method: req.method, route: routeTemplate(req.path) },
+      'status API request failed',
+    );
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendError(res, { status: 500, code: 'internal', message: 'internal error' });
+  });
+
+  return app;
+}
