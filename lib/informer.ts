@@ -10,6 +10,7 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
+import { fetch as undiciFetch } from 'undici';
 import type { Logger } from './log.ts';
 
 export type IndexFn<T> = (obj: T) => string[];
@@ -20,8 +21,11 @@ const BACKOFF_MAX_MS = 30_000;
 
 export const objectKey = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
 
-export class Informer<T extends KubernetesObject> {
-  private readonly listWatch: ListWatch<T>;
+/** Anything with object metadata: client-node's types, or the plain JSON types of crds/. */
+export type Watched = { metadata?: { name?: string; namespace?: string } };
+
+export class Informer<T extends Watched> {
+  private readonly listWatch: ListWatch<T & KubernetesObject>;
   private readonly indexers = new Map<string, IndexFn<T>>();
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
   private readonly indexedValues = new Map<string, Map<string, string[]>>();
@@ -30,6 +34,8 @@ export class Informer<T extends KubernetesObject> {
   private stopped = false;
   private backoffMs = BACKOFF_START_MS;
   private retry: NodeJS.Timeout | undefined;
+  private failed = false;
+  private whenSynced: (() => void) | undefined;
 
   readonly path: string;
   private readonly log: Logger;
@@ -37,8 +43,8 @@ export class Informer<T extends KubernetesObject> {
   constructor(kc: KubeConfig, path: string, log: Logger, labelSelector?: string) {
     this.path = path;
     this.log = log;
-    const list = () => listAll<T>(kc, path, labelSelector);
-    this.listWatch = new ListWatch<T>(path, new Watch(kc), list, false, labelSelector);
+    const list = () => listAll<T & KubernetesObject>(kc, path, labelSelector);
+    this.listWatch = new ListWatch<T & KubernetesObject>(path, new Watch(kc), list, false, labelSelector);
     this.listWatch.on('add', (o) => this.changed(o, 'add'));
     this.listWatch.on('update', (o) => this.changed(o, 'update'));
     this.listWatch.on('delete', (o) => this.changed(o, 'delete'));
@@ -58,11 +64,16 @@ export class Informer<T extends KubernetesObject> {
     return this;
   }
 
-  /** Resolves once the first list has filled the cache. */
-  async start(): Promise<void> {
+  /**
+   * Resolves once a first list has filled the cache. A failing list is retried with backoff
+   * (ListWatch's own start() resolves even when its list failed, so success is tracked here).
+   */
+  start(): Promise<void> {
     this.stopped = false;
-    await this.listWatch.start();
-    this.synced = true;
+    return new Promise<void>((resolve) => {
+      this.whenSynced = resolve;
+      this.attempt();
+    });
   }
 
   async stop(): Promise<void> {
@@ -120,21 +131,25 @@ export class Informer<T extends KubernetesObject> {
     for (const handler of this.handlers) handler(obj, type);
   }
 
+  private attempt() {
+    this.failed = false;
+    void this.listWatch.start().then(() => {
+      if (this.failed || this.stopped) return;
+      this.backoffMs = BACKOFF_START_MS;
+      this.synced = true;
+      this.whenSynced?.();
+      this.whenSynced = undefined;
+    });
+  }
+
   private restartLater(err: unknown) {
+    this.failed = true;
     if (this.stopped) return;
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS);
     this.log.warn({ path: this.path, err: String(err), retryInMs: delay }, 'watch failed; restarting');
     clearTimeout(this.retry);
-    this.retry = setTimeout(() => {
-      this.listWatch.start().then(
-        () => {
-          this.backoffMs = BACKOFF_START_MS;
-          this.synced = true;
-        },
-        (e) => this.restartLater(e),
-      );
-    }, delay);
+    this.retry = setTimeout(() => this.attempt(), delay);
     this.retry.unref();
   }
 }
@@ -187,5 +202,11 @@ export async function kubeFetch(
 ): Promise<Response> {
   const ctx = new RequestContext(url.toString(), method);
   await kc.applySecurityAuthentication(ctx);
-  return fetch(url, { method, headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() } as RequestInit);
+  // undici's own fetch: the dispatcher client-node builds (TLS, client certificates) belongs to
+  // its undici, which Node's built-in fetch does not accept.
+  return undiciFetch(url, {
+    method,
+    headers: ctx.getHeaders(),
+    dispatcher: ctx.getDispatcher() as never,
+  }) as unknown as Promise<Response>;
 }
