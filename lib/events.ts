@@ -2,9 +2,9 @@
 // A repeat of the same event for the same object within the series window bumps its series
 // count instead of creating another Event, as client-go's recorder does.
 import { createHash } from 'node:crypto';
-import type { EventsV1Api } from '@kubernetes/client-node';
+import { V1MicroTime, type EventsV1Api } from '@kubernetes/client-node';
 import type { Logger } from './log.ts';
-import { mergePatch } from './kube.ts';
+import { apiMessage, mergePatch } from './kube.ts';
 
 const SERIES_WINDOW_MS = 10 * 60_000;
 const MAX_TRACKED = 4096;
@@ -56,7 +56,7 @@ export class EventRecorder {
           {
             name: known.name,
             namespace,
-            body: { series: { count: known.count, lastObservedTime: new Date(now).toISOString() } },
+            body: { series: { count: known.count, lastObservedTime: new V1MicroTime(now).toISOString() } },
           },
           mergePatch,
         );
@@ -67,7 +67,8 @@ export class EventRecorder {
         namespace,
         body: {
           metadata: { name: eventName, namespace },
-          eventTime: new Date(now),
+          // MicroTime: the API server wants six fractional digits, which V1MicroTime writes.
+          eventTime: new V1MicroTime(now),
           reportingController: this.controller,
           reportingInstance: this.instance,
           action,
@@ -81,7 +82,10 @@ export class EventRecorder {
       this.seen.set(key, { name: eventName, count: 1, first: now });
     } catch (err) {
       this.seen.delete(key);
-      this.log.warn({ err: String(err), reason, object: `${namespace}/${name}` }, 'could not record event');
+      this.log.warn(
+        { err: apiMessage(err), reason, object: `${namespace}/${name}` },
+        'could not record event',
+      );
     }
   }
 }

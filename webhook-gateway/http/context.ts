@@ -1,0 +1,69 @@
+// The gateway's configuration and collaborators, resolved once per process.
+import type { IncomingMessage } from 'node:http';
+import { archiveLimits, type ArchiveLimits } from '../archive/archive-limits.ts';
+import type { ArchiveStore } from '../archive/store.ts';
+import { renderUploadScript } from '../upload-script.ts';
+import { AuthFailureLimiter, type AuthFailureOptions } from './auth-failures.ts';
+import type { CreateBundles, GatewayLogger, ProjectBySlug, RequestObservation } from './ports.ts';
+
+export interface GatewayDependencies {
+  /** `{base_url}`: the public address of the gateway, filled into the upload script. */
+  publicBaseUrl: string;
+  /** Where build Jobs download archives (`{archiveBaseUrl}/archives/{key}`); defaults to publicBaseUrl. */
+  archiveBaseUrl?: string;
+  projectBySlug: ProjectBySlug;
+  createBundles: CreateBundles;
+  archiveStore: ArchiveStore;
+  archiveLimits?: Partial<ArchiveLimits>;
+  /** Enables GET /archives/{key}?expires=…&signature=… (see signArchiveUrl). */
+  archiveSigningKey?: string | Buffer;
+  /** False until the caches behind projectBySlug are synced: every request gets 503. */
+  isReady?: () => boolean;
+  /** The address failed authentications are counted against; defaults to the socket's peer. */
+  clientAddress?: (req: IncomingMessage) => string;
+  authFailures?: AuthFailureOptions;
+  maxConcurrentUploads?: number;
+  logger?: GatewayLogger;
+  observe?: (observation: RequestObservation) => void;
+  now?: () => Date;
+}
+
+export interface GatewayContext {
+  archiveBaseUrl: string;
+  projectBySlug: ProjectBySlug;
+  createBundles: CreateBundles;
+  store: ArchiveStore;
+  limits: ArchiveLimits;
+  archiveSigningKey: string | Buffer | undefined;
+  uploadScript: string;
+  isReady: () => boolean;
+  clientAddress: (req: IncomingMessage) => string;
+  authFailures: AuthFailureLimiter;
+  maxConcurrentUploads: number;
+  activeUploads: number;
+  logger: GatewayLogger;
+  observe: (observation: RequestObservation) => void;
+  now: () => Date;
+}
+
+const silent: GatewayLogger = { info() {}, warn() {}, error() {} };
+
+export function gatewayContext(deps: GatewayDependencies, maxConcurrentUploads: number): GatewayContext {
+  return {
+    archiveBaseUrl: (deps.archiveBaseUrl ?? deps.publicBaseUrl).replace(/\/+$/, ''),
+    projectBySlug: deps.projectBySlug,
+    createBundles: deps.createBundles,
+    store: deps.archiveStore,
+    limits: archiveLimits(deps.archiveLimits),
+    archiveSigningKey: deps.archiveSigningKey,
+    uploadScript: renderUploadScript(deps.publicBaseUrl),
+    isReady: deps.isReady ?? (() => true),
+    clientAddress: deps.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown'),
+    authFailures: new AuthFailureLimiter(deps.authFailures),
+    maxConcurrentUploads: deps.maxConcurrentUploads ?? maxConcurrentUploads,
+    activeUploads: 0,
+    logger: deps.logger ?? silent,
+    observe: deps.observe ?? (() => {}),
+    now: deps.now ?? (() => new Date()),
+  };
+}

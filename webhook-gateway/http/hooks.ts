@@ -1,0 +1,88 @@
+// POST /hooks/{slug}/{token}: a git provider's push notification.
+// Order of checks (Flux's receiver): 429 → 413 → 503 → 404 → 503 → 415 → 401 → 400 → action.
+import { HOOK_BODY_TIMEOUT_MS, MAX_HOOK_BODY_BYTES } from '../limits.ts';
+import { planBundles } from '../plan.ts';
+import {
+  MalformedPayloadError,
+  UnsupportedProviderError,
+  parseDelivery,
+  recogniseProvider,
+  verifyDelivery,
+  type ParsedDelivery,
+} from '../providers/index.ts';
+import { isWebhookToken } from '../token.ts';
+import { applyPlan } from './apply-plan.ts';
+import type { GatewayContext } from './context.ts';
+import { sendJson, type Exchange } from './exchange.ts';
+import { admitProjectRequest, recordAuthFailure } from './guards.ts';
+import { HttpError, NOT_AUTHENTICATED, NO_SUCH_HOOK } from './http-error.ts';
+import { mediaType, readBody } from './read-body.ts';
+
+export async function handleHook(
+  ctx: GatewayContext,
+  exchange: Exchange,
+  slug: string,
+  token: string,
+): Promise<void> {
+  const project = await admitProjectRequest(ctx, exchange, slug, MAX_HOOK_BODY_BYTES);
+  if (!isWebhookToken(token, project.secret, slug)) {
+    recordAuthFailure(ctx, exchange);
+    throw new HttpError(404, 'not_found', NO_SUCH_HOOK);
+  }
+
+  const type = mediaType(exchange);
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      'send the delivery as application/json (set the webhook content type to JSON)',
+    );
+  }
+
+  const body = await readBody(exchange, MAX_HOOK_BODY_BYTES, HOOK_BODY_TIMEOUT_MS);
+  const { headers } = exchange.req;
+  const source = recogniseProvider(headers, body);
+  if (source === undefined) {
+    throw new HttpError(
+      400,
+      'unrecognised_delivery',
+      'not a GitHub, GitLab, Bitbucket Cloud or Azure DevOps delivery (no X-GitHub-Event, X-Gitlab-Event or X-Event-Key header, no eventType in the body)',
+    );
+  }
+  exchange.observation.provider = source;
+  if (!verifyDelivery(source, headers, body, project.secret)) {
+    recordAuthFailure(ctx, exchange);
+    throw new HttpError(401, 'unauthenticated', NOT_AUTHENTICATED);
+  }
+
+  let delivery: ParsedDelivery;
+  try {
+    delivery = parseDelivery(source, headers, body);
+  } catch (error) {
+    if (error instanceof MalformedPayloadError || error instanceof UnsupportedProviderError) {
+      throw new HttpError(400, error.code, error.message);
+    }
+    throw error;
+  }
+  exchange.log.deliveryId = delivery.deliveryId;
+
+  if (delivery.kind === 'ignored') {
+    exchange.observation.result = 'ignored';
+    exchange.log.reason = delivery.reason;
+    sendJson(exchange, 202, { result: 'ignored', reason: delivery.reason });
+    return;
+  }
+  exchange.log.changes = delivery.changes.map((c) => `${c.branch}@${c.commit}`);
+  const plan = planBundles({
+    project,
+    webhooks: project.webhooks,
+    latestManualBundle: project.latestManualBundle,
+    trigger: {
+      type: 'Webhook',
+      provider: delivery.provider,
+      deliveryId: delivery.deliveryId,
+      changes: delivery.changes,
+    },
+  });
+  await applyPlan(ctx, exchange, plan);
+}

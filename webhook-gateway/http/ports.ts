@@ -1,0 +1,49 @@
+// What the gateway needs from the rest of Slipway. The lead backs these with informer caches and
+// the Kubernetes API; tests back them with in-memory fakes.
+import type { BundleObject, WebhookObject } from '../../crds/index.ts';
+
+/** A project as the gateway sees it, found by its slug. */
+export interface ProjectLookup {
+  namespace: string;
+  /** metadata.name of the Project. */
+  name: string;
+  /** metadata.uid; when given, created Bundles are owned by the Project. */
+  uid?: string;
+  /** The webhook secret; undefined while it is not known yet (the gateway answers 503). */
+  secret: string | undefined;
+  /** The project's Webhook objects (any order). */
+  webhooks: readonly WebhookObject[];
+  /** The project's most recent Bundle with trigger type Manual, if any. */
+  latestManualBundle: BundleObject | undefined;
+}
+
+export type ProjectBySlug = (slug: string) => ProjectLookup | undefined | Promise<ProjectLookup | undefined>;
+
+/** `created`, or `duplicate` when a Bundle of that name already exists (HTTP 409 from the API server). */
+export interface BundleCreation {
+  name: string;
+  result: 'created' | 'duplicate';
+}
+
+/** Creates the Bundles in order; one result per bundle, same order. Rejects when the API is unavailable. */
+export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<BundleCreation[]>;
+
+/** Called once per request when its response is done (or the client went away: status 499). */
+export interface RequestObservation {
+  /** Route template, safe as a metric label: never contains a slug or token. */
+  route: '/hooks/:slug/:token' | '/uploads/:slug' | '/upload.sh' | '/archives/:key' | 'unmatched';
+  method: string;
+  status: number;
+  durationSeconds: number;
+  /** For hooks: the recognised provider. */
+  provider?: string;
+  /** created | duplicate | ignored | rejected (an error response). */
+  result?: string;
+}
+
+/** The logging methods the gateway uses; a pino logger fits. */
+export interface GatewayLogger {
+  info(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+}

@@ -1,0 +1,62 @@
+// Every limit the webhook gateway enforces, named in one place (as Flux's receiver limits.go).
+// Archive limits are defaults: the gateway's configuration may override them.
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
+
+/** Largest provider delivery body read into memory. GitHub caps payloads at 25 MB; pushes are far smaller. */
+export const MAX_HOOK_BODY_BYTES = 10 * MiB;
+/** A provider delivery body must arrive within this time. */
+export const HOOK_BODY_TIMEOUT_MS = 30_000;
+
+/** Largest uploaded archive (compressed bytes on the wire). */
+export const DEFAULT_MAX_ARCHIVE_BYTES = 512 * MiB;
+/** Largest total size of the archive once gunzipped (tar headers included). */
+export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 4 * GiB;
+/** Largest ratio of uncompressed to compressed bytes: beyond it the archive is treated as a bomb. */
+export const DEFAULT_MAX_COMPRESSION_RATIO = 100;
+/** The ratio is only enforced once this many bytes were unpacked; small archives of text compress well. */
+export const DEFAULT_COMPRESSION_RATIO_GRACE_BYTES = 64 * MiB;
+/** Most entries (files, directories, links) one archive may hold. */
+export const DEFAULT_MAX_ARCHIVE_ENTRIES = 100_000;
+/** Longest entry path or link target inside an archive. */
+export const MAX_ARCHIVE_PATH_BYTES = 4096;
+/** Most symlink hops followed when checking where a link points; more is treated as a loop. */
+export const MAX_SYMLINK_HOPS = 40;
+
+/** Multipart framing and the text fields an upload may add on top of the archive. */
+export const MAX_UPLOAD_OVERHEAD_BYTES = 64 * KiB;
+/** Largest text field (commit, branch, comment) of an upload. */
+export const MAX_UPLOAD_FIELD_BYTES = 8 * KiB;
+/** Most text fields an upload may carry. */
+export const MAX_UPLOAD_FIELDS = 16;
+/** An upload that sends nothing for this long is abandoned. */
+export const UPLOAD_IDLE_TIMEOUT_MS = 60_000;
+/** Uploads one gateway replica streams at the same time; more get 503 with Retry-After. */
+export const MAX_CONCURRENT_UPLOADS = 8;
+/** Retry-After sent with 503 when overloaded or not ready. */
+export const RETRY_AFTER_SECONDS = 10;
+
+/** Failed authentications (wrong token, secret or signature) one client address may make per window. */
+export const AUTH_FAILURE_LIMIT = 10;
+export const AUTH_FAILURE_WINDOW_MS = 10 * 60_000;
+/** Client addresses the failure counter remembers; the oldest are forgotten first. */
+export const AUTH_FAILURE_TRACKED_CLIENTS = 10_000;
+
+/** After an early error response, the rest of a request body is read and dropped for at most this long
+ * so that the client sees the response instead of a connection reset. */
+export const LINGER_AFTER_ERROR_MS = 5_000;
+
+/** Characters of the URL token in `/hooks/{slug}/{token}` (base64url, 6 bits each: 192 bits). */
+export const WEBHOOK_URL_TOKEN_LENGTH = 32;
+/** Lifetime of a signed archive download URL the operator hands to a build Job. */
+export const DEFAULT_ARCHIVE_URL_TTL_MS = 60 * 60_000;
+
+/** Longest a whole request may take (a 512 MiB upload over a slow CI link); the idle timeout catches stalls. */
+export const MAX_REQUEST_DURATION_MS = 60 * 60_000;
+/** Headers must arrive within this time. */
+export const HEADERS_TIMEOUT_MS = 30_000;
+
+/** Temporary upload files older than this are left over from a crash and removed at start-up. */
+export const ARCHIVE_TMP_MAX_AGE_MS = 60 * 60_000;

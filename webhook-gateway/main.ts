@@ -1,0 +1,75 @@
+// The webhook gateway process: `node webhook-gateway/main.ts`.
+import { z } from 'zod';
+import { onShutdown, startAdminServer } from '../lib/admin.ts';
+import { kubeClients, loadKubeConfig, slipwayApi } from '../lib/kube.ts';
+import { logger } from '../lib/log.ts';
+import { counter, histogram } from '../lib/metrics.ts';
+import { ARCHIVE_TMP_MAX_AGE_MS } from './limits.ts';
+import { bundleWriter, ProjectDirectory } from './directory.ts';
+import { createGatewayServer, FilesystemArchiveStore } from './index.ts';
+
+const env = z
+  .object({
+    SLIPWAY_PORT: z.coerce.number().int().min(1).max(65535).default(8080),
+    SLIPWAY_ADMIN_PORT: z.coerce.number().int().min(1).max(65535).default(8081),
+    SLIPWAY_PUBLIC_URL: z.url({
+      message: 'SLIPWAY_PUBLIC_URL must be the public http(s) address of the gateway',
+    }),
+    SLIPWAY_ARCHIVE_BASE_URL: z.url().optional(),
+    SLIPWAY_ARCHIVE_DIR: z.string().min(1).default('/var/lib/slipway/archives'),
+    SLIPWAY_ARCHIVE_URL_KEY: z
+      .string()
+      .min(32, 'SLIPWAY_ARCHIVE_URL_KEY needs at least 32 characters')
+      .optional(),
+    SLIPWAY_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().optional(),
+    SLIPWAY_WATCH_NAMESPACE: z.string().optional(),
+  })
+  .parse(process.env);
+
+const log = logger.child({ component: 'webhook-gateway' });
+const requests = histogram('slipway_gateway_request_duration_seconds', 'Gateway requests by route template', [
+  'method',
+  'route',
+  'status',
+]);
+const deliveries = counter('slipway_gateway_deliveries_total', 'Deliveries by provider and result', [
+  'provider',
+  'result',
+]);
+
+const kc = loadKubeConfig();
+const directory = new ProjectDirectory(kc, env.SLIPWAY_WATCH_NAMESPACE || undefined, log);
+const store = new FilesystemArchiveStore(env.SLIPWAY_ARCHIVE_DIR);
+await store.removeStaleTemporaryFiles(new Date(), ARCHIVE_TMP_MAX_AGE_MS);
+
+const server = createGatewayServer({
+  publicBaseUrl: env.SLIPWAY_PUBLIC_URL.replace(/\/$/, ''),
+  archiveBaseUrl: env.SLIPWAY_ARCHIVE_BASE_URL,
+  projectBySlug: directory.projectBySlug,
+  createBundles: bundleWriter(slipwayApi(kubeClients(kc).custom)),
+  archiveStore: store,
+  archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,
+  archiveSigningKey: env.SLIPWAY_ARCHIVE_URL_KEY,
+  isReady: () => directory.synced(),
+  logger: log,
+  observe: ({ method, route, status, durationSeconds, provider, result }) => {
+    requests.observe({ method, route, status: String(status) }, durationSeconds);
+    if (route === '/hooks/:slug/:token' || route === '/uploads/:slug') {
+      deliveries.inc({
+        provider: provider ?? (route === '/uploads/:slug' ? 'upload' : 'unknown'),
+        result: result ?? 'rejected',
+      });
+    }
+  },
+});
+
+const admin = await startAdminServer({ port: env.SLIPWAY_ADMIN_PORT, ready: () => directory.synced() });
+server.listen(env.SLIPWAY_PORT, () => log.info({ port: env.SLIPWAY_PORT }, 'webhook gateway listening'));
+await directory.start();
+log.info('caches synced');
+
+onShutdown(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await directory.stop();
+  admin.close();
+}, log);

@@ -1,0 +1,193 @@
+// Decides which Bundles a push or an upload creates. Pure: the HTTP layer gathers the inputs and
+// writes the result. Names are deterministic, so a redelivery maps to the same names and the
+// API server's "already exists" is how a duplicate is recognised.
+import { createHash } from 'node:crypto';
+import { API_VERSION, type BundleObject, type Provider, type WebhookObject } from '../crds/index.ts';
+import { matchesBranch } from './matching.ts';
+import type { BranchChange } from './providers/index.ts';
+
+export const LABEL_PROJECT = 'slipway.dev/project';
+export const LABEL_WEBHOOK = 'slipway.dev/webhook';
+export const LABEL_TRIGGER = 'slipway.dev/trigger';
+
+export interface PlanProject {
+  namespace: string;
+  name: string;
+  /** When set, created bundles are owned by the Project and go with it. */
+  uid?: string;
+}
+
+export interface StoredArchiveRef {
+  url: string;
+  sha256: string;
+  sizeBytes: number;
+}
+
+export type BuildTrigger =
+  | { type: 'Webhook'; provider: Provider; deliveryId: string | undefined; changes: BranchChange[] }
+  | { type: 'Upload'; branch: string; commit: string; comment: string; archive: StoredArchiveRef };
+
+export interface PlanInput {
+  project: PlanProject;
+  webhooks: readonly WebhookObject[];
+  latestManualBundle: BundleObject | undefined;
+  trigger: BuildTrigger;
+}
+
+export interface PlannedBundle {
+  bundle: BundleObject;
+  webhook: string | null;
+  environment: string | null;
+}
+
+export type Plan =
+  | { outcome: 'create'; bundles: PlannedBundle[] }
+  | { outcome: 'ignored'; reason: string }
+  | { outcome: 'unprocessable'; code: 'no_manual_bundle' | 'manual_bundle_incomplete'; message: string };
+
+const MAX_NAME_LENGTH = 63;
+const NAME_HASH_LENGTH = 12;
+const MAX_COMMENT_LENGTH = 4096;
+
+export function planBundles(input: PlanInput): Plan {
+  const { project, trigger } = input;
+  const webhooks = input.webhooks
+    .filter((w) => w.spec.projectRef.name === project.name && !w.metadata.deletionTimestamp)
+    .toSorted((a, b) => compareNames(a.metadata.name, b.metadata.name));
+
+  // One candidate per (change, matching webhook); an upload with no match still builds once.
+  const candidates: Array<{ change: BranchChange; webhook: WebhookObject | undefined }> = [];
+  if (trigger.type === 'Webhook') {
+    for (const change of trigger.changes) {
+      for (const webhook of webhooks) {
+        if (matchesBranch(change.branch, webhook.spec.branch, webhook.spec.matchMode)) {
+          candidates.push({ change, webhook });
+        }
+      }
+    }
+    if (candidates.length === 0) {
+      const branches = [...new Set(trigger.changes.map((c) => c.branch))].join(', ');
+      return {
+        outcome: 'ignored',
+        reason: `no webhook of project ${project.name} matches branch ${branches}`,
+      };
+    }
+  } else {
+    const change = { branch: trigger.branch, commit: trigger.commit, comment: trigger.comment };
+    const matching = webhooks.filter((w) => matchesBranch(trigger.branch, w.spec.branch, w.spec.matchMode));
+    if (matching.length === 0) candidates.push({ change, webhook: undefined });
+    for (const webhook of matching) candidates.push({ change, webhook });
+  }
+
+  const manual = input.latestManualBundle;
+  if (!manual) {
+    return {
+      outcome: 'unprocessable',
+      code: 'no_manual_bundle',
+      message:
+        `project ${project.name} has no manual bundle yet: webhook and upload builds copy the base ` +
+        'software and directory map of the latest manual bundle, so build one manually first',
+    };
+  }
+  if (!manual.spec.baseSoftware || !manual.spec.directoryMap) {
+    return {
+      outcome: 'unprocessable',
+      code: 'manual_bundle_incomplete',
+      message: `the latest manual bundle ${manual.metadata.name} has no base software or directory map to copy`,
+    };
+  }
+
+  const bundles = new Map<string, PlannedBundle>();
+  for (const { change, webhook } of candidates) {
+    const planned = plannedBundle(input, manual, change, webhook);
+    // The same commit reaching one webhook through two branches is one build.
+    if (!bundles.has(planned.bundle.metadata.name)) bundles.set(planned.bundle.metadata.name, planned);
+  }
+  return { outcome: 'create', bundles: [...bundles.values()] };
+}
+
+function plannedBundle(
+  input: PlanInput,
+  manual: BundleObject,
+  change: BranchChange,
+  webhook: WebhookObject | undefined,
+): PlannedBundle {
+  const { project, trigger } = input;
+  const webhookName = webhook?.metadata.name;
+  const environment = webhook?.spec.environmentRef?.name;
+
+  const labels: Record<string, string> = { [LABEL_PROJECT]: project.name, [LABEL_TRIGGER]: trigger.type };
+  if (webhookName) labels[LABEL_WEBHOOK] = webhookName;
+
+  const spec: BundleObject['spec'] = {
+    projectRef: { name: project.name },
+    source:
+      trigger.type === 'Webhook'
+        ? { git: { commit: change.commit, branch: change.branch } }
+        : { archive: { ...trigger.archive, commit: change.commit, branch: change.branch } },
+    comment: change.comment.slice(0, MAX_COMMENT_LENGTH),
+    baseSoftware: structuredClone(manual.spec.baseSoftware),
+    directoryMap: structuredClone(manual.spec.directoryMap),
+    trigger:
+      trigger.type === 'Webhook'
+        ? {
+            type: 'Webhook',
+            provider: trigger.provider,
+            ...(webhookName ? { webhookRef: { name: webhookName } } : {}),
+            ...(trigger.deliveryId ? { deliveryId: trigger.deliveryId } : {}),
+          }
+        : { type: 'Upload', ...(webhookName ? { webhookRef: { name: webhookName } } : {}) },
+  };
+  if (environment) {
+    spec.deploy = {
+      environmentRef: { name: environment },
+      backupBeforeDeploy: webhook?.spec.backupBeforeDeploy === true,
+    };
+  }
+
+  const bundle: BundleObject = {
+    apiVersion: API_VERSION,
+    kind: 'Bundle',
+    metadata: {
+      name: bundleName(project.name, nameSeed(trigger, webhookName, change)),
+      namespace: project.namespace,
+      labels,
+      ...(project.uid
+        ? {
+            ownerReferences: [
+              { apiVersion: API_VERSION, kind: 'Project', name: project.name, uid: project.uid },
+            ],
+          }
+        : {}),
+    },
+    spec,
+  };
+  return { bundle, webhook: webhookName ?? null, environment: environment ?? null };
+}
+
+/**
+ * What makes two requests "the same build". A push: the webhook and the commit (so a provider's
+ * redelivery, or the same commit pushed again, is a duplicate). An upload: also the archive's
+ * content, so a retried upload of the same file is a duplicate but a new archive of the same
+ * commit builds again instead of silently keeping the old files.
+ */
+function nameSeed(trigger: BuildTrigger, webhookName: string | undefined, change: BranchChange): string {
+  const parts = [trigger.type, `webhook:${webhookName ?? ''}`, `commit:${change.commit}`];
+  if (trigger.type === 'Upload') parts.push(`sha256:${trigger.archive.sha256}`);
+  return parts.join('\n');
+}
+
+/** `<project>-<12 hex>`, a DNS label of at most 63 characters. */
+export function bundleName(projectName: string, seed: string): string {
+  const hash = createHash('sha256').update(seed).digest('hex').slice(0, NAME_HASH_LENGTH);
+  const prefix = projectName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, MAX_NAME_LENGTH - NAME_HASH_LENGTH - 1)
+    .replace(/^-+|-+$/g, '');
+  return prefix ? `${prefix}-${hash}` : `bundle-${hash}`;
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,45 @@
+// GitHub: X-GitHub-Event names the event; a push carries one ref.
+// https://docs.github.com/webhooks/webhook-events-and-payloads#push
+import { z } from 'zod';
+import {
+  classifyRef,
+  commitId,
+  decodeJson,
+  deliveryId,
+  firstLine,
+  isZeroObjectId,
+  readPayload,
+} from './payload.ts';
+import { headerValue, type ParsedDelivery, type RequestHeaders } from './types.ts';
+
+const pushPayload = z.object({
+  ref: z.string(),
+  after: z.string(),
+  deleted: z.boolean().optional(),
+  head_commit: z.object({ message: z.string().nullish() }).nullish(),
+});
+
+export function parseGitHub(headers: RequestHeaders, body: Buffer): ParsedDelivery {
+  const base = {
+    provider: 'github' as const,
+    deliveryId: deliveryId(headerValue(headers, 'x-github-delivery')),
+  };
+  const event = headerValue(headers, 'x-github-event') ?? '';
+  const payload = decodeJson(body);
+  if (event === 'ping') return { ...base, kind: 'ignored', reason: 'ping' };
+  if (event !== 'push') return { ...base, kind: 'ignored', reason: `GitHub event '${event}' is not a push` };
+
+  const push = readPayload(pushPayload, payload, 'GitHub push');
+  const ref = classifyRef(push.ref);
+  if (ref.kind === 'tag') return { ...base, kind: 'ignored', reason: 'tag push' };
+  if (ref.kind === 'other') return { ...base, kind: 'ignored', reason: 'push to a ref that is not a branch' };
+  if (push.deleted === true || isZeroObjectId(push.after)) {
+    return { ...base, kind: 'ignored', reason: 'branch deletion' };
+  }
+  const change = {
+    branch: ref.branch,
+    commit: commitId(push.after, 'after'),
+    comment: firstLine(push.head_commit?.message),
+  };
+  return { ...base, kind: 'push', changes: [change] };
+}

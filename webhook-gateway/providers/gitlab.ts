@@ -1,0 +1,45 @@
+// GitLab: X-Gitlab-Event names the event; a push carries one ref and up to 20 commits.
+// https://docs.gitlab.com/user/project/integrations/webhook_events/#push-events
+import { z } from 'zod';
+import {
+  classifyRef,
+  commitId,
+  decodeJson,
+  deliveryId,
+  firstLine,
+  isZeroObjectId,
+  readPayload,
+} from './payload.ts';
+import { headerValue, type ParsedDelivery, type RequestHeaders } from './types.ts';
+
+const pushPayload = z.object({
+  object_kind: z.literal('push'),
+  ref: z.string(),
+  after: z.string(),
+  commits: z.array(z.object({ id: z.string(), message: z.string().nullish() })).nullish(),
+});
+
+export function parseGitLab(headers: RequestHeaders, body: Buffer): ParsedDelivery {
+  const id = headerValue(headers, 'x-gitlab-event-uuid') ?? headerValue(headers, 'idempotency-key');
+  const base = { provider: 'gitlab' as const, deliveryId: deliveryId(id) };
+  const event = headerValue(headers, 'x-gitlab-event') ?? '';
+  const payload = decodeJson(body);
+  if (event === 'Tag Push Hook') return { ...base, kind: 'ignored', reason: 'tag push' };
+  if (event !== 'Push Hook')
+    return { ...base, kind: 'ignored', reason: `GitLab event '${event}' is not a push` };
+
+  const push = readPayload(pushPayload, payload, 'GitLab push');
+  const ref = classifyRef(push.ref);
+  if (ref.kind === 'tag') return { ...base, kind: 'ignored', reason: 'tag push' };
+  if (ref.kind === 'other') return { ...base, kind: 'ignored', reason: 'push to a ref that is not a branch' };
+  if (isZeroObjectId(push.after)) return { ...base, kind: 'ignored', reason: 'branch deletion' };
+
+  const commit = commitId(push.after, 'after');
+  // Commits are listed oldest first; the head is the one `after` names.
+  const head = push.commits?.find((c) => c.id.toLowerCase() === commit) ?? push.commits?.at(-1);
+  return {
+    ...base,
+    kind: 'push',
+    changes: [{ branch: ref.branch, commit, comment: firstLine(head?.message) }],
+  };
+}

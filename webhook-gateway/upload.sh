@@ -1,0 +1,122 @@
+#!/bin/sh
+# Slipway upload script: archives a project's base directory, uploads it, and starts a bundle
+# build (and the deployments of matching webhooks). Needs only a POSIX shell, curl and tar.
+#
+# usage: sh upload.sh <project-slug> <webhook-secret> <commit-sha> <path-to-craft-base-dir> <comment> <branch>
+#
+# Pass - as the webhook secret to read it from the first line of standard input, which keeps it
+# off the process list, e.g.  printf '%s\n' "$SLIPWAY_SECRET" | sh upload.sh demo - "$SHA" . "$MSG" main
+#
+# Environment:
+#   SLIPWAY_INCLUDE_DEPENDENCIES=1  also upload node_modules/ and the top-level vendor/ (skipped by default)
+set -eu
+
+base_url='__SLIPWAY_BASE_URL__'
+
+say() { printf 'slipway: %s\n' "$*" >&2; }
+fail() {
+  say "$*"
+  exit 1
+}
+
+usage() {
+  cat >&2 <<'USAGE'
+usage: sh upload.sh <project-slug> <webhook-secret> <commit-sha> <path-to-craft-base-dir> <comment> <branch>
+
+  project-slug            the project's slug
+  webhook-secret          the project's webhook secret (- reads it from standard input)
+  commit-sha              the commit the files belong to
+  path-to-craft-base-dir  the project base directory (contains config, web, templates, ...)
+  comment                 comment for the bundle (the first line of the commit message is a good one)
+  branch                  the branch of the commit; matched against the project's webhooks
+
+Set SLIPWAY_INCLUDE_DEPENDENCIES=1 to also upload node_modules/ and vendor/.
+USAGE
+  exit 2
+}
+
+[ "$#" -eq 6 ] || usage
+slug=$1
+secret=$2
+commit=$3
+base_dir=$4
+comment=$5
+branch=$6
+
+for value in "$slug" "$secret" "$commit" "$base_dir" "$branch"; do
+  [ -n "$value" ] || usage
+done
+case $slug in
+  *[!a-z0-9-]*) fail "the project slug may only contain a-z, 0-9 and -: $slug" ;;
+esac
+if [ "$secret" = "-" ]; then
+  IFS= read -r secret || [ -n "$secret" ] || fail "no webhook secret on standard input"
+  [ -n "$secret" ] || fail "no webhook secret on standard input"
+fi
+[ -d "$base_dir" ] || fail "the base directory does not exist: $base_dir"
+command -v curl >/dev/null 2>&1 || fail "curl is required"
+command -v tar >/dev/null 2>&1 || fail "tar is required"
+
+work=$(mktemp -d 2>/dev/null || (umask 077 && mkdir "${TMPDIR:-/tmp}/slipway-upload.$$" && echo "${TMPDIR:-/tmp}/slipway-upload.$$"))
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+archive=$work/base.tar.gz
+response=$work/response.json
+
+# What never belongs in a build: version control data, and dependencies the build installs itself.
+excludes='--exclude=.git'
+if [ "${SLIPWAY_INCLUDE_DEPENDENCIES:-0}" != "1" ]; then
+  excludes="$excludes --exclude=node_modules --exclude=./vendor"
+fi
+
+say "archiving $base_dir"
+# shellcheck disable=SC2086 # $excludes is a list of options
+tar -czf "$archive" -C "$base_dir" $excludes . || fail "could not archive $base_dir"
+size=$(wc -c <"$archive" | tr -d ' ')
+say "uploading $size bytes to $base_url/uploads/$slug"
+
+if [ -t 2 ]; then progress=--progress-bar; else progress=--silent; fi
+
+# The secret goes to curl on standard input as a config line, never as an argument.
+escaped_secret=$(printf '%s' "$secret" | sed 's/[\\"]/\\&/g')
+status=$(printf 'header = "Authorization: Bearer %s"\n' "$escaped_secret" | curl $progress --show-error \
+  --config - \
+  --connect-timeout 30 \
+  --retry 3 --retry-delay 5 \
+  --header 'Accept: application/json' \
+  --form-string "commit=$commit" \
+  --form-string "branch=$branch" \
+  --form-string "comment=$comment" \
+  --form "archive=@$archive;type=application/gzip;filename=base.tar.gz" \
+  --output "$response" \
+  --write-out '%{http_code}' \
+  "$base_url/uploads/$slug") || fail "the upload to $base_url failed"
+
+body=$(cat "$response" 2>/dev/null || true)
+
+case $status in
+  200 | 201)
+    namespace=$(printf '%s\n' "$body" | sed -n 's/.*"namespace":"\([^"]*\)".*/\1/p' | head -n 1)
+    names=$(printf '%s\n' "$body" | tr '{' '\n' | sed -n 's/^"name":"\([^"]*\)".*/\1/p' | tr '\n' ' ' | sed 's/ *$//')
+    if [ "$status" = 201 ]; then verb=created; else verb="already exists (same commit and archive)"; fi
+    printf '%s\n' "$body" | tr '{' '\n' | grep '^"name":' | while IFS= read -r line; do
+      name=$(printf '%s' "$line" | sed -n 's/^"name":"\([^"]*\)".*/\1/p')
+      webhook=$(printf '%s' "$line" | sed -n 's/.*"webhook":"\([^"]*\)".*/\1/p')
+      environment=$(printf '%s' "$line" | sed -n 's/.*"environment":"\([^"]*\)".*/\1/p')
+      if [ -n "$webhook" ] && [ -n "$environment" ]; then
+        detail=" (webhook $webhook, deploys to $environment)"
+      elif [ -n "$webhook" ]; then
+        detail=" (webhook $webhook, no deployment)"
+      else
+        detail=" (no webhook matches branch $branch: build only, no deployment)"
+      fi
+      printf 'bundle %s %s%s\n' "$name" "$verb" "$detail"
+    done
+    printf 'follow with: kubectl --namespace %s get bundles.slipway.dev %s --watch\n' "$namespace" "$names"
+    ;;
+  *)
+    message=$(printf '%s\n' "$body" | sed -n 's/.*"message":"\([^"]*\)".*/\1/p' | head -n 1)
+    [ -n "$message" ] || message=$body
+    fail "upload refused (HTTP $status): $message"
+    ;;
+esac
