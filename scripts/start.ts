@@ -2,6 +2,7 @@
 // control plane; the CRDs; operator, webhook gateway and status API as child processes; a demo.
 // Writes .slipway/endpoints.json once everything answers. Ctrl-C stops it all.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -52,7 +53,12 @@ async function main() {
   const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig!, ...args]);
   await kubectl('create', 'namespace', SYSTEM_NAMESPACE).catch(() => undefined);
 
-  const common = { KUBECONFIG: kubeconfig, SLIPWAY_LOG_LEVEL: process.env.SLIPWAY_LOG_LEVEL ?? 'info' };
+  const common = {
+    KUBECONFIG: kubeconfig,
+    SLIPWAY_LOG_LEVEL: process.env.SLIPWAY_LOG_LEVEL ?? 'info',
+    // The operator signs archive download URLs for build Jobs; the gateway checks them.
+    SLIPWAY_ARCHIVE_URL_KEY: randomBytes(32).toString('hex'),
+  };
   startProcess('operator', 'operator/main.ts', {
     ...common,
     SLIPWAY_ADMIN_PORT: String(ports.admin.operator),

@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_TRACKED_CLIENTS,
   DEFAULT_REQUESTS_PER_SECOND,
 } from './limits.ts';
-import { parseTrustedProxies } from './http/client-address.ts';
+import { parseTrustedProxies } from '../lib/client-address.ts';
 
 export const statusApiConfigSchema = z.object({
   rateLimit: z

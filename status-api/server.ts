@@ -12,7 +12,7 @@ import {
   type EndpointResult,
 } from './endpoints.ts';
 import { notFound } from './errors.ts';
-import { clientAddress, parseTrustedProxies } from './http/client-address.ts';
+import { clientAddress, parseTrustedProxies } from '../lib/client-address.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
 import { sendError, sendJson } from './http/respond.ts';
 import type { StatusSnapshot } from './model/snapshot.ts';

@@ -1,6 +1,7 @@
 // The webhook gateway process: `node webhook-gateway/main.ts`.
 import { z } from 'zod';
 import { onShutdown, startAdminServer } from '../lib/admin.ts';
+import { clientAddress, parseTrustedProxies } from '../lib/client-address.ts';
 import { kubeClients, loadKubeConfig, slipwayApi } from '../lib/kube.ts';
 import { logger } from '../lib/log.ts';
 import { counter, histogram } from '../lib/metrics.ts';
@@ -23,6 +24,7 @@ const env = z
       .optional(),
     SLIPWAY_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().optional(),
     SLIPWAY_WATCH_NAMESPACE: z.string().optional(),
+    SLIPWAY_TRUSTED_PROXIES: z.string().default(''),
   })
   .parse(process.env);
 
@@ -37,6 +39,13 @@ const deliveries = counter('slipway_gateway_deliveries_total', 'Deliveries by pr
   'result',
 ]);
 
+// Behind an ingress every provider shares the proxy's address: believe its X-Forwarded-For, so
+// failed authentications are counted per real client and one bad sender cannot lock out the rest.
+const trustedProxies = parseTrustedProxies(
+  env.SLIPWAY_TRUSTED_PROXIES.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 const kc = loadKubeConfig();
 const directory = new ProjectDirectory(kc, env.SLIPWAY_WATCH_NAMESPACE || undefined, log);
 const store = new FilesystemArchiveStore(env.SLIPWAY_ARCHIVE_DIR);
@@ -51,6 +60,8 @@ const server = createGatewayServer({
   archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,
   archiveSigningKey: env.SLIPWAY_ARCHIVE_URL_KEY,
   isReady: () => directory.synced(),
+  clientAddress: (req) =>
+    clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies),
   logger: log,
   observe: ({ method, route, status, durationSeconds, provider, result }) => {
     requests.observe({ method, route, status: String(status) }, durationSeconds);

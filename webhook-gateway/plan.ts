@@ -32,7 +32,12 @@ export interface PlanInput {
   webhooks: readonly WebhookObject[];
   latestManualBundle: BundleObject | undefined;
   trigger: BuildTrigger;
+  /** When the push or upload arrived; orders bundles created within the same second. */
+  receivedAt?: Date;
 }
+
+/** Millisecond arrival time; creationTimestamp only has whole seconds. */
+export const ANNOTATION_RECEIVED_AT = 'slipway.dev/received-at';
 
 export interface PlannedBundle {
   bundle: BundleObject;
@@ -152,6 +157,9 @@ function plannedBundle(
       name: bundleName(project.name, nameSeed(trigger, webhookName, change)),
       namespace: project.namespace,
       labels,
+      ...(input.receivedAt
+        ? { annotations: { [ANNOTATION_RECEIVED_AT]: input.receivedAt.toISOString() } }
+        : {}),
       ...(project.uid
         ? {
             ownerReferences: [

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { shareConnections } from '../../lib/kube.ts';
 import { STATE_FILE, type TestClusterState } from './state.ts';
 
 const run = promisify(execFile);
@@ -16,7 +17,7 @@ export function testState(): TestClusterState {
 export function testKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(testState().kubeconfig);
-  return kc;
+  return shareConnections(kc);
 }
 
 /** A fresh namespace for one test file; delete it in afterAll. */

@@ -77,6 +77,7 @@ export async function handleHook(
     project,
     webhooks: project.webhooks,
     latestManualBundle: project.latestManualBundle,
+    receivedAt: ctx.now(),
     trigger: {
       type: 'Webhook',
       provider: delivery.provider,

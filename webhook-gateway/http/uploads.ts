@@ -48,6 +48,7 @@ export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug
         project,
         webhooks: project.webhooks,
         latestManualBundle: project.latestManualBundle,
+        receivedAt: ctx.now(),
         trigger: {
           type: 'Upload',
           branch,

@@ -1,6 +1,6 @@
 // Whose request is it: X-Forwarded-For is believed only from trusted proxies.
 import { describe, expect, it } from '@jest/globals';
-import { clientAddress, parseTrustedProxies } from '../../../status-api/http/client-address.ts';
+import { clientAddress, parseTrustedProxies } from '../../../lib/client-address.ts';
 
 const proxies = parseTrustedProxies(['10.0.0.0/8', '192.168.1.1', 'fd00::/8']);
 

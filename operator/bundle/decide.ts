@@ -1,0 +1,495 @@
+// What a bundle should do next, decided from gathered state alone (no I/O, clock injected).
+// The chain reads top to bottom like a Flux reconciler: each step owns one condition and
+// either lets the chain continue or stops it with a reason; `Ready` summarises at the end.
+//
+//   project present → not superseded → Built → (environment free) → BackedUp → Deployed → Ready
+import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { BundleObject, BundlePhase, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
+import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import {
+  ANNOTATION_BUILD_CONCURRENCY,
+  ANNOTATION_ROLLOUT_STARTED,
+  backupJobName,
+  buildJobName,
+} from '../names.ts';
+import { buildSettingsProblem } from './settings.ts';
+import {
+  environmentOf,
+  isFinished,
+  isNewer,
+  jobState,
+  rolloutState,
+  runningBundle,
+  timeMs,
+} from './state.ts';
+
+export const REQUEUE_PROGRESSING_MS = 30_000;
+export const REQUEUE_WAITING_MS = 60_000;
+
+export interface BundleInputs {
+  bundle: BundleObject;
+  project: ProjectObject | undefined;
+  /** The environment of spec.deploy, when there is one and it exists. */
+  environment: EnvironmentObject | undefined;
+  /** That environment's Deployment. */
+  deployment: V1Deployment | undefined;
+  buildJob: V1Job | undefined;
+  backupJob: V1Job | undefined;
+  /** Every bundle of the same project (this one may be among them). */
+  projectBundles: readonly BundleObject[];
+  /** Unfinished build Jobs of the project, not counting this bundle's. */
+  runningBuilds: number;
+  /** Builds per project at the same time, unless the Project's annotation says otherwise. */
+  defaultBuildConcurrency: number;
+  /** The image reference the build pushes to. */
+  image: string;
+  /** Where the backup Job writes, as shown in status.backup.location. */
+  backupLocation: string | undefined;
+  now: Date;
+}
+
+export type BundleAction =
+  | { type: 'none' }
+  | { type: 'createBuildJob' }
+  | { type: 'createBackupJob' }
+  | { type: 'startRollout'; container: string }
+  /** Superseded: stop this bundle's unfinished Jobs so they free their slot. */
+  | { type: 'stopJobs' };
+
+export interface EnvironmentStatusUpdate {
+  currentBundle?: string;
+  lastDeployment: {
+    bundle: string;
+    startedAt: string;
+    finishedAt?: string;
+    result: 'InProgress' | 'Succeeded' | 'Failed';
+  };
+}
+
+export interface BundleDecision {
+  /** Nothing to do and nothing to write (finished or being deleted). */
+  skip: boolean;
+  phase: BundlePhase;
+  /** In order: the step conditions reached, then Ready. */
+  conditions: ConditionUpdate[];
+  action: BundleAction;
+  /** finished: the chain has ended for good; waiting: blocked on something outside; progressing: on its way. */
+  outcome: 'finished' | 'waiting' | 'progressing';
+  requeueAfterMs?: number;
+  /** Status fields to set besides phase and conditions. */
+  status: {
+    image?: string;
+    buildJob?: string;
+    backup?: { job: string; location?: string };
+    startedAt?: string;
+    finishedAt?: string;
+  };
+  /** Fields of the environment's status to set, when they differ from what it has. */
+  environmentStatus?: EnvironmentStatusUpdate;
+}
+
+type ChainResult = Omit<BundleDecision, 'skip'>;
+
+const cond = (
+  type: string,
+  status: ConditionUpdate['status'],
+  reason: string,
+  message: string,
+): ConditionUpdate => ({ type, status, reason, message });
+
+/** Builds the decision as the steps run, so each step only states what it owns. */
+class Chain {
+  readonly conditions: ConditionUpdate[] = [];
+  readonly status: BundleDecision['status'] = {};
+  environmentStatus: EnvironmentStatusUpdate | undefined;
+  private readonly input: BundleInputs;
+
+  constructor(input: BundleInputs) {
+    this.input = input;
+    const started = input.bundle.status?.startedAt ?? isoOf(input.buildJob?.metadata?.creationTimestamp);
+    if (started) this.status.startedAt = started;
+  }
+
+  set(update: ConditionUpdate): this {
+    this.conditions.push(update);
+    return this;
+  }
+
+  /** The chain is on its way; Ready is Unknown with the step's reason. */
+  progressing(
+    phase: BundlePhase,
+    reason: string,
+    message: string,
+    action: BundleAction = { type: 'none' },
+  ): ChainResult {
+    return this.end(
+      phase,
+      cond('Ready', 'Unknown', reason, message),
+      action,
+      'progressing',
+      REQUEUE_PROGRESSING_MS,
+    );
+  }
+
+  /** Blocked by something outside the bundle that may change (a missing object, a busy environment). */
+  waiting(
+    phase: BundlePhase,
+    reason: string,
+    message: string,
+    ready: 'False' | 'Unknown' = 'False',
+  ): ChainResult {
+    return this.end(
+      phase,
+      cond('Ready', ready, reason, message),
+      { type: 'none' },
+      'waiting',
+      REQUEUE_WAITING_MS,
+    );
+  }
+
+  failed(
+    phase: 'Failed' | 'Superseded',
+    reason: string,
+    message: string,
+    action: BundleAction = { type: 'none' },
+  ): ChainResult {
+    this.status.finishedAt = this.input.now.toISOString();
+    return this.end(phase, cond('Ready', 'False', reason, message), action, 'finished');
+  }
+
+  succeeded(phase: BundlePhase, message: string): ChainResult {
+    this.status.finishedAt = this.input.now.toISOString();
+    return this.end(phase, cond('Ready', 'True', 'Succeeded', message), { type: 'none' }, 'finished');
+  }
+
+  private end(
+    phase: BundlePhase,
+    ready: ConditionUpdate,
+    action: BundleAction,
+    outcome: BundleDecision['outcome'],
+    requeueAfterMs?: number,
+  ): ChainResult {
+    return {
+      phase,
+      conditions: [...this.conditions, ready],
+      action,
+      outcome,
+      ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+      status: this.status,
+      ...(this.environmentStatus ? { environmentStatus: this.environmentStatus } : {}),
+    };
+  }
+}
+
+const SKIP: BundleDecision = {
+  skip: true,
+  phase: 'Pending',
+  conditions: [],
+  action: { type: 'none' },
+  outcome: 'finished',
+  status: {},
+};
+
+export function decideBundle(input: BundleInputs): BundleDecision {
+  const { bundle } = input;
+  if (bundle.metadata.deletionTimestamp || isFinished(bundle)) return SKIP;
+  return { skip: false, ...runChain(input) };
+}
+
+function runChain(input: BundleInputs): ChainResult {
+  const { bundle, project } = input;
+  const chain = new Chain(input);
+  const name = bundle.metadata.name;
+  const projectName = bundle.spec.projectRef.name;
+
+  if (!project || project.metadata.deletionTimestamp)
+    return chain.waiting('Pending', 'ProjectNotFound', `project ${projectName} does not exist`);
+
+  // Superseded: a newer bundle for the same environment wins, unless this one is already rolling out.
+  const superseded = supersededBy(input);
+  if (superseded) {
+    chain.set(cond('Deployed', 'False', 'Superseded', superseded));
+    const unfinished = [input.buildJob, input.backupJob].some((j) => j && jobState(j).state === 'running');
+    return chain.failed(
+      'Superseded',
+      'Superseded',
+      superseded,
+      unfinished ? { type: 'stopJobs' } : { type: 'none' },
+    );
+  }
+
+  // Step: Built.
+  const built = buildStep(input, chain);
+  if (built) return built;
+  if (!bundle.spec.deploy) return chain.succeeded('Built', `built image ${input.image}`);
+
+  // Step: the environment and its Deployment must be there and free.
+  const target = deployTarget(input, chain);
+  if ('stop' in target) return target.stop;
+  const { environment, deployment, container } = target;
+  const envName = environment.metadata.name;
+  const running = runningBundle(deployment);
+
+  if (running !== name) {
+    const busyWith = running && input.projectBundles.find((b) => b.metadata.name === running);
+    if (busyWith && !isFinished(busyWith)) {
+      const message = `waiting for bundle ${running} to finish rolling out to environment ${envName}`;
+      if (bundle.spec.deploy.backupBeforeDeploy)
+        chain.set(cond('BackedUp', 'Unknown', 'WaitingForEnvironment', message));
+      chain.set(cond('Deployed', 'Unknown', 'WaitingForEnvironment', message));
+      return chain.waiting('Built', 'WaitingForEnvironment', message, 'Unknown');
+    }
+  }
+
+  // Step: BackedUp (only when asked, and only right before this bundle's own rollout).
+  if (bundle.spec.deploy.backupBeforeDeploy) {
+    const backedUp = backupStep(input, chain, environment, running === name);
+    if (backedUp) return backedUp;
+  }
+
+  // Step: Deployed.
+  const deploymentName = deployment.metadata?.name ?? environment.spec.deploymentRef.name;
+  if (running !== name) {
+    const message = `updating Deployment ${deploymentName} to image ${input.image}`;
+    chain.set(cond('Deployed', 'Unknown', 'Progressing', message));
+    chain.environmentStatus = environmentUpdate(
+      environment,
+      name,
+      'InProgress',
+      input.now.toISOString(),
+      input.now,
+    );
+    return chain.progressing('Deploying', 'Progressing', message, { type: 'startRollout', container });
+  }
+  const startedAt =
+    deployment.metadata?.annotations?.[ANNOTATION_ROLLOUT_STARTED] ??
+    environment.status?.lastDeployment?.startedAt ??
+    input.now.toISOString();
+  const rollout = rolloutState(deployment, name);
+  if (rollout.state === 'failed') {
+    chain.set(cond('Deployed', 'False', 'RolloutFailed', rollout.message));
+    chain.environmentStatus = environmentUpdate(environment, name, 'Failed', startedAt, input.now);
+    return chain.failed('Failed', 'RolloutFailed', rollout.message);
+  }
+  if (rollout.state === 'complete') {
+    const message = `environment ${envName} runs image ${input.image}`;
+    chain.set(cond('Deployed', 'True', 'Succeeded', message));
+    chain.environmentStatus = environmentUpdate(environment, name, 'Succeeded', startedAt, input.now);
+    return chain.succeeded('Ready', message);
+  }
+  const message =
+    rollout.state === 'progressing'
+      ? `rolling out to Deployment ${deploymentName}: ${rollout.message}`
+      : `rolling out to Deployment ${deploymentName}`;
+  chain.set(cond('Deployed', 'Unknown', 'Progressing', message));
+  chain.environmentStatus = environmentUpdate(environment, name, 'InProgress', startedAt, input.now);
+  return chain.progressing('Deploying', 'Progressing', message);
+}
+
+/** The message saying why this bundle is superseded, or undefined when it is not. */
+export function supersededBy(input: BundleInputs): string | undefined {
+  const { bundle, deployment } = input;
+  const env = environmentOf(bundle);
+  if (!env) return undefined;
+  if (rolloutBegun(bundle, deployment)) return undefined;
+  const newer = input.projectBundles.filter(
+    (b) =>
+      b.metadata.name !== bundle.metadata.name &&
+      !b.metadata.deletionTimestamp &&
+      environmentOf(b) === env &&
+      isNewer(b, bundle),
+  );
+  if (newer.length > 0) {
+    const newest = newer.reduce((a, b) => (isNewer(b, a) ? b : a));
+    return `bundle ${newest.metadata.name} for environment ${env} is newer`;
+  }
+  // An older bundle never replaces a newer one that is already deployed.
+  const running = runningBundle(deployment);
+  const runningObj = running && input.projectBundles.find((b) => b.metadata.name === running);
+  if (runningObj && isNewer(runningObj, bundle))
+    return `environment ${env} already runs the newer bundle ${running}`;
+  return undefined;
+}
+
+/** This bundle's rollout has started: the Deployment runs it, or our own status says so. */
+function rolloutBegun(bundle: BundleObject, deployment: V1Deployment | undefined): boolean {
+  if (runningBundle(deployment) === bundle.metadata.name) return true;
+  const deployed = findCondition(bundle.status?.conditions, 'Deployed');
+  return deployed?.reason === 'Progressing' && deployed.status === 'Unknown';
+}
+
+function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
+  const { bundle, project, buildJob } = input;
+  const jobName = buildJobName(bundle.metadata.name);
+  if (bundle.status?.image && findCondition(bundle.status.conditions, 'Built')?.status === 'True') {
+    chain.status.image = bundle.status.image;
+    chain.set(cond('Built', 'True', 'Succeeded', `built image ${bundle.status.image}`));
+    return undefined;
+  }
+  if (buildJob) {
+    chain.status.buildJob = jobName;
+    const state = jobState(buildJob);
+    if (state.state === 'succeeded') {
+      chain.status.image = input.image;
+      chain.set(cond('Built', 'True', 'Succeeded', `built image ${input.image}`));
+      return undefined;
+    }
+    if (state.state === 'failed') {
+      const message = `build Job ${jobName} failed: ${state.message}`;
+      chain.set(cond('Built', 'False', 'BuildFailed', message));
+      return chain.failed('Failed', 'BuildFailed', message);
+    }
+    const message = `build Job ${jobName} is running`;
+    chain.set(cond('Built', 'Unknown', 'Building', message));
+    return chain.progressing('Building', 'Building', message);
+  }
+
+  const problem = buildSettingsProblem(bundle, project!);
+  if (problem?.permanent) {
+    chain.set(cond('Built', 'False', problem.reason, problem.message));
+    return chain.failed('Failed', problem.reason, problem.message);
+  }
+  if (problem) {
+    chain.set(cond('Built', 'Unknown', problem.reason, problem.message));
+    return chain.waiting('Pending', problem.reason, problem.message);
+  }
+
+  const limit = buildConcurrency(project!, input.defaultBuildConcurrency);
+  const ahead = input.runningBuilds + olderBundlesWaitingToBuild(input).length;
+  if (ahead >= limit) {
+    const message = `waiting for a build slot: ${input.runningBuilds} of ${limit} builds of project ${project!.metadata.name} running, ${ahead - input.runningBuilds} older bundles waiting`;
+    chain.set(cond('Built', 'Unknown', 'Queued', message));
+    return chain.waiting('Queued', 'Queued', message, 'Unknown');
+  }
+  chain.status.buildJob = jobName;
+  chain.status.startedAt ??= input.now.toISOString();
+  const message = `build Job ${jobName} started`;
+  chain.set(cond('Built', 'Unknown', 'Building', message));
+  return chain.progressing('Building', 'Building', message, { type: 'createBuildJob' });
+}
+
+/** Older bundles of the project that want a build slot first (first come, first built). */
+function olderBundlesWaitingToBuild(input: BundleInputs): BundleObject[] {
+  const { bundle } = input;
+  return input.projectBundles.filter((b) => {
+    if (b.metadata.name === bundle.metadata.name || b.metadata.deletionTimestamp) return false;
+    if (!isNewer(bundle, b) || isFinished(b) || b.status?.buildJob || b.status?.image) return false;
+    // A bundle that is about to be superseded will not build.
+    return supersededBy({ ...input, bundle: b }) === undefined;
+  });
+}
+
+export function buildConcurrency(project: ProjectObject, fallback: number): number {
+  const raw = project.metadata.annotations?.[ANNOTATION_BUILD_CONCURRENCY];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n >= 1 ? n : fallback;
+}
+
+type Target =
+  { stop: ChainResult } | { environment: EnvironmentObject; deployment: V1Deployment; container: string };
+
+function deployTarget(input: BundleInputs, chain: Chain): Target {
+  const { bundle, environment, deployment } = input;
+  const envName = bundle.spec.deploy!.environmentRef.name;
+  const blocked = (reason: string, message: string): Target => {
+    chain.set(cond('Deployed', 'Unknown', reason, message));
+    return { stop: chain.waiting('Built', reason, message) };
+  };
+  if (!environment || environment.metadata.deletionTimestamp)
+    return blocked('EnvironmentNotFound', `environment ${envName} does not exist`);
+  if (environment.spec.projectRef.name !== bundle.spec.projectRef.name)
+    return blocked(
+      'EnvironmentProjectMismatch',
+      `environment ${envName} belongs to project ${environment.spec.projectRef.name}, not ${bundle.spec.projectRef.name}`,
+    );
+  const deploymentName = environment.spec.deploymentRef.name;
+  if (!deployment) return blocked('DeploymentNotFound', `Deployment ${deploymentName} does not exist`);
+  const containers = deployment.spec?.template?.spec?.containers ?? [];
+  const wanted = environment.spec.deploymentRef.container;
+  const container = wanted ? containers.find((c) => c.name === wanted) : containers[0];
+  if (!container)
+    return blocked(
+      'ContainerNotFound',
+      wanted
+        ? `Deployment ${deploymentName} has no container ${wanted}`
+        : `Deployment ${deploymentName} has no containers`,
+    );
+  return { environment, deployment, container: container.name };
+}
+
+function backupStep(
+  input: BundleInputs,
+  chain: Chain,
+  environment: EnvironmentObject,
+  rollingOut: boolean,
+): ChainResult | undefined {
+  const { bundle, backupJob } = input;
+  const jobName = backupJobName(bundle.metadata.name);
+  const envName = environment.metadata.name;
+  if (rollingOut || findCondition(bundle.status?.conditions, 'BackedUp')?.status === 'True') {
+    if (bundle.status?.backup) chain.status.backup = bundle.status.backup;
+    chain.set(cond('BackedUp', 'True', 'Succeeded', `backup Job ${jobName} finished`));
+    return undefined;
+  }
+  if (!backupJob) {
+    if (!environment.spec.database || !environment.spec.backupStorage) {
+      const missing = !environment.spec.database ? 'spec.database' : 'spec.backupStorage';
+      const message = `a backup was asked for, but environment ${envName} has no ${missing}`;
+      chain.set(cond('BackedUp', 'Unknown', 'BackupNotConfigured', message));
+      return chain.waiting('Built', 'BackupNotConfigured', message);
+    }
+    if (!input.backupLocation) {
+      const message = `environment ${envName} has a spec.backupStorage.pathPrefix that is not a relative path without ".."`;
+      chain.set(cond('BackedUp', 'Unknown', 'BackupNotConfigured', message));
+      return chain.waiting('Built', 'BackupNotConfigured', message);
+    }
+  }
+  chain.status.backup = { job: jobName, ...(input.backupLocation ? { location: input.backupLocation } : {}) };
+  if (!backupJob) {
+    const message = `backup Job ${jobName} started`;
+    chain.set(cond('BackedUp', 'Unknown', 'BackingUp', message));
+    return chain.progressing('BackingUp', 'BackingUp', message, { type: 'createBackupJob' });
+  }
+  const state = jobState(backupJob);
+  if (state.state === 'succeeded') {
+    chain.set(cond('BackedUp', 'True', 'Succeeded', `backup Job ${jobName} finished`));
+    return undefined;
+  }
+  if (state.state === 'failed') {
+    const message = `backup Job ${jobName} failed: ${state.message}; nothing was deployed`;
+    chain.set(cond('BackedUp', 'False', 'BackupFailed', message));
+    return chain.failed('Failed', 'BackupFailed', message);
+  }
+  const message = `backup Job ${jobName} is running`;
+  chain.set(cond('BackedUp', 'Unknown', 'BackingUp', message));
+  return chain.progressing('BackingUp', 'BackingUp', message);
+}
+
+/** The environment status this bundle's rollout implies; undefined when it already says so. */
+function environmentUpdate(
+  environment: EnvironmentObject,
+  bundle: string,
+  result: 'InProgress' | 'Succeeded' | 'Failed',
+  startedAt: string,
+  now: Date,
+): EnvironmentStatusUpdate | undefined {
+  const last = environment.status?.lastDeployment;
+  const current = environment.status?.currentBundle;
+  const wantCurrent = result === 'Succeeded' ? bundle : current;
+  if (last?.bundle === bundle && last.result === result && current === wantCurrent) return undefined;
+  const finishedAt = result === 'InProgress' ? undefined : now.toISOString();
+  return {
+    ...(wantCurrent ? { currentBundle: wantCurrent } : {}),
+    lastDeployment: {
+      bundle,
+      startedAt: last?.bundle === bundle ? last.startedAt : startedAt,
+      ...(finishedAt ? { finishedAt } : {}),
+      result,
+    },
+  };
+}
+
+function isoOf(t: Date | string | undefined): string | undefined {
+  const ms = timeMs(t);
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}

@@ -1,0 +1,314 @@
+// The build and backup Jobs of a bundle, as plain manifests (pure; the controller creates them).
+//
+// Build Job: an init container fetches the source into an emptyDir (git clone of the commit with
+// the project's credentials, or the archive download checked against its size and sha256) and
+// writes a Dockerfile; the build container runs rootless BuildKit in daemonless mode and pushes
+// the image. User-controlled values reach the scripts only as environment variables, never
+// spliced into shell text.
+import type {
+  V1Container,
+  V1EnvVar,
+  V1Job,
+  V1OwnerReference,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
+import {
+  API_VERSION,
+  type BundleObject,
+  type EnvironmentObject,
+  type ProjectObject,
+} from '../../crds/index.ts';
+import { backupJobName, buildJobName, jobLabels, ANNOTATION_BUNDLE } from '../names.ts';
+import { isSafeRelativePath } from './settings.ts';
+
+export interface BuildJobSettings {
+  fetchImage: string;
+  builderImage: string;
+  registryInsecure: boolean;
+  registryPushSecret: string | undefined;
+  appRoot: string;
+  buildTimeoutSeconds: number;
+  jobNodeSelector: Record<string, string> | undefined;
+}
+
+export interface BackupJobSettings {
+  backupImages: { mysql: string; postgresql: string };
+  backupTimeoutSeconds: number;
+  jobNodeSelector: Record<string, string> | undefined;
+}
+
+const BUILD_UID = 1000;
+
+export function ownerReference(bundle: BundleObject): V1OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Bundle',
+    name: bundle.metadata.name,
+    uid: bundle.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** The Dockerfile: the base software, and each mapped source directory under the app root. */
+export function dockerfile(bundle: BundleObject, appRoot: string): string {
+  const lines = [`FROM ${bundle.spec.baseSoftware!.image}`];
+  const entries = Object.entries(bundle.spec.directoryMap ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  for (const [name, path] of entries) {
+    const from = path.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
+    lines.push(`COPY ${JSON.stringify([from, `${appRoot.replace(/\/+$/, '')}/${name}`])}`);
+  }
+  lines.push(
+    `LABEL ${JSON.stringify('dev.slipway.bundle')}=${JSON.stringify(bundle.metadata.name)} ${JSON.stringify(
+      'dev.slipway.project',
+    )}=${JSON.stringify(bundle.spec.projectRef.name)}`,
+  );
+  return lines.join('\n') + '\n';
+}
+
+/** Fetches the source into /workspace/src and writes /workspace/dockerfile/Dockerfile. */
+export const FETCH_SCRIPT = `set -eu
+mkdir -p /workspace/src /workspace/dockerfile /workspace/home
+export HOME=/workspace/home
+printf '%s' "$DOCKERFILE" > /workspace/dockerfile/Dockerfile
+if [ -n "\${ARCHIVE_URL:-}" ]; then
+  echo "downloading the source archive"
+  wget -q -O /workspace/source.tar.gz "$ARCHIVE_URL"
+  size=$(wc -c < /workspace/source.tar.gz | tr -d ' ')
+  if [ "$size" != "$ARCHIVE_SIZE" ]; then echo "archive has $size bytes, expected $ARCHIVE_SIZE" >&2; exit 1; fi
+  echo "$ARCHIVE_SHA256  /workspace/source.tar.gz" | sha256sum -c -s - || { echo "archive sha256 does not match" >&2; exit 1; }
+  tar -xzf /workspace/source.tar.gz -C /workspace/src
+  rm -f /workspace/source.tar.gz
+else
+  if [ -f /credentials/ssh-privatekey ]; then
+    cp /credentials/ssh-privatekey "$HOME/id" && chmod 600 "$HOME/id"
+    known="-o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=$HOME/known_hosts"
+    [ -f /credentials/known_hosts ] && known="-o StrictHostKeyChecking=yes -o UserKnownHostsFile=/credentials/known_hosts"
+    export GIT_SSH_COMMAND="ssh -i $HOME/id $known"
+  elif [ -f /credentials/password ]; then
+    git config --global credential.helper '!f() { echo "username=$(cat /credentials/username 2>/dev/null || echo git)"; echo "password=$(cat /credentials/password)"; }; f'
+  fi
+  cd /workspace/src
+  git init -q
+  git remote add origin "$GIT_URL"
+  echo "fetching commit $GIT_COMMIT"
+  if git fetch -q --depth 1 origin "$GIT_COMMIT" 2>/dev/null; then
+    git checkout -q --detach FETCH_HEAD
+  else
+    git fetch -q origin '+refs/heads/*:refs/remotes/origin/*'
+    git checkout -q --detach "$GIT_COMMIT"
+  fi
+  case "$(git rev-parse HEAD)" in "$GIT_COMMIT"*) ;; *) echo "checked out $(git rev-parse HEAD), not $GIT_COMMIT" >&2; exit 1;; esac
+  rm -rf .git
+fi
+echo "source ready"
+`;
+
+export function buildJob(
+  bundle: BundleObject,
+  project: ProjectObject,
+  image: string,
+  settings: BuildJobSettings,
+  /** The archive URL to download, signed for this Job; the unsigned spec URL otherwise. */
+  archiveUrl?: string,
+): V1Job {
+  const { namespace, name } = bundle.metadata;
+  const source = bundle.spec.source;
+  const env: V1EnvVar[] = [{ name: 'DOCKERFILE', value: dockerfile(bundle, settings.appRoot) }];
+  if (source.archive) {
+    env.push(
+      { name: 'ARCHIVE_URL', value: archiveUrl ?? source.archive.url },
+      { name: 'ARCHIVE_SHA256', value: source.archive.sha256 },
+      { name: 'ARCHIVE_SIZE', value: String(source.archive.sizeBytes) },
+    );
+  } else if (source.git) {
+    env.push(
+      { name: 'GIT_URL', value: project.spec.repository?.url ?? '' },
+      { name: 'GIT_COMMIT', value: source.git.commit },
+    );
+  }
+  const volumes: V1Volume[] = [
+    { name: 'workspace', emptyDir: {} },
+    { name: 'buildkit', emptyDir: {} },
+  ];
+  const fetchMounts: V1VolumeMount[] = [{ name: 'workspace', mountPath: '/workspace' }];
+  const credentials = project.spec.repository?.credentialsSecretRef?.name;
+  if (source.git && credentials) {
+    volumes.push({ name: 'credentials', secret: { secretName: credentials, defaultMode: 0o440 } });
+    fetchMounts.push({ name: 'credentials', mountPath: '/credentials', readOnly: true });
+  }
+  const buildMounts: V1VolumeMount[] = [
+    { name: 'workspace', mountPath: '/workspace', readOnly: true },
+    { name: 'buildkit', mountPath: '/home/user/.local/share/buildkit' },
+  ];
+  if (settings.registryPushSecret) {
+    volumes.push({
+      name: 'registry-auth',
+      secret: {
+        secretName: settings.registryPushSecret,
+        items: [{ key: '.dockerconfigjson', path: 'config.json' }],
+        optional: true,
+      },
+    });
+    buildMounts.push({ name: 'registry-auth', mountPath: '/home/user/.docker', readOnly: true });
+  }
+  const output = `type=image,name=${image},push=true${settings.registryInsecure ? ',registry.insecure=true' : ''}`;
+  const fetch: V1Container = {
+    name: 'fetch',
+    image: settings.fetchImage,
+    command: ['/bin/sh', '-c', FETCH_SCRIPT],
+    env,
+    volumeMounts: fetchMounts,
+    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  };
+  const build: V1Container = {
+    name: 'build',
+    image: settings.builderImage,
+    command: ['buildctl-daemonless.sh'],
+    args: [
+      'build',
+      '--frontend',
+      'dockerfile.v0',
+      '--local',
+      'context=/workspace/src',
+      '--local',
+      'dockerfile=/workspace/dockerfile',
+      '--output',
+      output,
+    ],
+    env: [{ name: 'BUILDKITD_FLAGS', value: '--oci-worker-no-process-sandbox' }],
+    volumeMounts: buildMounts,
+    // Rootless BuildKit needs its own user namespaces: no seccomp/AppArmor filtering, but no root.
+    securityContext: {
+      seccompProfile: { type: 'Unconfined' },
+      appArmorProfile: { type: 'Unconfined' },
+      runAsUser: BUILD_UID,
+      runAsGroup: BUILD_UID,
+    },
+  };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: buildJobName(name),
+      namespace,
+      labels: jobLabels(bundle.spec.projectRef.name, name, 'build'),
+      annotations: { [ANNOTATION_BUNDLE]: name },
+      ownerReferences: [ownerReference(bundle)],
+    },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: settings.buildTimeoutSeconds,
+      template: {
+        metadata: { labels: jobLabels(bundle.spec.projectRef.name, name, 'build') },
+        spec: {
+          restartPolicy: 'Never',
+          automountServiceAccountToken: false,
+          ...(settings.jobNodeSelector ? { nodeSelector: settings.jobNodeSelector } : {}),
+          securityContext: {
+            runAsUser: BUILD_UID,
+            runAsGroup: BUILD_UID,
+            fsGroup: BUILD_UID,
+            runAsNonRoot: true,
+          },
+          initContainers: [fetch],
+          containers: [build],
+          volumes,
+        },
+      },
+    },
+  };
+}
+
+/** Where the backup of `bundle` goes inside the environment's volume; undefined when it cannot. */
+export function backupPath(environment: EnvironmentObject, bundle: string): string | undefined {
+  const storage = environment.spec.backupStorage;
+  const engine = environment.spec.database?.engine;
+  if (!storage || !engine) return undefined;
+  const prefix = (storage.pathPrefix ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix && !isSafeRelativePath(prefix)) return undefined;
+  const file = `${bundle}${engine === 'mysql' ? '.sql' : '.dump'}`;
+  return [prefix, environment.metadata.name, file].filter(Boolean).join('/');
+}
+
+export function backupLocation(environment: EnvironmentObject, bundle: string): string | undefined {
+  const path = backupPath(environment, bundle);
+  const claim = environment.spec.backupStorage?.persistentVolumeClaim.claimName;
+  return path && claim ? `pvc://${claim}/${path}` : undefined;
+}
+
+/** Writes to a temporary name first so a half-written dump never looks like a backup. */
+const DUMP_SCRIPTS = {
+  mysql: `set -eu
+mkdir -p "$(dirname "$TARGET")"
+mysqldump --single-transaction --routines --triggers --no-tablespaces -h "$DB_HOST" -P "\${DB_PORT:-3306}" -u "$DB_USER" --result-file="$TARGET.partial" "$DB_NAME"
+mv "$TARGET.partial" "$TARGET"
+echo "backup written to $TARGET"
+`,
+  postgresql: `set -eu
+mkdir -p "$(dirname "$TARGET")"
+pg_dump --format=custom -h "$DB_HOST" -p "\${DB_PORT:-5432}" -U "$DB_USER" -d "$DB_NAME" -f "$TARGET.partial"
+mv "$TARGET.partial" "$TARGET"
+echo "backup written to $TARGET"
+`,
+};
+
+export function backupJob(
+  bundle: BundleObject,
+  environment: EnvironmentObject,
+  settings: BackupJobSettings,
+): V1Job {
+  const { namespace, name } = bundle.metadata;
+  const database = environment.spec.database!;
+  const claim = environment.spec.backupStorage!.persistentVolumeClaim.claimName;
+  const path = backupPath(environment, name)!;
+  const secret = database.secretRef.name;
+  const fromSecret = (envName: string, key: string, optional = false): V1EnvVar => ({
+    name: envName,
+    valueFrom: { secretKeyRef: { name: secret, key, optional } },
+  });
+  const passwordVar = database.engine === 'mysql' ? 'MYSQL_PWD' : 'PGPASSWORD';
+  const labels = jobLabels(bundle.spec.projectRef.name, name, 'backup');
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: backupJobName(name),
+      namespace,
+      labels,
+      annotations: { [ANNOTATION_BUNDLE]: name },
+      ownerReferences: [ownerReference(bundle)],
+    },
+    spec: {
+      backoffLimit: 1,
+      activeDeadlineSeconds: settings.backupTimeoutSeconds,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          automountServiceAccountToken: false,
+          ...(settings.jobNodeSelector ? { nodeSelector: settings.jobNodeSelector } : {}),
+          containers: [
+            {
+              name: 'dump',
+              image: settings.backupImages[database.engine],
+              command: ['/bin/sh', '-c', DUMP_SCRIPTS[database.engine]],
+              env: [
+                fromSecret('DB_HOST', 'host'),
+                fromSecret('DB_PORT', 'port', true),
+                fromSecret('DB_NAME', 'database'),
+                fromSecret('DB_USER', 'username'),
+                fromSecret(passwordVar, 'password'),
+                { name: 'TARGET', value: `/backup/${path}` },
+              ],
+              volumeMounts: [{ name: 'backup', mountPath: '/backup' }],
+              securityContext: { allowPrivilegeEscalation: false },
+            },
+          ],
+          volumes: [{ name: 'backup', persistentVolumeClaim: { claimName: claim } }],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,63 @@
+// Checks of what a build needs from the bundle and its project, before any Job is made.
+// The values end up in a Dockerfile and a shell environment, so they are held to a strict shape.
+import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+
+export interface SettingsProblem {
+  reason: string;
+  message: string;
+  /** The bundle spec is immutable: a problem in it can never go away. */
+  permanent: boolean;
+}
+
+const DIRECTORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const IMAGE_REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._\-/:@]*$/;
+
+/** A relative path inside the source tree: no absolute paths, no `..`, no odd characters. */
+export function isSafeRelativePath(path: string): boolean {
+  if (path === '' || path.startsWith('/') || path.length > 1024) return false;
+  if (!/^[A-Za-z0-9._\-/ ]+$/.test(path)) return false;
+  return path.split('/').every((part) => part !== '..');
+}
+
+export function buildSettingsProblem(
+  bundle: BundleObject,
+  project: ProjectObject,
+): SettingsProblem | undefined {
+  const { baseSoftware, directoryMap, trigger, source } = bundle.spec;
+  if (!baseSoftware || !directoryMap || Object.keys(directoryMap).length === 0) {
+    const message =
+      trigger.type === 'Manual'
+        ? 'a manual bundle needs spec.baseSoftware and a non-empty spec.directoryMap'
+        : `a ${trigger.type.toLowerCase()} bundle needs the baseSoftware and directoryMap of the project's latest manual bundle; build a manual bundle of project ${project.metadata.name} first`;
+    return { reason: 'MissingBuildSettings', message, permanent: true };
+  }
+  if (!IMAGE_REFERENCE.test(baseSoftware.image))
+    return {
+      reason: 'InvalidBaseSoftware',
+      message: `spec.baseSoftware.image ${JSON.stringify(baseSoftware.image)} is not an image reference`,
+      permanent: true,
+    };
+  for (const [name, path] of Object.entries(directoryMap)) {
+    if (!DIRECTORY_NAME.test(name) || name === '.' || name === '..')
+      return {
+        reason: 'InvalidDirectoryMap',
+        message: `spec.directoryMap key ${JSON.stringify(name)} is not a plain directory name`,
+        permanent: true,
+      };
+    if (!isSafeRelativePath(path))
+      return {
+        reason: 'InvalidDirectoryMap',
+        message: `spec.directoryMap.${name} must be a relative path inside the source without "..", got ${JSON.stringify(path)}`,
+        permanent: true,
+      };
+  }
+  if (!source.git && !source.archive)
+    return { reason: 'InvalidSource', message: 'spec.source needs git or archive', permanent: true };
+  if (source.git && !project.spec.repository)
+    return {
+      reason: 'RepositoryNotConfigured',
+      message: `bundle builds commit ${source.git.commit}, but project ${project.metadata.name} has no spec.repository to clone`,
+      permanent: false,
+    };
+  return undefined;
+}

@@ -1,0 +1,91 @@
+// Pure readings of the objects a bundle's chain depends on: is a Job done, is a rollout done,
+// is one bundle newer than another. No I/O.
+import { ANNOTATION_RECEIVED_AT } from '../../webhook-gateway/plan.ts';
+import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { BundleObject } from '../../crds/index.ts';
+import { isTrue } from '../../lib/conditions.ts';
+import { ANNOTATION_BUNDLE } from '../names.ts';
+
+/** Timestamps arrive as strings from watches and as Dates from typed reads. */
+export function timeMs(t: Date | string | undefined | null): number | undefined {
+  if (t === undefined || t === null) return undefined;
+  const ms = typeof t === 'string' ? Date.parse(t) : t.getTime();
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+export type JobState = { state: 'running' } | { state: 'succeeded' } | { state: 'failed'; message: string };
+
+export function jobState(job: V1Job): JobState {
+  for (const c of job.status?.conditions ?? []) {
+    if (c.status !== 'True') continue;
+    if (c.type === 'Complete') return { state: 'succeeded' };
+    if (c.type === 'Failed')
+      return {
+        state: 'failed',
+        message: [c.reason, c.message].filter(Boolean).join(': ') || 'the Job failed',
+      };
+  }
+  return { state: 'running' };
+}
+
+export type RolloutState =
+  | { state: 'notStarted' }
+  | { state: 'progressing'; message: string }
+  | { state: 'complete' }
+  | { state: 'failed'; message: string };
+
+/** Whether the Deployment has rolled out `bundle`, as `kubectl rollout status` judges it. */
+export function rolloutState(deployment: V1Deployment, bundle: string): RolloutState {
+  if (runningBundle(deployment) !== bundle) return { state: 'notStarted' };
+  const generation = deployment.metadata?.generation ?? 0;
+  const status = deployment.status ?? {};
+  if ((status.observedGeneration ?? 0) < generation)
+    return { state: 'progressing', message: 'waiting for the Deployment controller to see the new image' };
+  const progressing = status.conditions?.find((c) => c.type === 'Progressing');
+  if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded')
+    return {
+      state: 'failed',
+      message:
+        `rollout of Deployment ${deployment.metadata?.name} exceeded its progress deadline: ${progressing.message ?? ''}`.trim(),
+    };
+  const wanted = deployment.spec?.replicas ?? 1;
+  const updated = status.updatedReplicas ?? 0;
+  const total = status.replicas ?? 0;
+  const available = status.availableReplicas ?? 0;
+  if (updated < wanted) return { state: 'progressing', message: `${updated} of ${wanted} pods updated` };
+  if (total > updated)
+    return { state: 'progressing', message: `${total - updated} old pods still terminating` };
+  if (available < updated)
+    return { state: 'progressing', message: `${available} of ${updated} updated pods available` };
+  return { state: 'complete' };
+}
+
+/** The bundle the Deployment's pod template was last set to, if the operator set one. */
+export function runningBundle(deployment: V1Deployment | undefined): string | undefined {
+  return deployment?.spec?.template?.metadata?.annotations?.[ANNOTATION_BUNDLE];
+}
+
+/**
+ * Arrival order: the gateway's millisecond `received-at` annotation when both bundles carry
+ * one (creationTimestamp has whole seconds only), else creation time; the name breaks ties.
+ */
+export function isNewer(a: BundleObject, b: BundleObject): boolean {
+  const ta = timeMs(a.metadata.creationTimestamp) ?? 0;
+  const tb = timeMs(b.metadata.creationTimestamp) ?? 0;
+  if (ta !== tb) return ta > tb;
+  const ra = timeMs(a.metadata.annotations?.[ANNOTATION_RECEIVED_AT]);
+  const rb = timeMs(b.metadata.annotations?.[ANNOTATION_RECEIVED_AT]);
+  if (ra !== undefined && rb !== undefined && ra !== rb) return ra > rb;
+  return a.metadata.name > b.metadata.name;
+}
+
+/** A bundle whose chain has ended: nothing more will happen to it. */
+export function isFinished(bundle: BundleObject): boolean {
+  const phase = bundle.status?.phase;
+  if (phase === 'Ready' || phase === 'Failed' || phase === 'Superseded') return true;
+  return phase === 'Built' && !bundle.spec.deploy && isTrue(bundle.status?.conditions, 'Ready');
+}
+
+export function environmentOf(bundle: BundleObject): string | undefined {
+  return bundle.spec.deploy?.environmentRef.name;
+}

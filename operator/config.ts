@@ -1,0 +1,123 @@
+// The operator's settings, all from environment variables with defaults that work on a
+// local control plane. Parsed once at start-up; a bad value stops the process with a message.
+import { hostname } from 'node:os';
+import { z } from 'zod';
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ['true', '1', 'yes'].includes(v)));
+
+const int = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).optional().default(fallback);
+
+const text = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? fallback : v.trim()));
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const envSchema = z.object({
+  SLIPWAY_GATEWAY_BASE_URL: text('http://localhost:8080')
+    .pipe(z.url({ protocol: /^https?$/ }))
+    .transform((v) => v.replace(/\/+$/, '')),
+  SLIPWAY_BUILDER_IMAGE: text('moby/buildkit:rootless'),
+  SLIPWAY_FETCH_IMAGE: text('alpine/git:v2.45.1'),
+  SLIPWAY_REGISTRY: text('registry.slipway.svc.cluster.local:5000').transform((v) => v.replace(/\/+$/, '')),
+  SLIPWAY_REGISTRY_INSECURE: bool(false),
+  SLIPWAY_REGISTRY_PUSH_SECRET: optionalText,
+  SLIPWAY_APP_ROOT: text('/app'),
+  SLIPWAY_BACKUP_IMAGE_MYSQL: text('mysql:8.4'),
+  SLIPWAY_BACKUP_IMAGE_POSTGRESQL: text('postgres:17'),
+  SLIPWAY_BUILD_CONCURRENCY: int(1, 1, 100),
+  SLIPWAY_BUILD_TIMEOUT_SECONDS: int(3600, 10, 86_400),
+  SLIPWAY_BACKUP_TIMEOUT_SECONDS: int(3600, 10, 86_400),
+  SLIPWAY_JOB_NODE_SELECTOR: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[^=,\s]+=[^=,\s]*(,[^=,\s]+=[^=,\s]*)*$/, 'expected key=value[,key=value…]')
+      .optional(),
+  ),
+  SLIPWAY_WORKERS: int(4, 1, 64),
+  SLIPWAY_LEADER_ELECTION: bool(true),
+  SLIPWAY_LEASE_NAME: text('slipway-operator'),
+  SLIPWAY_LEASE_DURATION_SECONDS: int(15, 3, 300),
+  SLIPWAY_ADMIN_PORT: int(8081, 0, 65_535),
+  POD_NAME: text(hostname()),
+  POD_NAMESPACE: text('default'),
+  SLIPWAY_WATCH_NAMESPACE: optionalText,
+  SLIPWAY_ARCHIVE_URL_KEY: optionalText,
+});
+
+export interface OperatorConfig {
+  gatewayBaseUrl: string;
+  builderImage: string;
+  fetchImage: string;
+  registry: string;
+  registryInsecure: boolean;
+  /** A kubernetes.io/dockerconfigjson Secret, looked up in the bundle's namespace, for pushing. */
+  registryPushSecret: string | undefined;
+  /** Where the directories of directoryMap land inside the bundle image. */
+  appRoot: string;
+  backupImages: { mysql: string; postgresql: string };
+  /** Builds at the same time per project, unless the Project's annotation says otherwise. */
+  buildConcurrency: number;
+  buildTimeoutSeconds: number;
+  backupTimeoutSeconds: number;
+  /** Where build and backup Job pods may run (for example dedicated build nodes). */
+  jobNodeSelector: Record<string, string> | undefined;
+  /** Reconciles at the same time per controller. */
+  workers: number;
+  leaderElection: boolean;
+  leaseName: string;
+  leaseDurationSeconds: number;
+  adminPort: number;
+  podName: string;
+  podNamespace: string;
+  /** Only this namespace; every namespace when undefined. */
+  watchNamespace: string | undefined;
+  /** Signs the archive download URL a build Job gets (the gateway holds the same key). */
+  archiveUrlKey: string | undefined;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid operator configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    gatewayBaseUrl: e.SLIPWAY_GATEWAY_BASE_URL,
+    builderImage: e.SLIPWAY_BUILDER_IMAGE,
+    fetchImage: e.SLIPWAY_FETCH_IMAGE,
+    registry: e.SLIPWAY_REGISTRY,
+    registryInsecure: e.SLIPWAY_REGISTRY_INSECURE,
+    registryPushSecret: e.SLIPWAY_REGISTRY_PUSH_SECRET,
+    appRoot: e.SLIPWAY_APP_ROOT,
+    backupImages: { mysql: e.SLIPWAY_BACKUP_IMAGE_MYSQL, postgresql: e.SLIPWAY_BACKUP_IMAGE_POSTGRESQL },
+    buildConcurrency: e.SLIPWAY_BUILD_CONCURRENCY,
+    buildTimeoutSeconds: e.SLIPWAY_BUILD_TIMEOUT_SECONDS,
+    backupTimeoutSeconds: e.SLIPWAY_BACKUP_TIMEOUT_SECONDS,
+    jobNodeSelector: e.SLIPWAY_JOB_NODE_SELECTOR
+      ? Object.fromEntries(
+          e.SLIPWAY_JOB_NODE_SELECTOR.split(',').map((pair) => pair.split('=') as [string, string]),
+        )
+      : undefined,
+    workers: e.SLIPWAY_WORKERS,
+    leaderElection: e.SLIPWAY_LEADER_ELECTION,
+    leaseName: e.SLIPWAY_LEASE_NAME,
+    leaseDurationSeconds: e.SLIPWAY_LEASE_DURATION_SECONDS,
+    adminPort: e.SLIPWAY_ADMIN_PORT,
+    podName: e.POD_NAME,
+    podNamespace: e.POD_NAMESPACE,
+    watchNamespace: e.SLIPWAY_WATCH_NAMESPACE,
+    archiveUrlKey: e.SLIPWAY_ARCHIVE_URL_KEY,
+  };
+}

@@ -1,0 +1,78 @@
+// The watched caches the operator's controllers share, with the indexes that map a change of
+// one object to the objects that depend on it.
+import type { KubeConfig, KubernetesObject, V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { BundleObject, EnvironmentObject, ProjectObject, WebhookObject } from '../crds/index.ts';
+import { Informer, objectKey } from '../lib/informer.ts';
+import { kindPath } from '../lib/kube.ts';
+import type { Logger } from '../lib/log.ts';
+import { LABEL_PROJECT, MANAGED_BY, MANAGER } from './names.ts';
+import { effectiveSlug } from './project/decide.ts';
+
+/** Our kinds' stored shape, as the informer's client-node type bound wants it. */
+export type Cached<T> = T & KubernetesObject;
+
+export const INDEX = {
+  slug: 'slug',
+  project: 'project',
+  environment: 'environment',
+  deployment: 'deployment',
+  webhook: 'webhook',
+  bundle: 'bundle',
+} as const;
+
+const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?? '';
+const ref = (o: { metadata?: { namespace?: string } }, name: string | undefined) =>
+  name ? [objectKey(ns(o), name)] : [];
+
+function builtinPath(group: string, resource: string, namespace: string | undefined): string {
+  return namespace ? `/apis/${group}/namespaces/${namespace}/${resource}` : `/apis/${group}/${resource}`;
+}
+
+export interface OperatorInformers {
+  projects: Informer<Cached<ProjectObject>>;
+  environments: Informer<Cached<EnvironmentObject>>;
+  webhooks: Informer<Cached<WebhookObject>>;
+  bundles: Informer<Cached<BundleObject>>;
+  jobs: Informer<V1Job>;
+  deployments: Informer<V1Deployment>;
+}
+
+export function createInformers(
+  kc: KubeConfig,
+  namespace: string | undefined,
+  log: Logger,
+): OperatorInformers {
+  const projects = new Informer<Cached<ProjectObject>>(kc, kindPath('Project', namespace), log).addIndex(
+    INDEX.slug,
+    (p) => [effectiveSlug(p)],
+  );
+  const environments = new Informer<Cached<EnvironmentObject>>(kc, kindPath('Environment', namespace), log)
+    .addIndex(INDEX.project, (e) => ref(e, e.spec?.projectRef?.name))
+    .addIndex(INDEX.deployment, (e) => ref(e, e.spec?.deploymentRef?.name));
+  const webhooks = new Informer<Cached<WebhookObject>>(kc, kindPath('Webhook', namespace), log)
+    .addIndex(INDEX.project, (w) => ref(w, w.spec?.projectRef?.name))
+    .addIndex(INDEX.environment, (w) => ref(w, w.spec?.environmentRef?.name));
+  const bundles = new Informer<Cached<BundleObject>>(kc, kindPath('Bundle', namespace), log)
+    .addIndex(INDEX.project, (b) => ref(b, b.spec?.projectRef?.name))
+    .addIndex(INDEX.environment, (b) => ref(b, b.spec?.deploy?.environmentRef?.name))
+    .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name));
+  // Only the Jobs this operator made.
+  const jobs = new Informer<V1Job>(
+    kc,
+    builtinPath('batch/v1', 'jobs', namespace),
+    log,
+    `${MANAGED_BY}=${MANAGER}`,
+  )
+    .addIndex(INDEX.bundle, (j) =>
+      ref(j, j.metadata?.ownerReferences?.find((o) => o.kind === 'Bundle')?.name),
+    )
+    .addIndex(INDEX.project, (j) => ref(j, j.metadata?.labels?.[LABEL_PROJECT]));
+  const deployments = new Informer<V1Deployment>(kc, builtinPath('apps/v1', 'deployments', namespace), log);
+  return { projects, environments, webhooks, bundles, jobs, deployments };
+}
+
+export function allInformers(i: OperatorInformers): Array<Informer<KubernetesObject>> {
+  return [i.projects, i.environments, i.webhooks, i.bundles, i.jobs, i.deployments] as Array<
+    Informer<KubernetesObject>
+  >;
+}

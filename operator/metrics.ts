@@ -1,0 +1,39 @@
+// The operator's Prometheus metrics, on the process-wide registry.
+import { counter, gauge, histogram } from '../lib/metrics.ts';
+
+export const reconcileTotal = counter(
+  'slipway_operator_reconcile_total',
+  'Reconciles by controller and result.',
+  ['controller', 'result'] as const,
+);
+
+export const reconcileErrors = counter(
+  'slipway_operator_reconcile_errors_total',
+  'Reconciles that failed with an error and will be retried with backoff.',
+  ['controller'] as const,
+);
+
+export const reconcileDuration = histogram(
+  'slipway_operator_reconcile_duration_seconds',
+  'Time one reconcile took.',
+  ['controller'] as const,
+);
+
+export const queueDepth = gauge('slipway_operator_queue_depth', 'Objects waiting in a work queue.', [
+  'controller',
+] as const);
+
+/** build / backup / deploy: how long the step took, and how it ended. */
+export const stepDuration = histogram(
+  'slipway_operator_step_duration_seconds',
+  'Duration of bundle steps (build, backup, deploy) by outcome.',
+  ['step', 'outcome'] as const,
+);
+
+export const stepTotal = counter(
+  'slipway_operator_steps_total',
+  'Finished bundle steps by step and outcome.',
+  ['step', 'outcome'] as const,
+);
+
+export const leader = gauge('slipway_operator_leader', '1 while this replica holds the leader lease.');

@@ -1,0 +1,217 @@
+// The operator as an object: shared informers, one controller per kind, leader election.
+// main.ts runs it as a process; integration tests and benchmarks run it in-process.
+//
+// Informers start at once on every replica (so a new leader has warm caches); controllers
+// only run while this replica leads. Losing the lease stops the controllers and reports it.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { EventRecorder } from '../lib/events.ts';
+import { kubeClients, slipwayApi } from '../lib/kube.ts';
+import { LeaderElector } from '../lib/leader.ts';
+import type { Logger } from '../lib/log.ts';
+import { BundleReconciler, watchForBundles } from './bundle/controller.ts';
+import type { OperatorConfig } from './config.ts';
+import type { OperatorContext } from './context.ts';
+import { EnvironmentReconciler, watchForEnvironments } from './environment/controller.ts';
+import { allInformers, createInformers } from './informers.ts';
+import { leader as leaderGauge } from './metrics.ts';
+import { ProjectReconciler, watchForProjects } from './project/controller.ts';
+import { Controller } from './runtime/controller.ts';
+import {
+  StatusObjectReconciler,
+  StatusPageReconciler,
+  createStatusInformers,
+  watchStatusObjects,
+  type StatusInformers,
+} from './status/controller.ts';
+import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
+
+const INFORMER_START_RETRY_MS = 2_000;
+
+export interface OperatorOptions {
+  /** Called when this replica loses the lease; the process should exit and start afresh. */
+  onLostLeadership?: () => void;
+  now?: () => Date;
+}
+
+export class Operator {
+  readonly context: OperatorContext;
+  readonly controllers: {
+    projects: Controller;
+    environments: Controller;
+    webhooks: Controller;
+    bundles: Controller;
+    statusPages: Controller;
+    statusComponents: Controller;
+    statusNotices: Controller;
+  };
+  private readonly statusInformers: StatusInformers;
+  private readonly elector: LeaderElector | undefined;
+  private readonly log: Logger;
+  private controllersRunning = false;
+  private stopped = false;
+  private synced = false;
+
+  constructor(kc: KubeConfig, config: OperatorConfig, log: Logger, options: OperatorOptions = {}) {
+    this.log = log;
+    const clients = kubeClients(kc);
+    const informers = createInformers(kc, config.watchNamespace, log);
+    this.context = {
+      config,
+      clients,
+      slipway: slipwayApi(clients.custom),
+      informers,
+      events: new EventRecorder(clients.events, 'slipway.dev/operator', config.podName, log),
+      log,
+      now: options.now ?? (() => new Date()),
+    };
+    const ctx = this.context;
+    const status = (this.statusInformers = createStatusInformers(kc, config.watchNamespace, log));
+    this.controllers = {
+      projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
+      environments: new Controller('environment', new EnvironmentReconciler(ctx), config.workers, log),
+      webhooks: new Controller('webhook', new WebhookReconciler(ctx), config.workers, log),
+      bundles: new Controller('bundle', new BundleReconciler(ctx), config.workers, log),
+      statusPages: new Controller('statuspage', new StatusPageReconciler(ctx, status), config.workers, log),
+      statusComponents: new Controller(
+        'statuscomponent',
+        new StatusObjectReconciler('StatusComponent', ctx, status),
+        config.workers,
+        log,
+      ),
+      statusNotices: new Controller(
+        'statusnotice',
+        new StatusObjectReconciler('StatusNotice', ctx, status),
+        config.workers,
+        log,
+      ),
+    };
+    watchForProjects(ctx, this.controllers.projects);
+    watchForEnvironments(ctx, this.controllers.environments);
+    watchForWebhooks(ctx, this.controllers.webhooks);
+    watchForBundles(ctx, this.controllers.bundles);
+    watchStatusObjects(
+      status,
+      this.controllers.statusComponents,
+      this.controllers.statusNotices,
+      this.controllers.statusPages,
+    );
+
+    if (config.leaderElection) {
+      this.elector = new LeaderElector({
+        api: clients.coordination,
+        namespace: config.podNamespace,
+        name: config.leaseName,
+        identity: config.podName,
+        // client-go's proportions: renew deadline 2/3 of the lease, retries every 2/15.
+        leaseDurationMs: config.leaseDurationSeconds * 1000,
+        renewDeadlineMs: (config.leaseDurationSeconds * 1000 * 2) / 3,
+        retryPeriodMs: (config.leaseDurationSeconds * 1000 * 2) / 15,
+        log,
+        onStartedLeading: () => {
+          leaderGauge.set(1);
+          this.startControllers();
+        },
+        onStoppedLeading: () => {
+          leaderGauge.set(0);
+          void this.stopControllers().then(() => options.onLostLeadership?.());
+        },
+      });
+    }
+  }
+
+  /** Fills the caches, then runs the controllers (at once, or once this replica leads). */
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.elector?.start();
+    await Promise.all(this.informers().map((i) => this.startInformer(i)));
+    if (this.stopped) return;
+    this.synced = true;
+    this.log.info('caches synced');
+    if (!this.elector) this.startControllers();
+  }
+
+  /** Ready for traffic: caches synced (a standby replica is ready too: it can take over at once). */
+  ready(): boolean {
+    return this.synced;
+  }
+
+  isLeader(): boolean {
+    return this.elector ? this.elector.isLeader() : true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.stopControllers();
+    await this.elector?.stop();
+    leaderGauge.set(0);
+    await Promise.all(this.informers().map((i) => i.stop().catch(() => undefined)));
+  }
+
+  private informers() {
+    const { pages, components, notices } = this.statusInformers;
+    return [...allInformers(this.context.informers), pages, components, notices] as ReturnType<
+      typeof allInformers
+    >;
+  }
+
+  private async startInformer(informer: ReturnType<typeof allInformers>[number]): Promise<void> {
+    for (;;) {
+      try {
+        await informer.start();
+        return;
+      } catch (err) {
+        if (this.stopped) return;
+        this.log.warn({ path: informer.path, err: String(err) }, 'initial list failed; retrying');
+        await new Promise((r) => setTimeout(r, INFORMER_START_RETRY_MS).unref());
+        if (this.stopped) return;
+      }
+    }
+  }
+
+  private startControllers(): void {
+    if (this.controllersRunning || this.stopped) return;
+    if (!this.synced) {
+      // Leadership came before the caches: start once they are full.
+      const wait = setInterval(() => {
+        if (this.stopped) clearInterval(wait);
+        else if (this.synced) {
+          clearInterval(wait);
+          this.startControllers();
+        }
+      }, 50);
+      return;
+    }
+    this.controllersRunning = true;
+    for (const c of Object.values(this.controllers)) c.start();
+    // Everything in the cache gets one look after a (re)start: nothing is lost across restarts.
+    const { informers } = this.context;
+    for (const p of informers.projects.list())
+      this.controllers.projects.enqueue(p.metadata.namespace, p.metadata.name);
+    for (const e of informers.environments.list())
+      this.controllers.environments.enqueue(e.metadata.namespace, e.metadata.name);
+    for (const w of informers.webhooks.list())
+      this.controllers.webhooks.enqueue(w.metadata.namespace, w.metadata.name);
+    for (const b of informers.bundles.list())
+      this.controllers.bundles.enqueue(b.metadata.namespace, b.metadata.name);
+    const status = this.statusInformers;
+    for (const p of status.pages.list())
+      this.controllers.statusPages.enqueue(p.metadata.namespace, p.metadata.name);
+    for (const c of status.components.list())
+      this.controllers.statusComponents.enqueue(c.metadata.namespace, c.metadata.name);
+    for (const n of status.notices.list())
+      this.controllers.statusNotices.enqueue(n.metadata.namespace, n.metadata.name);
+    this.log.info('controllers started');
+  }
+
+  private async stopControllers(): Promise<void> {
+    if (!this.controllersRunning) return;
+    this.controllersRunning = false;
+    await Promise.all(Object.values(this.controllers).map((c) => c.stop()));
+    this.log.info('controllers stopped');
+  }
+
+  /** Resolves when no controller has queued or running work (tests and benchmarks). */
+  async idle(): Promise<void> {
+    await Promise.all(Object.values(this.controllers).map((c) => c.idle()));
+  }
+}

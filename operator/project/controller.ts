@@ -1,0 +1,208 @@
+// The Project controller: slug ownership across namespaces, the webhook Secret (generated and
+// owned when none is referenced), the published webhook and upload-script URLs, and pruning
+// of old bundles. Steps in order; Ready summarises.
+import type { V1Secret } from '@kubernetes/client-node';
+import type { ProjectObject } from '../../crds/index.ts';
+import { setCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import { objectKey } from '../../lib/informer.ts';
+import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
+import type { HandlerResult } from '../../lib/queue.ts';
+import { uploadScriptUrl, webhookUrl } from '../../webhook-gateway/token.ts';
+import { isFinished } from '../bundle/state.ts';
+import type { OperatorContext } from '../context.ts';
+import { INDEX } from '../informers.ts';
+import type { Controller, Reconciler } from '../runtime/controller.ts';
+import { readyTransition, statusDiffers } from '../runtime/status.ts';
+import { bundlesToPrune, claimSlug, effectiveSlug, protectedBundles } from './decide.ts';
+import { generateSecretValue, generatedSecretRef, ownedBy, webhookSecret } from './secret.ts';
+
+/** Referenced Secrets are not watched (that would mean reading every Secret): look again this often. */
+export const PROJECT_RESYNC_MS = 5 * 60_000;
+const SECRET_MISSING_RETRY_MS = 30_000;
+
+type SecretResult =
+  | { ok: true; ref: { name: string; key: string }; value: Buffer }
+  | { ok: false; reason: string; message: string };
+
+export class ProjectReconciler implements Reconciler {
+  private readonly ctx: OperatorContext;
+
+  constructor(ctx: OperatorContext) {
+    this.ctx = ctx;
+  }
+
+  async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
+    const { informers, config, slipway, events } = this.ctx;
+    const project = informers.projects.get(namespace, name);
+    if (!project || project.metadata.deletionTimestamp) return;
+    const now = this.ctx.now();
+
+    await this.pruneBundles(project);
+
+    // Step: the slug (cluster-wide, oldest claim wins).
+    const claim = claimSlug(project, informers.projects.byIndex(INDEX.slug, effectiveSlug(project)));
+    let ready: ConditionUpdate;
+    let published: Record<string, unknown>;
+    let requeueAfterMs = PROJECT_RESYNC_MS;
+    if (!claim.owner) {
+      ready = { type: 'Ready', status: 'False', reason: claim.reason, message: claim.message };
+      published = { slug: null, webhook: null };
+    } else {
+      // Step: the webhook secret, then the URL derived from it.
+      const secret = await this.webhookSecret(project);
+      if (!secret.ok) {
+        ready = { type: 'Ready', status: 'False', reason: secret.reason, message: secret.message };
+        published = { slug: claim.slug, webhook: null };
+        requeueAfterMs = SECRET_MISSING_RETRY_MS;
+      } else {
+        ready = {
+          type: 'Ready',
+          status: 'True',
+          reason: 'WebhookReady',
+          message: `webhook URL published for slug ${claim.slug}`,
+        };
+        published = {
+          slug: claim.slug,
+          webhook: {
+            url: webhookUrl(config.gatewayBaseUrl, claim.slug, secret.value),
+            secretRef: secret.ref,
+          },
+        };
+      }
+    }
+
+    const generation = project.metadata.generation;
+    const conditions = setCondition(project.status?.conditions, ready, generation, now);
+    const status = {
+      ...published,
+      uploadScriptUrl: uploadScriptUrl(config.gatewayBaseUrl),
+      conditions,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+    };
+    if (statusDiffers(project.status, status)) {
+      await slipway.patchStatus('Project', namespace, name, status);
+      const changed = readyTransition(project.status?.conditions, conditions);
+      // The message never carries the URL: it is a credential.
+      if (changed)
+        void events.record(
+          { apiVersion: project.apiVersion, kind: 'Project', metadata: project.metadata },
+          changed.status === 'True' ? 'Normal' : 'Warning',
+          changed.reason,
+          changed.message,
+          'Reconcile',
+        );
+    }
+    return { requeueAfterMs };
+  }
+
+  /** The referenced Secret, or the generated one (created on first need). */
+  private async webhookSecret(project: ProjectObject): Promise<SecretResult> {
+    const { core } = this.ctx.clients;
+    const namespace = project.metadata.namespace;
+    const read = async (secretName: string): Promise<V1Secret | undefined> => {
+      try {
+        return await core.readNamespacedSecret({ name: secretName, namespace });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    };
+    const valueOf = (secret: V1Secret, key: string) => {
+      const encoded = secret.data?.[key];
+      return encoded ? Buffer.from(encoded, 'base64') : undefined;
+    };
+
+    const referenced = project.spec.webhookSecretRef;
+    if (referenced) {
+      const secret = await read(referenced.name);
+      if (!secret)
+        return { ok: false, reason: 'SecretNotFound', message: `Secret ${referenced.name} does not exist` };
+      const value = valueOf(secret, referenced.key);
+      if (!value || value.length === 0)
+        return {
+          ok: false,
+          reason: 'SecretKeyNotFound',
+          message: `Secret ${referenced.name} has no non-empty key ${referenced.key}`,
+        };
+      return { ok: true, ref: referenced, value };
+    }
+
+    const ref = generatedSecretRef(project);
+    let secret = await read(ref.name);
+    if (!secret) {
+      try {
+        secret = await core.createNamespacedSecret({
+          namespace,
+          body: webhookSecret(project, generateSecretValue()),
+        });
+        void this.ctx.events.normal(
+          { apiVersion: project.apiVersion, kind: 'Project', metadata: project.metadata },
+          'SecretGenerated',
+          `generated webhook Secret ${ref.name}`,
+        );
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        secret = await read(ref.name);
+      }
+    }
+    if (!secret || !ownedBy(secret, project))
+      return {
+        ok: false,
+        reason: 'SecretConflict',
+        message: `Secret ${ref.name} exists but was not generated for this project; delete it or set spec.webhookSecretRef`,
+      };
+    const value = valueOf(secret, ref.key);
+    if (!value || value.length === 0)
+      return { ok: false, reason: 'SecretKeyNotFound', message: `Secret ${ref.name} has no key ${ref.key}` };
+    return { ok: true, ref, value };
+  }
+
+  /** Keep bundleHistoryLimit finished bundles; never one an environment runs or rolls out. */
+  private async pruneBundles(project: ProjectObject): Promise<void> {
+    const { informers, slipway, events, log } = this.ctx;
+    const { namespace, name } = project.metadata;
+    const key = objectKey(namespace, name);
+    const bundles = informers.bundles.byIndex(INDEX.project, key);
+    if (bundles.filter(isFinished).length <= project.spec.bundleHistoryLimit) return;
+    const environments = informers.environments.byIndex(INDEX.project, key);
+    const keep = protectedBundles(bundles, environments, (env) =>
+      informers.deployments.get(namespace, env.spec.deploymentRef.name),
+    );
+    const prune = bundlesToPrune(bundles, project.spec.bundleHistoryLimit, keep);
+    for (const bundle of prune) {
+      try {
+        await slipway.delete('Bundle', namespace, bundle.metadata.name);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    if (prune.length > 0) {
+      log.info({ project: key, pruned: prune.length }, 'pruned old bundles');
+      void events.normal(
+        { apiVersion: project.apiVersion, kind: 'Project', metadata: project.metadata },
+        'BundlesPruned',
+        `deleted ${prune.length} finished bundles beyond bundleHistoryLimit ${project.spec.bundleHistoryLimit}`,
+      );
+    }
+  }
+}
+
+export function watchForProjects(ctx: OperatorContext, controller: Controller): void {
+  const { informers } = ctx;
+  const enqueueProject = (namespace: string | undefined, name: string | undefined) =>
+    controller.enqueue(namespace, name);
+  informers.projects.onEvent((p) => {
+    enqueueProject(p.metadata.namespace, p.metadata.name);
+    // Another project's claim on the slug may have started or ended.
+    for (const other of informers.projects.byIndex(INDEX.slug, effectiveSlug(p)))
+      enqueueProject(other.metadata.namespace, other.metadata.name);
+    for (const other of informers.projects.list())
+      if (other.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'SlugConflict'))
+        enqueueProject(other.metadata.namespace, other.metadata.name);
+  });
+  informers.bundles.onEvent((b, type) => {
+    // Only finished or removed bundles change what history pruning keeps.
+    if (type === 'delete' || isFinished(b)) enqueueProject(b.metadata.namespace, b.spec.projectRef.name);
+  });
+  informers.environments.onEvent((e) => enqueueProject(e.metadata.namespace, e.spec.projectRef.name));
+}

@@ -1,0 +1,79 @@
+// Pure decisions of the Project controller: who owns a slug, which bundles to prune.
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
+import { isFinished, isNewer, runningBundle, timeMs } from '../bundle/state.ts';
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** spec.slug, defaulting to the object's name. */
+export function effectiveSlug(project: ProjectObject): string {
+  return project.spec.slug ?? project.metadata.name;
+}
+
+export const isValidSlug = (slug: string) => slug.length <= 63 && DNS_LABEL.test(slug);
+
+/** Oldest first; namespace and name break ties, so every replica picks the same owner. */
+function olderProject(a: ProjectObject, b: ProjectObject): boolean {
+  const ta = timeMs(a.metadata.creationTimestamp) ?? 0;
+  const tb = timeMs(b.metadata.creationTimestamp) ?? 0;
+  if (ta !== tb) return ta < tb;
+  return `${a.metadata.namespace}/${a.metadata.name}` < `${b.metadata.namespace}/${b.metadata.name}`;
+}
+
+export type SlugClaim = { owner: true; slug: string } | { owner: false; reason: string; message: string };
+
+/** Whether `project` may use its slug, given every project (any namespace) that claims the same one. */
+export function claimSlug(project: ProjectObject, sameSlug: readonly ProjectObject[]): SlugClaim {
+  const slug = effectiveSlug(project);
+  if (!isValidSlug(slug))
+    return {
+      owner: false,
+      reason: 'InvalidSlug',
+      message: `slug ${JSON.stringify(slug)} is not a DNS label (lower-case letters, digits and "-", at most 63); set spec.slug`,
+    };
+  let owner = project;
+  for (const other of sameSlug) {
+    if (other.metadata.deletionTimestamp || effectiveSlug(other) !== slug) continue;
+    if (olderProject(other, owner)) owner = other;
+  }
+  if (owner === project || (owner.metadata.uid && owner.metadata.uid === project.metadata.uid))
+    return { owner: true, slug };
+  return {
+    owner: false,
+    reason: 'SlugConflict',
+    message: `slug ${slug} is already used by project ${owner.metadata.namespace}/${owner.metadata.name}; choose another spec.slug`,
+  };
+}
+
+/**
+ * Bundles an environment runs or is rolling out, and the project's newest manual bundle (webhook
+ * and upload bundles copy their build settings from it): never pruned.
+ */
+export function protectedBundles(
+  bundles: readonly BundleObject[],
+  environments: readonly EnvironmentObject[],
+  deploymentOf: (env: EnvironmentObject) => V1Deployment | undefined,
+): Set<string> {
+  const names = new Set<string>();
+  for (const env of environments) {
+    if (env.status?.currentBundle) names.add(env.status.currentBundle);
+    if (env.status?.lastDeployment?.bundle) names.add(env.status.lastDeployment.bundle);
+    const running = runningBundle(deploymentOf(env));
+    if (running) names.add(running);
+  }
+  const manual = bundles.filter((b) => b.spec.trigger.type === 'Manual');
+  if (manual.length > 0) names.add(manual.reduce((a, b) => (isNewer(b, a) ? b : a)).metadata.name);
+  return names;
+}
+
+/** Finished bundles beyond the newest `limit`, except protected ones. Unfinished ones are never pruned. */
+export function bundlesToPrune(
+  bundles: readonly BundleObject[],
+  limit: number,
+  protectedNames: ReadonlySet<string>,
+): BundleObject[] {
+  const done = bundles
+    .filter((b) => !b.metadata.deletionTimestamp && isFinished(b))
+    .sort((a, b) => (isNewer(a, b) ? -1 : isNewer(b, a) ? 1 : 0));
+  return done.slice(limit).filter((b) => !protectedNames.has(b.metadata.name));
+}

@@ -1,0 +1,89 @@
+// Every API permission the operator uses, and why: the single list the Helm chart's Role and
+// the least-privilege test share. Adding a call to the operator means adding its rule here.
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  /** Why the operator needs it (for the chart's comments and reviewers). */
+  why: string;
+}
+
+/** Granted cluster-wide, or in SLIPWAY_WATCH_NAMESPACE only when one is set. */
+export const operatorRules: readonly PolicyRule[] = [
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['projects', 'environments', 'webhooks', 'bundles'],
+    verbs: ['get', 'list', 'watch'],
+    why: 'informers of the kinds the operator reconciles',
+  },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['statuspages', 'statuscomponents', 'statusnotices'],
+    verbs: ['get', 'list', 'watch', 'patch'],
+    why: "status informers; a component's or notice's id into spec.id, the id high-water mark on the StatusPage",
+  },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['statuspages/status', 'statuscomponents/status', 'statusnotices/status'],
+    verbs: ['patch'],
+    why: 'status ids, notice state and conditions',
+  },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['bundles'],
+    verbs: ['delete'],
+    why: 'bundle history pruning (Project spec.bundleHistoryLimit)',
+  },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['projects/status', 'environments/status', 'webhooks/status', 'bundles/status'],
+    verbs: ['patch'],
+    why: 'status, conditions and observedGeneration (merge patches of /status)',
+  },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['projects/finalizers', 'bundles/finalizers'],
+    verbs: ['update'],
+    why: 'owner references with blockOwnerDeletion on generated Secrets (Project) and Jobs (Bundle)',
+  },
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['get', 'create'],
+    why: 'read the webhook secret to derive the URL token; generate one when a Project references none',
+  },
+  {
+    apiGroups: ['batch'],
+    resources: ['jobs'],
+    verbs: ['get', 'list', 'watch', 'create', 'delete'],
+    why: 'build and backup Jobs; delete the unfinished Jobs of a superseded bundle',
+  },
+  {
+    apiGroups: ['apps'],
+    resources: ['deployments'],
+    verbs: ['get', 'list', 'watch', 'patch'],
+    why: "watch rollouts; set the environment container's image and the bundle annotation",
+  },
+  {
+    apiGroups: ['events.k8s.io'],
+    resources: ['events'],
+    verbs: ['create', 'patch'],
+    why: 'an Event for every step (patch bumps the count of a repeated event)',
+  },
+];
+
+/** Granted in the operator's own namespace (POD_NAMESPACE) when leader election is on. */
+export const leaderElectionRules: readonly PolicyRule[] = [
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['get', 'create', 'update'],
+    why: 'leader election through a Lease',
+  },
+];
+
+/** The rules as Kubernetes PolicyRule objects (without the `why`). */
+export function asKubernetesRules(rules: readonly PolicyRule[]) {
+  return rules.map(({ apiGroups, resources, verbs }) => ({ apiGroups, resources, verbs }));
+}

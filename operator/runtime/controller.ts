@@ -1,0 +1,77 @@
+// One controller = one kind, one work queue, one reconcile function. Informer events only say
+// "look at this object again"; the reconcile reads current state, never the event type.
+import { objectKey } from '../../lib/informer.ts';
+import type { Logger } from '../../lib/log.ts';
+import { WorkQueue, type HandlerResult } from '../../lib/queue.ts';
+import { queueDepth, reconcileDuration, reconcileErrors, reconcileTotal } from '../metrics.ts';
+import { StalledError, WaitingError } from './errors.ts';
+
+export interface Reconciler {
+  /** Returns when to look again (if ever); throws to be retried with backoff. */
+  reconcile(namespace: string, name: string): Promise<HandlerResult | void>;
+}
+
+export class Controller {
+  readonly name: string;
+  private readonly queue: WorkQueue;
+  private readonly reconciler: Reconciler;
+  private readonly log: Logger;
+
+  constructor(name: string, reconciler: Reconciler, workers: number, log: Logger) {
+    this.name = name;
+    this.reconciler = reconciler;
+    this.log = log.child({ controller: name });
+    this.queue = new WorkQueue({
+      concurrency: workers,
+      backoffBaseMs: 500,
+      backoffMaxMs: 5 * 60_000,
+      onDepth: (depth) => queueDepth.set({ controller: name }, depth),
+      onResult: (_key, outcome, ms) => {
+        reconcileTotal.inc({ controller: name, result: outcome });
+        reconcileDuration.observe({ controller: name }, ms / 1000);
+        if (outcome === 'error') reconcileErrors.inc({ controller: name });
+      },
+    });
+  }
+
+  enqueue(namespace: string | undefined, name: string | undefined): void {
+    if (!namespace || !name) return;
+    this.queue.add(objectKey(namespace, name));
+  }
+
+  start(): void {
+    this.queue.start((key) => this.handle(key));
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.shutdown();
+  }
+
+  /** Resolves when nothing is queued or running (for tests and benchmarks). */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private async handle(key: string): Promise<HandlerResult | void> {
+    const slash = key.indexOf('/');
+    const namespace = key.slice(0, slash);
+    const name = key.slice(slash + 1);
+    try {
+      return await this.reconciler.reconcile(namespace, name);
+    } catch (err) {
+      if (err instanceof WaitingError) {
+        this.log.info({ object: key, reason: err.reason }, err.message);
+        return { requeueAfterMs: err.requeueAfterMs };
+      }
+      if (err instanceof StalledError) {
+        this.log.warn({ object: key, reason: err.reason }, err.message);
+        throw err;
+      }
+      this.log.warn(
+        { object: key, err: String(err), failures: this.queue.failuresOf(key) + 1 },
+        'reconcile failed',
+      );
+      throw err;
+    }
+  }
+}

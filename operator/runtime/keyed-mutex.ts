@@ -1,0 +1,21 @@
+// Runs async sections one at a time per key. The work queue already serialises one object;
+// this serialises decisions that span objects (build slots of a project, one rollout per
+// environment) within this process; leader election makes this process the only one.
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, section: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => mine);
+    this.tails.set(key, tail);
+    await previous;
+    try {
+      return await section();
+    } finally {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// The Webhook controller: checks the project and environment a webhook points at, publishes
+// the project's webhook URL on it once usable, and records the bundle it triggered last.
+import { setCondition } from '../../lib/conditions.ts';
+import { objectKey } from '../../lib/informer.ts';
+import type { HandlerResult } from '../../lib/queue.ts';
+import type { OperatorContext } from '../context.ts';
+import { INDEX } from '../informers.ts';
+import type { Controller, Reconciler } from '../runtime/controller.ts';
+import { readyTransition, statusDiffers } from '../runtime/status.ts';
+import { decideWebhook } from './decide.ts';
+
+export class WebhookReconciler implements Reconciler {
+  private readonly ctx: OperatorContext;
+
+  constructor(ctx: OperatorContext) {
+    this.ctx = ctx;
+  }
+
+  async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
+    const { informers, slipway, events } = this.ctx;
+    const webhook = informers.webhooks.get(namespace, name);
+    if (!webhook || webhook.metadata.deletionTimestamp) return;
+    const envName = webhook.spec.environmentRef?.name;
+    const decision = decideWebhook({
+      webhook,
+      project: informers.projects.get(namespace, webhook.spec.projectRef.name),
+      environment: envName ? informers.environments.get(namespace, envName) : undefined,
+      bundles: informers.bundles.byIndex(INDEX.webhook, objectKey(namespace, name)),
+    });
+    const generation = webhook.metadata.generation;
+    const conditions = setCondition(webhook.status?.conditions, decision.ready, generation, this.ctx.now());
+    const status = {
+      conditions,
+      url: decision.url ?? null,
+      ...(decision.lastTriggered ? { lastTriggered: decision.lastTriggered } : {}),
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+    };
+    if (!statusDiffers(webhook.status, status)) return;
+    await slipway.patchStatus('Webhook', namespace, name, status);
+    const changed = readyTransition(webhook.status?.conditions, conditions);
+    if (changed)
+      void events.record(
+        { apiVersion: webhook.apiVersion, kind: 'Webhook', metadata: webhook.metadata },
+        changed.status === 'True' ? 'Normal' : 'Warning',
+        changed.reason,
+        changed.message,
+        'Reconcile',
+      );
+  }
+}
+
+export function watchForWebhooks(ctx: OperatorContext, controller: Controller): void {
+  const { informers } = ctx;
+  const enqueueAll = (index: string, key: string) => {
+    for (const w of informers.webhooks.byIndex(index, key))
+      controller.enqueue(w.metadata.namespace, w.metadata.name);
+  };
+  informers.webhooks.onEvent((w) => controller.enqueue(w.metadata.namespace, w.metadata.name));
+  informers.projects.onEvent((p) =>
+    enqueueAll(INDEX.project, objectKey(p.metadata.namespace, p.metadata.name)),
+  );
+  informers.environments.onEvent((e) =>
+    enqueueAll(INDEX.environment, objectKey(e.metadata.namespace, e.metadata.name)),
+  );
+  informers.bundles.onEvent((b) => controller.enqueue(b.metadata.namespace, b.spec.trigger.webhookRef?.name));
+}

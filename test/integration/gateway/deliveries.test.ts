@@ -1,0 +1,237 @@
+// End to end on a real API server: the operator publishes the webhook URL and secret, real
+// provider deliveries (re-signed for that secret) reach the gateway on a real port, Bundles
+// appear with what the push said, and the real upload.sh uploads a real directory with curl.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
+import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
+import { logger } from '../../../lib/log.ts';
+import { loadConfig } from '../../../operator/config.ts';
+import { Operator } from '../../../operator/operator.ts';
+import { bundleWriter, ProjectDirectory } from '../../../webhook-gateway/directory.ts';
+import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
+import * as build from '../../support/builders.ts';
+import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
+
+const run = promisify(execFile);
+const kc = testKubeConfig();
+const api = slipwayApi(kubeClients(kc).custom);
+const log = logger.child({ test: 'gateway' });
+let ns: { name: string; remove: () => Promise<void> };
+let gateway: Server;
+let directory: ProjectDirectory;
+let operator: Operator;
+let baseUrl: string;
+let hookUrl: string;
+let secret: string;
+const archiveDir = mkdtempSync(join(tmpdir(), 'slipway-archives-'));
+const archiveUrlKey = randomBytes(32).toString('hex');
+
+async function apply(...objects: unknown[]) {
+  await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+}
+
+async function deliver(fixture: string, secretForSignature = secret) {
+  const { headers, body } = signedFixture(fixture, secretForSignature);
+  const res = await fetch(hookUrl, { method: 'POST', headers, body });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+const bundlesOf = async (labelSelector = '') =>
+  (await api.list<BundleObject>('Bundle', ns.name, labelSelector)).filter(
+    (b) => b.spec.trigger.type !== 'Manual',
+  );
+
+beforeAll(async () => {
+  ns = await createNamespace(kc, 'gateway');
+  directory = new ProjectDirectory(kc, ns.name, log);
+  // Listen first: the upload script the gateway serves carries its real address.
+  gateway = createServer();
+  gateway.listen(0, '127.0.0.1');
+  await new Promise((r) => gateway.once('listening', r));
+  baseUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  const handlers = createGateway({
+    publicBaseUrl: baseUrl,
+    projectBySlug: directory.projectBySlug,
+    createBundles: bundleWriter(api),
+    archiveStore: new FilesystemArchiveStore(archiveDir),
+    isReady: () => directory.synced(),
+    archiveSigningKey: archiveUrlKey,
+    logger: log,
+  });
+  gateway.on('request', handlers.handleRequest);
+  gateway.on('checkContinue', handlers.handleCheckContinue);
+  await directory.start();
+
+  const config = loadConfig({
+    SLIPWAY_GATEWAY_BASE_URL: baseUrl,
+    SLIPWAY_WATCH_NAMESPACE: ns.name,
+    SLIPWAY_LEADER_ELECTION: 'false',
+    SLIPWAY_ARCHIVE_URL_KEY: archiveUrlKey,
+  });
+  operator = new Operator(kc, config, log);
+  await operator.start();
+
+  const slug = `shop-${ns.name.slice(-6)}`;
+  await apply(
+    build.project(ns.name, 'shop', { slug, repository: { url: 'https://git.example.com/acme/shop.git' } }),
+    build.environment(ns.name, 'staging'),
+    build.webhook(ns.name, 'master-to-staging', { branch: 'master', environmentRef: { name: 'staging' } }),
+    build.webhook(ns.name, 'features', { branch: 'feature/', matchMode: 'StartsWith' }),
+  );
+  const project = await waitFor('the webhook URL', async () => {
+    const p = await api.get<ProjectObject>('Project', ns.name, 'shop');
+    return p.status?.webhook ? p : undefined;
+  });
+  hookUrl = project.status!.webhook!.url;
+  const { stdout } = await kubectl([
+    'get',
+    'secret',
+    project.status!.webhook!.secretRef.name,
+    '-n',
+    ns.name,
+    '-o',
+    `jsonpath={.data.${project.status!.webhook!.secretRef.key}}`,
+  ]);
+  secret = Buffer.from(stdout, 'base64').toString('utf8');
+});
+
+afterAll(async () => {
+  await operator?.stop();
+  await directory?.stop();
+  gateway?.close();
+  await ns?.remove();
+  rmSync(archiveDir, { recursive: true, force: true });
+});
+
+describe('provider deliveries', () => {
+  it('refuses a push before the project has a manual bundle, saying so', async () => {
+    const { status, body } = await deliver('github-push');
+    expect(status).toBe(422);
+    expect(JSON.stringify(body)).toMatch(/manual bundle/i);
+    expect(await bundlesOf()).toHaveLength(0);
+  });
+
+  it('turns a GitHub push into one Bundle per matching webhook, copying the manual build settings', async () => {
+    await apply(build.manualBundle(ns.name, 'shop-manual-1'));
+    const { status, body } = await waitFor('the manual bundle to be seen', async () => {
+      const r = await deliver('github-push');
+      return r.status === 422 ? undefined : r;
+    });
+    expect(status).toBe(201);
+    expect(body.result).toBe('created');
+    const bundles = await bundlesOf();
+    expect(bundles).toHaveLength(1); // "master" matches Exact master, not StartsWith feature/
+    const [bundle] = bundles;
+    expect(bundle!.spec).toMatchObject({
+      source: { git: { commit: 'fd489864e7642b48eaad6e3f155c10e46810ec72', branch: 'master' } },
+      baseSoftware: { image: 'php:8.3-fpm' },
+      directoryMap: { web: 'web', config: 'config', templates: 'templates' },
+      trigger: { type: 'Webhook', provider: 'github', webhookRef: { name: 'master-to-staging' } },
+      deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false },
+    });
+  });
+
+  it('answers a redelivery with duplicate and creates nothing', async () => {
+    const before = (await bundlesOf()).length;
+    const { status, body } = await deliver('github-push');
+    expect(status).toBe(200);
+    expect(body.result).toBe('duplicate');
+    expect(await bundlesOf()).toHaveLength(before);
+  });
+
+  it('rejects a wrong signature with 401 and creates nothing', async () => {
+    const before = (await bundlesOf()).length;
+    const { status, body } = await deliver('gitlab-push', 'not-the-secret');
+    expect(status).toBe(401);
+    expect(JSON.stringify(body)).not.toContain(secret);
+    expect(await bundlesOf()).toHaveLength(before);
+  });
+
+  it.each([
+    ['gitlab-push', 201, 'created', 'gitlab'],
+    ['azure-devops-git-push', 201, 'created', 'azure-devops'],
+    // Its branch, name-of-branch, matches no webhook of the project.
+    ['bitbucket-repo-push', 202, 'ignored', undefined],
+  ])('answers %s with %i %s', async (fixture, code, result, provider) => {
+    const { status, body } = await deliver(fixture);
+    expect(status).toBe(code);
+    expect(body.result).toBe(result);
+    if (provider) {
+      const made = await bundlesOf();
+      expect(made.some((b) => b.spec.trigger.provider === provider)).toBe(true);
+    }
+  });
+
+  it('ignores a ping and a branch deletion with 202 and a reason', async () => {
+    for (const fixture of ['github-ping', 'github-push-branch-deleted']) {
+      const { status, body } = await deliver(fixture);
+      expect(status).toBe(202);
+      expect(body).toMatchObject({ result: 'ignored', reason: expect.any(String) });
+    }
+  });
+});
+
+describe('upload script', () => {
+  it('uploads a real directory with curl and creates an archive bundle', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'craft-'));
+    mkdirSync(join(dir, 'web'));
+    mkdirSync(join(dir, 'config'));
+    writeFileSync(join(dir, 'web', 'index.php'), '<?php echo "hello";\n');
+    writeFileSync(join(dir, 'config', 'general.php'), '<?php return [];\n');
+    const script = await (await fetch(`${baseUrl}/upload.sh`)).text();
+    const scriptFile = join(dir, '..', `upload-${ns.name}.sh`);
+    writeFileSync(scriptFile, script);
+    const slug = `shop-${ns.name.slice(-6)}`;
+    const { stdout } = await run('sh', [
+      scriptFile,
+      slug,
+      secret,
+      'c0ffee1234',
+      dir,
+      'Deploy from CI',
+      'feature/upload',
+    ]);
+    expect(stdout).toMatch(/kubectl/);
+    const uploads = (await bundlesOf()).filter((b) => b.spec.trigger.type === 'Upload');
+    expect(uploads.length).toBeGreaterThan(0);
+    expect(uploads[0]!.spec.source.archive).toMatchObject({ commit: 'c0ffee1234', branch: 'feature/upload' });
+    expect(uploads[0]!.spec.comment).toBe('Deploy from CI');
+
+    // The build Job downloads the archive from the gateway at a signed URL; the unsigned one is refused.
+    const archive = uploads[0]!.spec.source.archive!;
+    expect((await fetch(archive.url)).status).toBe(403);
+    const job = await waitFor(
+      'the build Job',
+      async () => {
+        const { stdout: out } = await kubectl(['get', 'jobs', '-n', ns.name, '-o', 'json']);
+        const jobs = JSON.parse(out).items as Array<{
+          spec: {
+            template: { spec: { initContainers?: Array<{ env?: Array<{ name: string; value?: string }> }> } };
+          };
+        }>;
+        return jobs
+          .flatMap((j) => j.spec.template.spec.initContainers ?? [])
+          .flatMap((c) => c.env ?? [])
+          .find((e) => e.name === 'ARCHIVE_URL' && e.value?.includes('signature='));
+      },
+      90_000,
+    );
+    const download = await fetch(job.value!);
+    expect(download.status).toBe(200);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(bytes.length).toBe(archive.sizeBytes);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(archive.sha256);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(scriptFile, { force: true });
+  });
+});

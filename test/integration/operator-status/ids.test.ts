@@ -1,0 +1,163 @@
+// The operator's status controllers on a real API server: ids assigned once and never reused,
+// surviving a restart; reference problems shown as conditions.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import type { StatusComponentObject, StatusNoticeObject } from '../../../crds/index.ts';
+import { EventRecorder } from '../../../lib/events.ts';
+import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
+import { logger } from '../../../lib/log.ts';
+import {
+  StatusObjectReconciler,
+  createStatusInformers,
+  watchStatusObjects,
+} from '../../../operator/status/controller.ts';
+import { Controller } from '../../../operator/runtime/controller.ts';
+import * as build from '../../support/builders.ts';
+import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+
+const kc = testKubeConfig();
+const clients = kubeClients(kc);
+const api = slipwayApi(clients.custom);
+const log = logger.child({ test: 'status-ids' });
+let ns: { name: string; remove: () => Promise<void> };
+let running: { stop: () => Promise<void> } | undefined;
+
+/** Starts the two status controllers as the operator runs them. */
+async function startControllers() {
+  const informers = createStatusInformers(kc, ns.name, log);
+  const ctx = {
+    slipway: api,
+    events: new EventRecorder(clients.events, 'slipway.dev/operator', 'test', log),
+    log,
+    now: () => new Date(),
+  };
+  const components = new Controller(
+    'statuscomponent',
+    new StatusObjectReconciler('StatusComponent', ctx, informers),
+    2,
+    log,
+  );
+  const notices = new Controller(
+    'statusnotice',
+    new StatusObjectReconciler('StatusNotice', ctx, informers),
+    2,
+    log,
+  );
+  watchStatusObjects(informers, components, notices);
+  await Promise.all([informers.pages.start(), informers.components.start(), informers.notices.start()]);
+  components.start();
+  notices.start();
+  for (const c of informers.components.list()) components.enqueue(c.metadata.namespace, c.metadata.name);
+  for (const n of informers.notices.list()) notices.enqueue(n.metadata.namespace, n.metadata.name);
+  running = {
+    stop: async () => {
+      await Promise.all([components.stop(), notices.stop()]);
+      await Promise.all([informers.pages.stop(), informers.components.stop(), informers.notices.stop()]);
+    },
+  };
+}
+
+async function apply(...objects: unknown[]) {
+  await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+}
+
+const component = (name: string) => api.get<StatusComponentObject>('StatusComponent', ns.name, name);
+const ready = (o: { status?: { conditions?: Array<{ type: string; status: string; reason: string }> } }) =>
+  o.status?.conditions?.find((c) => c.type === 'Ready');
+
+beforeAll(async () => {
+  ns = await createNamespace(kc, 'ids');
+});
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+afterAll(async () => ns.remove());
+
+describe('status ids', () => {
+  it('waits for a StatusPage, then assigns distinct ids that survive a restart and are never reused', async () => {
+    await apply(build.statusComponent(ns.name, 'api'), build.statusComponent(ns.name, 'web'));
+    await startControllers();
+    const waiting = await waitFor('NoStatusPage', async () => {
+      const c = await component('api');
+      return ready(c)?.reason === 'NoStatusPage' ? c : undefined;
+    });
+    expect(waiting.spec.id).toBeUndefined();
+
+    await apply(build.statusPage(ns.name));
+    const ids = await waitFor('ids on both components', async () => {
+      const [a, w] = await Promise.all([component('api'), component('web')]);
+      return a.status?.id && w.status?.id ? [a.spec.id!, w.spec.id!] : undefined;
+    });
+    expect([...ids].sort()).toEqual([1, 2]);
+    const apiId = ids[0];
+
+    // Delete one, add another: the freed id is not handed out again.
+    await kubectl(['delete', 'statuscomponent', 'web', '-n', ns.name]);
+    await apply(build.statusComponent(ns.name, 'docs'));
+    const docs = await waitFor('an id for docs', async () => (await component('docs')).spec.id);
+    expect(docs).toBe(3);
+
+    // A restart of the operator keeps every id.
+    await running!.stop();
+    await startControllers();
+    await apply(build.statusComponent(ns.name, 'cdn'));
+    const cdn = await waitFor('an id for cdn', async () => (await component('cdn')).spec.id);
+    expect(cdn).toBe(4);
+    expect((await component('api')).spec.id).toBe(apiId);
+  });
+
+  it('never hands out an id that was set by hand, even after its object is gone', async () => {
+    await startControllers();
+    await apply(build.statusComponent(ns.name, 'hand-set', { id: 100 }));
+    await waitFor(
+      'hand-set to be published',
+      async () => ready(await component('hand-set'))?.status === 'True',
+    );
+    await kubectl(['delete', 'statuscomponent', 'hand-set', '-n', ns.name]);
+    await apply(build.statusComponent(ns.name, 'after-hand-set'));
+    expect(await waitFor('an id', async () => (await component('after-hand-set')).spec.id)).toBe(101);
+  });
+
+  it('marks a missing parent and a cycle, and recovers when the parent appears', async () => {
+    await startControllers();
+    await apply(build.statusComponent(ns.name, 'orphan', { parentRef: { name: 'later' } }));
+    await waitFor(
+      'ParentNotFound',
+      async () => ready(await component('orphan'))?.reason === 'ParentNotFound',
+    );
+    await apply(build.statusComponent(ns.name, 'later'));
+    await waitFor('orphan to become Ready', async () => ready(await component('orphan'))?.status === 'True');
+
+    await apply(
+      build.statusComponent(ns.name, 'loop-a', { parentRef: { name: 'loop-b' } }),
+      build.statusComponent(ns.name, 'loop-b', { parentRef: { name: 'loop-a' } }),
+    );
+    await waitFor('ParentCycle', async () => ready(await component('loop-a'))?.reason === 'ParentCycle');
+  });
+
+  it('shows a notice state, begin and end in status', async () => {
+    await startControllers();
+    await apply(
+      build.statusNotice(ns.name, 'incident', {
+        componentRefs: [{ name: 'api' }],
+        updates: [
+          { state: 'investigating', content: 'Looking.', at: '2026-01-02T03:00:00Z' },
+          { state: 'resolved', content: 'Fixed.', at: '2026-01-02T04:00:00Z' },
+        ],
+      }),
+    );
+    const notice = await waitFor('notice status', async () => {
+      const n = await api.get<StatusNoticeObject>('StatusNotice', ns.name, 'incident');
+      return n.status?.state ? n : undefined;
+    });
+    expect(notice.status).toMatchObject({
+      id: 1,
+      state: 'resolved',
+      beganAt: '2026-01-02T03:00:00.000Z',
+      endedAt: '2026-01-02T04:00:00.000Z',
+    });
+    const { stdout } = await kubectl(['get', 'statusnotices', '-n', ns.name]);
+    expect(stdout).toMatch(/incident\s+1\s+unplanned\s+resolved/);
+  });
+});

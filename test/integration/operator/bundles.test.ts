@@ -1,0 +1,161 @@
+// The bundle chain against a real API server, with kwok completing Job pods and readying
+// Deployment pods: build → (backup) → rollout, and what a user sees on the way.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Operator } from '../../../operator/operator.ts';
+import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { environment, manualBundle, project, webhook } from '../../support/builders.ts';
+import {
+  bundleInPhase,
+  clients,
+  conditionOf,
+  get,
+  jobsOf,
+  readyReason,
+  createBackupVolume,
+  startOperator,
+  webDeployment,
+} from './support.ts';
+
+let kc: KubeConfig;
+let ns: { name: string; remove: () => Promise<void> };
+let operator: Operator;
+
+const webhookBundle = (namespace: string, name: string, deploy?: object, commit = 'b'.repeat(40)) =>
+  manualBundle(namespace, name, {
+    source: { git: { commit, branch: 'main' } },
+    trigger: { type: 'Webhook', provider: 'github', webhookRef: { name: 'main' }, deliveryId: name },
+    ...(deploy ? { deploy } : {}),
+  });
+
+beforeAll(async () => {
+  kc = testKubeConfig();
+  ns = await createNamespace(kc, 'op-bundles');
+  const { slipway, apps, core } = clients(kc);
+  await slipway.create(
+    'Project',
+    project(ns.name, 'shop', { repository: { url: 'https://git.example.com/shop.git' } }),
+  );
+  await apps.createNamespacedDeployment({ namespace: ns.name, body: webDeployment(ns.name, 'shop-web') });
+  await core.createNamespacedSecret({
+    namespace: ns.name,
+    body: {
+      metadata: { name: 'db' },
+      stringData: { host: 'db', database: 'shop', username: 'u', password: 'p' },
+    },
+  });
+  await createBackupVolume(kc, ns.name, 'backups');
+  await slipway.create(
+    'Environment',
+    environment(ns.name, 'staging', {
+      database: { engine: 'mysql', secretRef: { name: 'db' } },
+      backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: 'dumps' },
+    }),
+  );
+  await slipway.create('Webhook', webhook(ns.name, 'main', { environmentRef: { name: 'staging' } }));
+  operator = await startOperator(kc, ns.name);
+});
+
+afterAll(async () => {
+  await operator?.stop();
+  await clients(kc)
+    .core.deletePersistentVolume({ name: `${ns.name}-backups` })
+    .catch(() => undefined);
+  await ns?.remove();
+});
+
+describe('operator: bundles', () => {
+  it('builds a manual bundle: Built, an image, one owned build Job, and Events', async () => {
+    await clients(kc).slipway.create('Bundle', manualBundle(ns.name, 'manual-1'));
+    const b = await bundleInPhase(kc, ns.name, 'manual-1', 'Built');
+    expect(readyReason(b)).toBe('True/Succeeded');
+    expect(conditionOf(b, 'Built')).toBe('True/Succeeded');
+    expect(b.status?.image).toBe(`registry.slipway.test:5000/${ns.name}/shop:manual-1`);
+    expect(b.status?.buildJob).toBe('manual-1-build');
+    expect(b.status?.observedGeneration).toBe(b.metadata.generation);
+    const jobs = await jobsOf(kc, ns.name, 'manual-1');
+    expect(jobs.map((j) => j.metadata?.name)).toEqual(['manual-1-build']);
+    expect(jobs[0]!.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Bundle', controller: true });
+    const reasons = await waitFor('build events', async () => {
+      const events = await eventsFor(kc, ns.name, 'manual-1');
+      return events.includes('BuildStarted') && events.includes('Built') ? events : undefined;
+    });
+    expect(reasons).toEqual(expect.arrayContaining(['BuildStarted', 'Built', 'Ready']));
+  });
+
+  it('deploys a webhook bundle: Deployed, the Deployment runs status.image, the environment says so', async () => {
+    await clients(kc).slipway.create(
+      'Bundle',
+      webhookBundle(ns.name, 'hook-1', { environmentRef: { name: 'staging' }, backupBeforeDeploy: false }),
+    );
+    const b = await bundleInPhase(kc, ns.name, 'hook-1', 'Ready');
+    expect(conditionOf(b, 'Deployed')).toBe('True/Succeeded');
+    expect(readyReason(b)).toBe('True/Succeeded');
+    const d = await get.deployment(kc, ns.name, 'shop-web');
+    expect(d.spec?.template.spec?.containers[0]?.image).toBe(b.status?.image);
+    expect(d.spec?.template.metadata?.annotations?.['slipway.dev/bundle']).toBe('hook-1');
+    const env = await get.environment(kc, ns.name, 'staging');
+    expect(env.status?.currentBundle).toBe('hook-1');
+    expect(env.status?.lastDeployment).toMatchObject({ bundle: 'hook-1', result: 'Succeeded' });
+    expect(env.status?.lastDeployment?.finishedAt).toBeDefined();
+  });
+
+  it('with backupBeforeDeploy, the backup Job finishes before the Deployment changes', async () => {
+    await clients(kc).slipway.create(
+      'Bundle',
+      webhookBundle(ns.name, 'hook-backup', {
+        environmentRef: { name: 'staging' },
+        backupBeforeDeploy: true,
+      }),
+    );
+    const b = await bundleInPhase(kc, ns.name, 'hook-backup', 'Ready');
+    expect(conditionOf(b, 'BackedUp')).toBe('True/Succeeded');
+    expect(b.status?.backup).toEqual({
+      job: 'hook-backup-backup',
+      location: 'pvc://backups/dumps/staging/hook-backup.sql',
+    });
+    const backup = await clients(kc).batch.readNamespacedJob({
+      name: 'hook-backup-backup',
+      namespace: ns.name,
+    });
+    const d = await get.deployment(kc, ns.name, 'shop-web');
+    const rolloutStarted = Date.parse(d.metadata?.annotations?.['slipway.dev/rollout-started-at'] ?? '');
+    const backupDone = backup.status?.conditions?.find((c) => c.type === 'Complete' && c.status === 'True');
+    expect(backupDone).toBeDefined();
+    // Job times have second precision: the backup completed in or before the second the rollout began.
+    expect(new Date(backupDone!.lastTransitionTime!).getTime()).toBeLessThanOrEqual(rolloutStarted);
+    expect(d.spec?.template.spec?.containers[0]?.image).toBe(b.status?.image);
+  });
+
+  it('refuses a webhook bundle without build settings, with a reason that says what to do', async () => {
+    const bundle = webhookBundle(ns.name, 'no-settings');
+    const spec = bundle.spec as Record<string, unknown>;
+    delete spec.baseSoftware;
+    delete spec.directoryMap;
+    await clients(kc).slipway.create('Bundle', bundle);
+    const b = await bundleInPhase(kc, ns.name, 'no-settings', 'Failed');
+    expect(readyReason(b)).toBe('False/MissingBuildSettings');
+    expect(b.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain('manual bundle');
+    expect(await jobsOf(kc, ns.name, 'no-settings')).toEqual([]);
+  });
+
+  it('publishes the webhook URL on the Webhook once the project has one', async () => {
+    const hook = await waitFor('webhook ready', async () => {
+      const w = await clients(kc).slipway.get<{ status?: { url?: string; conditions?: [] } }>(
+        'Webhook',
+        ns.name,
+        'main',
+      );
+      return w.status?.url ? w : undefined;
+    });
+    const p = await get.project(kc, ns.name, 'shop');
+    expect(hook.status?.url).toBe(p.status?.webhook?.url);
+  });
+});
+
+/** Reasons of the events.k8s.io Events regarding one bundle. */
+async function eventsFor(kc: KubeConfig, namespace: string, bundle: string): Promise<string[]> {
+  const api = kc.makeApiClient(EventsV1Api);
+  const list = await api.listNamespacedEvent({ namespace });
+  return list.items.filter((e) => e.regarding?.name === bundle).map((e) => e.reason ?? '');
+}

@@ -1,0 +1,199 @@
+// Failed steps and ordering. Job pods here are held off every node (SLIPWAY_JOB_NODE_SELECTOR
+// matches none), so the test plays the node and decides when, and how, each one ends.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Operator } from '../../../operator/operator.ts';
+import { environment, manualBundle, project } from '../../support/builders.ts';
+import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import {
+  HELD,
+  bundleInPhase,
+  clients,
+  conditionOf,
+  createBackupVolume,
+  finishJobPod,
+  get,
+  jobsOf,
+  readyReason,
+  startOperator,
+  waitForJob,
+  webDeployment,
+} from './support.ts';
+
+let kc: KubeConfig;
+let ns: { name: string; remove: () => Promise<void> };
+let operator: Operator;
+const OLD_IMAGE = 'registry.slipway.test:5000/base:old';
+
+const deployBundle = (name: string, env: string, backup = false) =>
+  manualBundle(ns.name, name, { deploy: { environmentRef: { name: env }, backupBeforeDeploy: backup } });
+
+/** A project environment with its own Deployment (so tests do not share a rollout). */
+async function makeEnvironment(name: string, deployment: Parameters<typeof webDeployment>[2] = {}) {
+  const { slipway, apps } = clients(kc);
+  await apps.createNamespacedDeployment({
+    namespace: ns.name,
+    body: webDeployment(ns.name, `${name}-web`, deployment),
+  });
+  await slipway.create(
+    'Environment',
+    environment(ns.name, name, {
+      deploymentRef: { name: `${name}-web` },
+      database: { engine: 'postgresql', secretRef: { name: 'db' } },
+      backupStorage: { persistentVolumeClaim: { claimName: 'backups' } },
+    }),
+  );
+}
+
+const imageOf = async (deployment: string) =>
+  (await get.deployment(kc, ns.name, deployment)).spec?.template.spec?.containers[0]?.image;
+
+beforeAll(async () => {
+  kc = testKubeConfig();
+  ns = await createNamespace(kc, 'op-failures');
+  const { slipway, core } = clients(kc);
+  await slipway.create(
+    'Project',
+    project(ns.name, 'shop', { repository: { url: 'https://git.example.com/shop.git' } }),
+  );
+  await core.createNamespacedSecret({
+    namespace: ns.name,
+    body: {
+      metadata: { name: 'db' },
+      stringData: { host: 'db', database: 'shop', username: 'u', password: 'p' },
+    },
+  });
+  await createBackupVolume(kc, ns.name, 'backups');
+  operator = await startOperator(kc, ns.name, {
+    SLIPWAY_JOB_NODE_SELECTOR: HELD,
+    SLIPWAY_BUILD_CONCURRENCY: '4',
+  });
+});
+
+afterAll(async () => {
+  await operator?.stop();
+  await clients(kc)
+    .core.deletePersistentVolume({ name: `${ns.name}-backups` })
+    .catch(() => undefined);
+  await ns?.remove();
+});
+
+describe('operator: failed steps', () => {
+  it('a failed build gives BuildFailed and deploys nothing', async () => {
+    await makeEnvironment('env-build');
+    await clients(kc).slipway.create('Bundle', deployBundle('bad-build', 'env-build'));
+    await waitForJob(kc, ns.name, 'bad-build-build');
+    await finishJobPod(kc, ns.name, 'bad-build-build', 'Failed');
+    const b = await bundleInPhase(kc, ns.name, 'bad-build', 'Failed');
+    expect(readyReason(b)).toBe('False/BuildFailed');
+    expect(conditionOf(b, 'Built')).toBe('False/BuildFailed');
+    expect(conditionOf(b, 'Deployed')).toBeUndefined();
+    expect(await imageOf('env-build-web')).toBe(OLD_IMAGE);
+    expect((await get.environment(kc, ns.name, 'env-build')).status?.lastDeployment).toBeUndefined();
+  });
+
+  it('a failed backup gives BackupFailed and leaves the Deployment alone', async () => {
+    await makeEnvironment('env-backup');
+    await clients(kc).slipway.create('Bundle', deployBundle('bad-backup', 'env-backup', true));
+    await waitForJob(kc, ns.name, 'bad-backup-build');
+    await finishJobPod(kc, ns.name, 'bad-backup-build', 'Succeeded');
+    await waitForJob(kc, ns.name, 'bad-backup-backup');
+    // While the backup runs, the Deployment is untouched.
+    const backingUp = await bundleInPhase(kc, ns.name, 'bad-backup', 'BackingUp');
+    expect(conditionOf(backingUp, 'Built')).toBe('True/Succeeded');
+    expect(await imageOf('env-backup-web')).toBe(OLD_IMAGE);
+    // The backup Job retries once (backoffLimit 1): both attempts fail.
+    await finishJobPod(kc, ns.name, 'bad-backup-backup', 'Failed');
+    await finishJobPod(kc, ns.name, 'bad-backup-backup', 'Failed');
+    const b = await bundleInPhase(kc, ns.name, 'bad-backup', 'Failed');
+    expect(readyReason(b)).toBe('False/BackupFailed');
+    expect(conditionOf(b, 'BackedUp')).toBe('False/BackupFailed');
+    expect(await imageOf('env-backup-web')).toBe(OLD_IMAGE);
+  });
+
+  it('a rollout that does not progress within its deadline gives RolloutFailed', async () => {
+    // One pod per node with no room to surge: the new version's pod can never be scheduled.
+    const nodes = (await clients(kc).core.listNode()).items.length;
+    await makeEnvironment('env-stuck', {
+      replicas: nodes,
+      progressDeadlineSeconds: 3,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      template: {
+        metadata: { labels: { app: 'env-stuck-web' } },
+        spec: {
+          containers: [{ name: 'web', image: OLD_IMAGE }],
+          affinity: {
+            podAntiAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  labelSelector: { matchLabels: { app: 'env-stuck-web' } },
+                  topologyKey: 'kubernetes.io/hostname',
+                },
+              ],
+            },
+          },
+        },
+      },
+    });
+    await waitFor('the first version to be available', async () => {
+      const d = await get.deployment(kc, ns.name, 'env-stuck-web');
+      return d.status?.availableReplicas === nodes;
+    });
+    await clients(kc).slipway.create('Bundle', deployBundle('stuck', 'env-stuck'));
+    await waitForJob(kc, ns.name, 'stuck-build');
+    await finishJobPod(kc, ns.name, 'stuck-build', 'Succeeded');
+    const b = await bundleInPhase(kc, ns.name, 'stuck', 'Failed', 90_000);
+    expect(readyReason(b)).toBe('False/RolloutFailed');
+    expect(conditionOf(b, 'Deployed')).toBe('False/RolloutFailed');
+    const env = await get.environment(kc, ns.name, 'env-stuck');
+    expect(env.status?.lastDeployment).toMatchObject({ bundle: 'stuck', result: 'Failed' });
+    expect(env.status?.currentBundle).toBeUndefined();
+  });
+});
+
+describe('operator: ordering', () => {
+  it('two bundles for one environment: the newest wins, the older is Superseded', async () => {
+    await makeEnvironment('env-order');
+    const { slipway } = clients(kc);
+    await slipway.create('Bundle', deployBundle('order-1', 'env-order'));
+    await waitForJob(kc, ns.name, 'order-1-build');
+    // Same-second creations are ordered by name, so order-2 is newer either way.
+    await slipway.create('Bundle', deployBundle('order-2', 'env-order'));
+    const older = await bundleInPhase(kc, ns.name, 'order-1', 'Superseded');
+    expect(conditionOf(older, 'Deployed')).toBe('False/Superseded');
+    // Its unfinished build was stopped.
+    await waitFor(
+      'the superseded build Job to go',
+      async () => (await jobsOf(kc, ns.name, 'order-1')).length === 0,
+    );
+    await waitForJob(kc, ns.name, 'order-2-build');
+    await finishJobPod(kc, ns.name, 'order-2-build', 'Succeeded');
+    const newer = await bundleInPhase(kc, ns.name, 'order-2', 'Ready');
+    expect(await imageOf('env-order-web')).toBe(newer.status?.image);
+    expect((await get.environment(kc, ns.name, 'env-order')).status?.currentBundle).toBe('order-2');
+  });
+
+  it('builds of one project beyond its concurrency wait as Queued', async () => {
+    const { slipway } = clients(kc);
+    await slipway.create(
+      'Project',
+      project(ns.name, 'solo', { repository: { url: 'https://git.example.com/solo.git' } }),
+    );
+    const solo = (name: string) => manualBundle(ns.name, name, { projectRef: { name: 'solo' } });
+    // The operator default here is 4; the annotation limits this project to one build at a time.
+    await slipway.patch('Project', ns.name, 'solo', {
+      metadata: { annotations: { 'slipway.dev/build-concurrency': '1' } },
+    });
+    await slipway.create('Bundle', solo('solo-1'));
+    await waitForJob(kc, ns.name, 'solo-1-build');
+    await slipway.create('Bundle', solo('solo-2'));
+    const queued = await bundleInPhase(kc, ns.name, 'solo-2', 'Queued');
+    expect(readyReason(queued)).toBe('Unknown/Queued');
+    expect(await jobsOf(kc, ns.name, 'solo-2')).toEqual([]);
+    await finishJobPod(kc, ns.name, 'solo-1-build', 'Succeeded');
+    await bundleInPhase(kc, ns.name, 'solo-1', 'Built');
+    await waitForJob(kc, ns.name, 'solo-2-build');
+    await finishJobPod(kc, ns.name, 'solo-2-build', 'Succeeded');
+    await bundleInPhase(kc, ns.name, 'solo-2', 'Built');
+  });
+});

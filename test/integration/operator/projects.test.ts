@@ -1,0 +1,174 @@
+// Projects, environments and webhooks: the generated secret and published URLs, slug
+// conflicts across namespaces, reference checks that recover on their own, and history pruning.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ProjectObject } from '../../../crds/index.ts';
+import type { Operator } from '../../../operator/operator.ts';
+import { webhookUrl } from '../../../webhook-gateway/token.ts';
+import { environment, manualBundle, project, webhook } from '../../support/builders.ts';
+import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import {
+  GATEWAY,
+  bundleInPhase,
+  clients,
+  get,
+  readyReason,
+  startOperator,
+  webDeployment,
+} from './support.ts';
+
+let kc: KubeConfig;
+let a: { name: string; remove: () => Promise<void> };
+let b: { name: string; remove: () => Promise<void> };
+let operator: Operator;
+
+const readyProject = (namespace: string, name: string) =>
+  waitFor(`project ${namespace}/${name} Ready`, async () => {
+    const p = await get.project(kc, namespace, name);
+    return readyReason(p) === 'True/WebhookReady' ? p : undefined;
+  });
+
+beforeAll(async () => {
+  kc = testKubeConfig();
+  a = await createNamespace(kc, 'op-proj-a');
+  b = await createNamespace(kc, 'op-proj-b');
+  // Watching every namespace: slugs are unique across the cluster.
+  operator = await startOperator(kc, a.name, { SLIPWAY_WATCH_NAMESPACE: '' });
+});
+
+afterAll(async () => {
+  await operator?.stop();
+  await a?.remove();
+  await b?.remove();
+});
+
+describe('operator: projects', () => {
+  it('generates an owned webhook Secret of at least 32 bytes and publishes the URLs from it', async () => {
+    const { slipway, core } = clients(kc);
+    const slug = `shop-${a.name}`;
+    await slipway.create('Project', project(a.name, 'shop', { slug }));
+    const p = await readyProject(a.name, 'shop');
+    expect(p.status?.webhook?.secretRef).toEqual({ name: 'shop-webhook', key: 'secret' });
+    const secret = await core.readNamespacedSecret({ name: 'shop-webhook', namespace: a.name });
+    expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'Project',
+      name: 'shop',
+      uid: p.metadata.uid,
+    });
+    const value = Buffer.from(secret.data!.secret!, 'base64');
+    expect(Buffer.from(value.toString(), 'base64url').length).toBeGreaterThanOrEqual(32);
+    expect(p.status?.webhook?.url).toBe(webhookUrl(GATEWAY, slug, value));
+    expect(p.status?.uploadScriptUrl).toBe(`${GATEWAY}/upload.sh`);
+    expect(p.status?.slug).toBe(slug);
+  });
+
+  it('uses a referenced Secret, and reports a missing one until it exists', async () => {
+    const { slipway, core } = clients(kc);
+    const slug = `ref-${a.name}`;
+    await slipway.create(
+      'Project',
+      project(a.name, 'ref', { slug, webhookSecretRef: { name: 'my-hook', key: 'token' } }),
+    );
+    const missing = await waitFor('SecretNotFound', async () => {
+      const p = await get.project(kc, a.name, 'ref');
+      return readyReason(p) === 'False/SecretNotFound' ? p : undefined;
+    });
+    expect(missing.status?.webhook).toBeUndefined();
+    await core.createNamespacedSecret({
+      namespace: a.name,
+      body: { metadata: { name: 'my-hook' }, stringData: { token: 's3cret-value' } },
+    });
+    // Referenced Secrets are not watched: a change of the project makes it look again.
+    await slipway.patch('Project', a.name, 'ref', { metadata: { annotations: { touched: '1' } } });
+    const p = await readyProject(a.name, 'ref');
+    expect(p.status?.webhook?.url).toBe(webhookUrl(GATEWAY, slug, 's3cret-value'));
+  });
+
+  it('a later project with the same slug in another namespace gets SlugConflict and no URL, and recovers', async () => {
+    const { slipway } = clients(kc);
+    const slug = `dup-${a.name}`;
+    await slipway.create('Project', project(a.name, 'first', { slug }));
+    await readyProject(a.name, 'first');
+    await slipway.create('Project', project(b.name, 'second', { slug }));
+    const conflicted = await waitFor('SlugConflict', async () => {
+      const p = await get.project(kc, b.name, 'second');
+      return readyReason(p) === 'False/SlugConflict' ? p : undefined;
+    });
+    expect(conflicted.status?.webhook).toBeUndefined();
+    expect(conflicted.status?.slug).toBeUndefined();
+    await slipway.delete('Project', a.name, 'first');
+    await readyProject(b.name, 'second');
+  });
+
+  it('an environment and a webhook without their objects are not Ready, and recover when they appear', async () => {
+    const { slipway, apps } = clients(kc);
+    await slipway.create(
+      'Webhook',
+      webhook(a.name, 'late', { projectRef: { name: 'late' }, environmentRef: { name: 'late-env' } }),
+    );
+    await slipway.create(
+      'Environment',
+      environment(a.name, 'late-env', { projectRef: { name: 'late' }, deploymentRef: { name: 'late-web' } }),
+    );
+    const reasonOf = (kind: 'Webhook' | 'Environment', name: string) => async () =>
+      readyReason(await slipway.get<ProjectObject>(kind, a.name, name));
+    await waitFor(
+      'webhook ProjectNotFound',
+      async () => (await reasonOf('Webhook', 'late')()) === 'False/ProjectNotFound',
+    );
+    await waitFor(
+      'environment ProjectNotFound',
+      async () => (await reasonOf('Environment', 'late-env')()) === 'False/ProjectNotFound',
+    );
+
+    await slipway.create('Project', project(a.name, 'late', { slug: `late-${a.name}` }));
+    await waitFor(
+      'environment DeploymentNotFound',
+      async () => (await reasonOf('Environment', 'late-env')()) === 'False/DeploymentNotFound',
+    );
+    await apps.createNamespacedDeployment({ namespace: a.name, body: webDeployment(a.name, 'late-web') });
+    await waitFor(
+      'environment Ready',
+      async () => (await reasonOf('Environment', 'late-env')()) === 'True/Valid',
+    );
+    await waitFor('webhook Ready', async () => (await reasonOf('Webhook', 'late')()) === 'True/Valid');
+  });
+
+  it('keeps bundleHistoryLimit finished bundles, never the one an environment runs', async () => {
+    const { slipway, apps } = clients(kc);
+    await slipway.create(
+      'Project',
+      project(a.name, 'hist', {
+        slug: `hist-${a.name}`,
+        bundleHistoryLimit: 2,
+        repository: { url: 'https://git.example.com/h.git' },
+      }),
+    );
+    await apps.createNamespacedDeployment({ namespace: a.name, body: webDeployment(a.name, 'hist-web') });
+    await slipway.create(
+      'Environment',
+      environment(a.name, 'hist-env', { projectRef: { name: 'hist' }, deploymentRef: { name: 'hist-web' } }),
+    );
+    const bundle = (name: string, deploy = false) =>
+      manualBundle(a.name, name, {
+        projectRef: { name: 'hist' },
+        ...(deploy ? { deploy: { environmentRef: { name: 'hist-env' }, backupBeforeDeploy: false } } : {}),
+      });
+    await slipway.create('Bundle', bundle('hist-deployed', true));
+    await bundleInPhase(kc, a.name, 'hist-deployed', 'Ready');
+    for (const name of ['hist-1', 'hist-2', 'hist-3']) {
+      await slipway.create('Bundle', bundle(name));
+      await bundleInPhase(kc, a.name, name, 'Built');
+    }
+    const names = await waitFor('pruning', async () => {
+      const list = await slipway.list<ProjectObject>('Bundle', a.name);
+      const mine = list
+        .filter((x) => x.metadata.name.startsWith('hist-'))
+        .map((x) => x.metadata.name)
+        .sort();
+      return mine.length === 3 ? mine : undefined;
+    });
+    // hist-1 is the oldest beyond the limit of 2; hist-deployed is older still but the environment runs it.
+    expect(names).toEqual(['hist-2', 'hist-3', 'hist-deployed']);
+  });
+});

@@ -1,0 +1,155 @@
+// The operator as a real process (`node operator/main.ts`), killed with SIGKILL in the middle
+// of a bundle's chain and started again: the chain ends the same way, with no duplicate Jobs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { environment, manualBundle, project } from '../../support/builders.ts';
+import { createNamespace, testKubeConfig, testState } from '../../support/cluster.ts';
+import {
+  HELD,
+  bundleInPhase,
+  clients,
+  conditionOf,
+  createBackupVolume,
+  finishJobPod,
+  get,
+  jobsOf,
+  waitForJob,
+  webDeployment,
+} from './support.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+let kc: KubeConfig;
+let ns: { name: string; remove: () => Promise<void> };
+const children: ChildProcess[] = [];
+let output = '';
+
+function startProcess(identity: string): ChildProcess {
+  const child = spawn(process.execPath, [join(ROOT, 'operator', 'main.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      KUBECONFIG: testState().kubeconfig,
+      SLIPWAY_WATCH_NAMESPACE: ns.name,
+      POD_NAMESPACE: ns.name,
+      POD_NAME: identity,
+      SLIPWAY_LEADER_ELECTION: 'true',
+      SLIPWAY_LEASE_DURATION_SECONDS: '3',
+      SLIPWAY_JOB_NODE_SELECTOR: HELD,
+      SLIPWAY_ADMIN_PORT: '0',
+      SLIPWAY_GATEWAY_BASE_URL: 'https://hooks.slipway.test',
+      SLIPWAY_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-20_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  children.push(child);
+  return child;
+}
+
+async function kill9(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+beforeAll(async () => {
+  kc = testKubeConfig();
+  ns = await createNamespace(kc, 'op-restart');
+  const { slipway, apps, core } = clients(kc);
+  await slipway.create(
+    'Project',
+    project(ns.name, 'shop', {
+      slug: `shop-${ns.name}`,
+      repository: { url: 'https://git.example.com/shop.git' },
+    }),
+  );
+  await apps.createNamespacedDeployment({ namespace: ns.name, body: webDeployment(ns.name, 'shop-web') });
+  await core.createNamespacedSecret({
+    namespace: ns.name,
+    body: {
+      metadata: { name: 'db' },
+      stringData: { host: 'db', database: 'shop', username: 'u', password: 'p' },
+    },
+  });
+  await createBackupVolume(kc, ns.name, 'backups');
+  await slipway.create(
+    'Environment',
+    environment(ns.name, 'staging', {
+      database: { engine: 'mysql', secretRef: { name: 'db' } },
+      backupStorage: { persistentVolumeClaim: { claimName: 'backups' } },
+    }),
+  );
+});
+
+afterAll(async () => {
+  for (const child of children) await kill9(child);
+  await clients(kc)
+    .core.deletePersistentVolume({ name: `${ns.name}-backups` })
+    .catch(() => undefined);
+  await ns?.remove();
+});
+
+describe('operator: restarts', () => {
+  it('killed with SIGKILL mid-chain, twice, ends the same way without duplicate Jobs', async () => {
+    try {
+      const first = startProcess('operator-1');
+      await clients(kc).slipway.create(
+        'Bundle',
+        manualBundle(ns.name, 'b1', {
+          deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: true },
+        }),
+      );
+      await waitForJob(kc, ns.name, 'b1-build');
+      await kill9(first);
+
+      // The build finishes while no operator runs.
+      await finishJobPod(kc, ns.name, 'b1-build', 'Succeeded');
+      const second = startProcess('operator-2');
+      await waitForJob(kc, ns.name, 'b1-backup');
+      await bundleInPhase(kc, ns.name, 'b1', 'BackingUp');
+      await kill9(second);
+
+      const third = startProcess('operator-3');
+      await finishJobPod(kc, ns.name, 'b1-backup', 'Succeeded');
+      const b = await bundleInPhase(kc, ns.name, 'b1', 'Ready');
+      expect(conditionOf(b, 'Built')).toBe('True/Succeeded');
+      expect(conditionOf(b, 'BackedUp')).toBe('True/Succeeded');
+      expect(conditionOf(b, 'Deployed')).toBe('True/Succeeded');
+
+      const jobs = (await jobsOf(kc, ns.name, 'b1')).map((j) => j.metadata?.name).sort();
+      expect(jobs).toEqual(['b1-backup', 'b1-build']);
+      const buildPods = await clients(kc).core.listNamespacedPod({
+        namespace: ns.name,
+        labelSelector: 'batch.kubernetes.io/job-name=b1-build',
+      });
+      expect(buildPods.items).toHaveLength(1);
+      const d = await get.deployment(kc, ns.name, 'shop-web');
+      expect(d.spec?.template.spec?.containers[0]?.image).toBe(b.status?.image);
+      expect((await get.environment(kc, ns.name, 'staging')).status?.currentBundle).toBe('b1');
+      // The last replica holds the lease.
+      const lease = await kc
+        .makeApiClient(CoordinationV1Api)
+        .readNamespacedLease({ name: 'slipway-operator', namespace: ns.name });
+      expect(lease.spec?.holderIdentity).toBe('operator-3');
+
+      // SIGTERM: a clean exit that releases the lease for the next replica.
+      const exited = new Promise<number | null>((resolve) => third.once('exit', (code) => resolve(code)));
+      third.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const released = await kc
+        .makeApiClient(CoordinationV1Api)
+        .readNamespacedLease({ name: 'slipway-operator', namespace: ns.name });
+      expect(released.spec?.holderIdentity ?? '').toBe('');
+    } catch (err) {
+      process.stderr.write(`\n--- operator output ---\n${output}\n`);
+      throw err;
+    }
+  });
+});

@@ -1,0 +1,248 @@
+// Helpers for the operator's integration tests: run the operator in-process against the test
+// API server, make the objects a project needs, and play the node for Job pods that a test
+// wants to finish one way or the other.
+import {
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  KubeConfig,
+  type V1Deployment,
+  type V1Job,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import type { BundleObject, EnvironmentObject, ProjectObject } from '../../../crds/index.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
+import { logger } from '../../../lib/log.ts';
+import { loadConfig } from '../../../operator/config.ts';
+import { shareConnections } from '../../../lib/kube.ts';
+import { Operator } from '../../../operator/operator.ts';
+import { waitFor } from '../../support/cluster.ts';
+
+export const GATEWAY = 'https://hooks.slipway.test';
+/** Job pods with this node selector are never scheduled, so kwok leaves them to the test. */
+export const HELD = 'slipway.dev/test-held=true';
+
+export const quietLog = logger.child(
+  { test: 'operator' },
+  { level: process.env.SLIPWAY_TEST_LOG_LEVEL ?? 'silent' },
+);
+
+export function clients(kc: KubeConfig) {
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  return {
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    batch: kc.makeApiClient(BatchV1Api),
+    slipway: slipwayApi(custom),
+  };
+}
+
+export async function startOperator(
+  kc: KubeConfig,
+  namespace: string,
+  env: Record<string, string> = {},
+): Promise<Operator> {
+  const config = loadConfig({
+    SLIPWAY_GATEWAY_BASE_URL: GATEWAY,
+    SLIPWAY_REGISTRY: 'registry.slipway.test:5000',
+    SLIPWAY_LEADER_ELECTION: 'false',
+    SLIPWAY_WATCH_NAMESPACE: namespace,
+    POD_NAMESPACE: namespace,
+    POD_NAME: `operator-${namespace}`,
+    ...env,
+  });
+  const operator = new Operator(shareConnections(copyOf(kc)), config, quietLog);
+  await operator.start();
+  return operator;
+}
+
+/** A Deployment of `replicas` pods that kwok makes Ready. */
+export function webDeployment(
+  namespace: string,
+  name: string,
+  extra: Partial<V1Deployment['spec']> = {},
+): V1Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'web', image: 'registry.slipway.test:5000/base:old' }] },
+      },
+      ...extra,
+    },
+  };
+}
+
+export const get = {
+  bundle: (kc: KubeConfig, ns: string, name: string) =>
+    clients(kc).slipway.get<BundleObject>('Bundle', ns, name),
+  project: (kc: KubeConfig, ns: string, name: string) =>
+    clients(kc).slipway.get<ProjectObject>('Project', ns, name),
+  environment: (kc: KubeConfig, ns: string, name: string) =>
+    clients(kc).slipway.get<EnvironmentObject>('Environment', ns, name),
+  deployment: (kc: KubeConfig, ns: string, name: string) =>
+    clients(kc).apps.readNamespacedDeployment({ name, namespace: ns }),
+};
+
+const cond = (
+  o: { status?: { conditions?: Array<{ type: string; status: string; reason: string }> } },
+  type: string,
+) => o.status?.conditions?.find((c) => c.type === type);
+
+/** Waits until the bundle reaches `phase` and returns it. */
+export async function bundleInPhase(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  phase: string,
+  timeoutMs = 60_000,
+): Promise<BundleObject> {
+  let last: BundleObject | undefined;
+  try {
+    return await waitFor(
+      `bundle ${name} in phase ${phase}`,
+      async () => {
+        last = await get.bundle(kc, namespace, name);
+        return last.status?.phase === phase ? last : undefined;
+      },
+      timeoutMs,
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.status)}`);
+  }
+}
+
+export function readyReason(o: {
+  status?: { conditions?: Array<{ type: string; status: string; reason: string }> };
+}) {
+  const c = cond(o, 'Ready');
+  return c ? `${c.status}/${c.reason}` : undefined;
+}
+
+export function conditionOf(
+  o: { status?: { conditions?: Array<{ type: string; status: string; reason: string }> } },
+  type: string,
+) {
+  const c = cond(o, type);
+  return c ? `${c.status}/${c.reason}` : undefined;
+}
+
+/** The Jobs the operator made for a bundle (by owner), as the API server has them. */
+export async function jobsOf(kc: KubeConfig, namespace: string, bundle: string): Promise<V1Job[]> {
+  const list = await clients(kc).batch.listNamespacedJob({ namespace });
+  return list.items.filter((j) =>
+    j.metadata?.ownerReferences?.some((o) => o.kind === 'Bundle' && o.name === bundle),
+  );
+}
+
+const statusPatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/**
+ * Plays the kubelet for the (held, unscheduled) pod of `jobName`: marks it Succeeded or
+ * Failed, which the real Job controller then turns into the Job's outcome.
+ */
+export async function finishJobPod(
+  kc: KubeConfig,
+  namespace: string,
+  jobName: string,
+  outcome: 'Succeeded' | 'Failed',
+): Promise<void> {
+  const { core } = clients(kc);
+  const pod = await waitFor<V1Pod>(`a running pod of Job ${jobName}`, async () => {
+    const pods = await core.listNamespacedPod({
+      namespace,
+      labelSelector: `batch.kubernetes.io/job-name=${jobName}`,
+    });
+    return pods.items.find((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  });
+  const now = new Date().toISOString();
+  const containers = pod.spec?.containers ?? [];
+  await core.patchNamespacedPodStatus(
+    {
+      name: pod.metadata!.name!,
+      namespace,
+      body: {
+        status: {
+          phase: outcome,
+          containerStatuses: containers.map((c) => ({
+            name: c.name,
+            image: c.image,
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: {
+              terminated: {
+                exitCode: outcome === 'Succeeded' ? 0 : 1,
+                reason: outcome === 'Succeeded' ? 'Completed' : 'Error',
+                startedAt: now,
+                finishedAt: now,
+              },
+            },
+          })),
+        },
+      },
+    },
+    statusPatch,
+  );
+}
+
+export async function waitForJob(kc: KubeConfig, namespace: string, name: string): Promise<V1Job> {
+  return waitFor(`Job ${name}`, async () => {
+    try {
+      return await clients(kc).batch.readNamespacedJob({ name, namespace });
+    } catch {
+      return undefined;
+    }
+  });
+}
+
+/** A claim bound to a static volume, so pods that mount it can be scheduled (there is no provisioner). */
+export async function createBackupVolume(kc: KubeConfig, namespace: string, claim: string): Promise<void> {
+  const { core } = clients(kc);
+  const pv = `${namespace}-${claim}`;
+  await core.createPersistentVolume({
+    body: {
+      metadata: { name: pv, labels: { 'slipway.dev/test': 'true' } },
+      spec: {
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Delete',
+        hostPath: { path: `/tmp/${pv}` },
+        claimRef: { namespace, name: claim },
+        storageClassName: '',
+      },
+    },
+  });
+  await core.createNamespacedPersistentVolumeClaim({
+    namespace,
+    body: {
+      metadata: { name: claim },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '1Gi' } },
+        storageClassName: '',
+        volumeName: pv,
+      },
+    },
+  });
+}
+
+/** A separate KubeConfig with the same cluster, user and context (so patching it leaves the test's alone). */
+function copyOf(kc: KubeConfig): KubeConfig {
+  const out = new KubeConfig();
+  out.loadFromOptions({
+    clusters: kc.clusters,
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+  return out;
+}

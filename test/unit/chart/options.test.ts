@@ -1,0 +1,276 @@
+// The switches a user flips at install time, and the mistakes the chart refuses.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { parseAllDocuments } from 'yaml';
+import { customResourceDefinition } from '../../../crds/crd.ts';
+import { kinds } from '../../../crds/index.ts';
+import {
+  CHART,
+  HELM_BUILD_TIMEOUT_MS,
+  NAMESPACE,
+  RELEASE,
+  componentName,
+  helm,
+  named,
+  ofKind,
+  run,
+  setArgs,
+  template,
+  type Manifest,
+} from './helm.ts';
+
+type EnvVar = { name: string; value?: string };
+type Deployment = Manifest & {
+  spec: {
+    replicas: number;
+    strategy?: { type: string };
+    template: {
+      spec: {
+        containers: { env: EnvVar[] }[];
+        volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[];
+      };
+    };
+  };
+};
+
+function envOf(manifests: Manifest[], component: 'operator' | 'gateway' | 'status-api', name: string) {
+  const d = named(manifests, 'Deployment', componentName(component)) as Deployment;
+  return d.spec.template.spec.containers[0]?.env.find((e) => e.name === name)?.value;
+}
+
+describe('chart options', () => {
+  beforeAll(() => {
+    helm();
+  }, HELM_BUILD_TIMEOUT_MS);
+
+  it('passes helm lint --strict', () => {
+    const result = run(['lint', '--strict', CHART]);
+    expect(result.stderr + result.stdout).toContain('0 chart(s) failed');
+    expect(result.status).toBe(0);
+  });
+
+  it('ships the generated CRD of every kind, and helm installs them', () => {
+    const expected = kinds.map((def) => customResourceDefinition(def).metadata.name).sort();
+    expect(expected).toHaveLength(7);
+    const files = readdirSync(join(CHART, 'crds')).filter((f) => f.endsWith('.yaml'));
+    expect(files.map((f) => f.replace(/\.yaml$/, '')).sort()).toEqual(expected);
+    // What `helm install` creates first: the chart's crds/ folder.
+    const rendered = run(['template', RELEASE, CHART, '--include-crds']);
+    expect(rendered.status).toBe(0);
+    const names = parseAllDocuments(rendered.stdout)
+      .map((doc) => doc.toJS() as { kind?: string; metadata?: { name: string } } | null)
+      .filter((doc) => doc?.kind === 'CustomResourceDefinition')
+      .map((doc) => doc?.metadata?.name)
+      .sort();
+    expect(names).toEqual(expected);
+  });
+
+  it('exposes the gateway and the status API through Ingresses and derives the public URLs', () => {
+    const manifests = template({
+      'gateway.ingress.enabled': true,
+      'gateway.ingress.host': 'hooks.example.com',
+      'gateway.ingress.className': 'nginx',
+      'gateway.ingress.tls.enabled': true,
+      'gateway.ingress.tls.secretName': 'hooks-tls',
+      'statusApi.ingress.enabled': true,
+      'statusApi.ingress.host': 'status.example.com',
+    });
+    const gateway = named(manifests, 'Ingress', componentName('gateway')) as Manifest & {
+      spec: { ingressClassName: string; tls: unknown[]; rules: unknown[] };
+    };
+    expect(gateway.spec.ingressClassName).toBe('nginx');
+    expect(gateway.spec.tls).toEqual([{ hosts: ['hooks.example.com'], secretName: 'hooks-tls' }]);
+    expect(gateway.spec.rules).toEqual([
+      {
+        host: 'hooks.example.com',
+        http: {
+          paths: [
+            {
+              path: '/',
+              pathType: 'Prefix',
+              backend: { service: { name: componentName('gateway'), port: { name: 'http' } } },
+            },
+          ],
+        },
+      },
+    ]);
+    named(manifests, 'Ingress', componentName('status-api'));
+    expect(envOf(manifests, 'gateway', 'SLIPWAY_PUBLIC_URL')).toBe('https://hooks.example.com');
+    expect(envOf(manifests, 'operator', 'SLIPWAY_GATEWAY_BASE_URL')).toBe('https://hooks.example.com');
+  });
+
+  it('renders no Ingress, ServiceMonitor or NetworkPolicy by default', () => {
+    const manifests = template();
+    for (const kind of ['Ingress', 'ServiceMonitor', 'NetworkPolicy', 'PersistentVolumeClaim']) {
+      expect(ofKind(manifests, kind)).toEqual([]);
+    }
+  });
+
+  it('prefers an explicit publicUrl over the ingress host', () => {
+    const manifests = template({
+      'gateway.ingress.enabled': true,
+      'gateway.ingress.host': 'hooks.internal',
+      'gateway.publicUrl': 'https://hooks.example.com/',
+    });
+    expect(envOf(manifests, 'gateway', 'SLIPWAY_PUBLIC_URL')).toBe('https://hooks.example.com');
+  });
+
+  it('scrapes each component on its admin port with a ServiceMonitor', () => {
+    const manifests = template({ 'serviceMonitor.enabled': true, 'serviceMonitor.labels.release': 'kps' });
+    const monitors = ofKind(manifests, 'ServiceMonitor') as (Manifest & {
+      spec: {
+        selector: { matchLabels: Record<string, string> };
+        endpoints: { port: string; path: string }[];
+      };
+    })[];
+    expect(monitors).toHaveLength(3);
+    const services = ofKind(manifests, 'Service') as (Manifest & {
+      spec: { selector: Record<string, string>; ports: { name: string; port: number }[] };
+    })[];
+    for (const monitor of monitors) {
+      expect(monitor.metadata.labels?.release).toBe('kps');
+      expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'admin', path: '/metrics' })]);
+      // Exactly one Service matches, and it serves the admin port.
+      const matching = services.filter((s) =>
+        Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => s.metadata.labels?.[k] === v),
+      );
+      expect(matching).toHaveLength(1);
+      expect(matching[0]?.spec.ports).toEqual([expect.objectContaining({ name: 'admin', port: 8081 })]);
+    }
+  });
+
+  it('limits traffic with a NetworkPolicy per component', () => {
+    const manifests = template({
+      'networkPolicy.enabled': true,
+      'networkPolicy.apiServer.cidrs': '{10.96.0.1/32}',
+    });
+    type Policy = Manifest & {
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        policyTypes: string[];
+        ingress: { ports: { port: string | number }[] }[];
+        egress: { ports: { port: number; protocol: string }[]; to?: unknown[] }[];
+      };
+    };
+    const policies = ofKind(manifests, 'NetworkPolicy') as Policy[];
+    expect(policies.map((p) => p.metadata.name).sort()).toEqual(
+      [componentName('gateway'), componentName('operator'), componentName('status-api')].sort(),
+    );
+    for (const policy of policies) {
+      expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      const ingressPorts = policy.spec.ingress.flatMap((rule) => rule.ports.map((p) => p.port));
+      const component = policy.spec.podSelector.matchLabels['app.kubernetes.io/component'];
+      // The operator has no public port; nobody but scrapers needs to reach it.
+      expect(ingressPorts.sort()).toEqual(component === 'operator' ? ['admin'] : ['admin', 'http']);
+      expect(policy.spec.egress).toContainEqual({
+        ports: [
+          { port: 443, protocol: 'TCP' },
+          { port: 6443, protocol: 'TCP' },
+        ],
+        to: [{ ipBlock: { cidr: '10.96.0.1/32' } }],
+      });
+    }
+  });
+
+  it('keeps gateway archives on a PersistentVolumeClaim when asked', () => {
+    const manifests = template({
+      'gateway.archive.persistence.enabled': true,
+      'gateway.archive.persistence.size': '50Gi',
+    });
+    const claim = named(
+      manifests,
+      'PersistentVolumeClaim',
+      `${componentName('gateway')}-archives`,
+    ) as Manifest & {
+      spec: { accessModes: string[]; resources: { requests: { storage: string } } };
+    };
+    expect(claim.spec.resources.requests.storage).toBe('50Gi');
+    const d = named(manifests, 'Deployment', componentName('gateway')) as Deployment;
+    expect(d.spec.template.spec.volumes).toContainEqual({
+      name: 'archives',
+      persistentVolumeClaim: { claimName: claim.metadata.name },
+    });
+    // A ReadWriteOnce volume cannot be mounted by the old and the new pod during a rollout.
+    expect(d.spec.strategy).toEqual({ type: 'Recreate' });
+  });
+
+  it('scales the gateway only on a shared archive volume', () => {
+    const single = run(['template', RELEASE, CHART, ...setArgs({ 'gateway.replicas': 2 })]);
+    expect(single.status).not.toBe(0);
+    expect(single.stderr).toContain('gateway.replicas > 1 needs a shared archive volume');
+
+    const shared = template({
+      'gateway.replicas': 3,
+      'gateway.archive.persistence.enabled': true,
+      'gateway.archive.persistence.accessModes': '{ReadWriteMany}',
+    });
+    const d = named(shared, 'Deployment', componentName('gateway')) as Deployment;
+    expect(d.spec.replicas).toBe(3);
+    expect(d.spec.strategy?.type).toBe('RollingUpdate');
+    named(shared, 'PodDisruptionBudget', componentName('gateway'));
+  });
+
+  it('mounts an existing claim, with the rollout strategy its access modes allow', () => {
+    const manifests = template({
+      'gateway.archive.persistence.enabled': true,
+      'gateway.archive.persistence.existingClaim': 'archives',
+    });
+    expect(ofKind(manifests, 'PersistentVolumeClaim')).toEqual([]);
+    const d = named(manifests, 'Deployment', componentName('gateway')) as Deployment;
+    expect(d.spec.template.spec.volumes).toContainEqual({
+      name: 'archives',
+      persistentVolumeClaim: { claimName: 'archives' },
+    });
+    expect(d.spec.strategy).toEqual({ type: 'Recreate' });
+  });
+
+  it("refuses to grant a component's permissions to the namespace's default account", () => {
+    const result = run(['template', RELEASE, CHART, ...setArgs({ 'gateway.serviceAccount.create': false })]);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('gateway: serviceAccount.name is required');
+  });
+
+  it('protects the replicated components with PodDisruptionBudgets', () => {
+    const budgets = ofKind(template(), 'PodDisruptionBudget').map((m) => m.metadata.name);
+    expect(budgets.sort()).toEqual([componentName('operator'), componentName('status-api')].sort());
+  });
+
+  it.each([
+    [{ logLevel: 'loud' }, 'logLevel'],
+    [{ 'operator.replicas': -1 }, 'replicas'],
+    [{ 'image.pullPolicy': 'Sometimes' }, 'pullPolicy'],
+    [{ 'gateway.publicUrl': 'hooks.example.com' }, 'publicUrl'],
+    [{ 'statusApi.trustedProxies': '{not-a-cidr}' }, 'trustedProxies'],
+    [{ 'gateway.ingress.enabled': true }, 'host'],
+    [{ 'operator.replicaCount': 2 }, 'replicaCount'],
+  ] as [Record<string, string | number | boolean>, string][])(
+    'values.schema.json rejects %j',
+    (set, field) => {
+      const result = run(['template', RELEASE, CHART, ...setArgs(set)]);
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toContain(field);
+    },
+  );
+
+  it('prints the webhook base URL and the status URL after install', () => {
+    const result = run([
+      'install',
+      RELEASE,
+      CHART,
+      '--namespace',
+      NAMESPACE,
+      '--dry-run=client',
+      ...setArgs({
+        'gateway.publicUrl': 'https://hooks.example.com',
+        'statusApi.ingress.enabled': true,
+        'statusApi.ingress.host': 'status.example.com',
+        'statusApi.ingress.tls.enabled': true,
+      }),
+    ]);
+    expect(result.status).toBe(0);
+    const notes = result.stdout.slice(result.stdout.indexOf('NOTES:'));
+    expect(notes).toContain('https://hooks.example.com/upload.sh');
+    expect(notes).toContain('https://status.example.com/api/v1/status');
+  });
+});

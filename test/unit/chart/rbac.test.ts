@@ -1,0 +1,185 @@
+// Least privilege, checked rule by rule: each process gets exactly the permissions it uses,
+// cluster-wide by default and confined to one namespace when the chart is told to watch one.
+// The operator's list is operator/rbac.ts itself; the gateway's and the status API's are below.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
+import {
+  HELM_BUILD_TIMEOUT_MS,
+  NAMESPACE,
+  RELEASE,
+  CHART,
+  ROOT,
+  componentName,
+  helm,
+  run,
+  setArgs,
+  template,
+  type Manifest,
+} from './helm.ts';
+
+type Rule = { apiGroups?: string[]; resources?: string[]; verbs: string[]; resourceNames?: string[] };
+type Role = Manifest & { rules: Rule[] };
+type Binding = Manifest & {
+  roleRef: { kind: string; name: string };
+  subjects: { kind: string; name: string; namespace: string }[];
+};
+
+const READ = ['get', 'list', 'watch'];
+
+/** "group/resource verb" for every permission a rule grants ("" is the core group). */
+function grants(rules: Rule[]): string[] {
+  return rules
+    .flatMap((r) =>
+      (r.apiGroups ?? []).flatMap((g) =>
+        (r.resources ?? []).flatMap((res) => r.verbs.map((v) => `${g || 'core'}/${res} ${v}`)),
+      ),
+    )
+    .sort();
+}
+
+function grant(group: string, resources: string[], verbs: string[]): string[] {
+  return resources.flatMap((r) => verbs.map((v) => `${group}/${r} ${v}`));
+}
+
+const EXPECTED = {
+  operator: grants([...operatorRules]),
+  operatorLeaderElection: grants([...leaderElectionRules]),
+  gateway: [
+    ...grant('slipway.dev', ['projects', 'webhooks', 'bundles'], READ),
+    ...grant('slipway.dev', ['bundles'], ['create']),
+    ...grant('core', ['secrets'], READ),
+    ...grant('events.k8s.io', ['events'], ['create']),
+  ].sort(),
+  statusApi: grant('slipway.dev', ['statuspages', 'statuscomponents', 'statusnotices'], READ).sort(),
+};
+
+function rbac(manifests: Manifest[]) {
+  const roles = manifests.filter((m): m is Role => m.kind === 'Role' || m.kind === 'ClusterRole');
+  const bindings = manifests.filter(
+    (m): m is Binding => m.kind === 'RoleBinding' || m.kind === 'ClusterRoleBinding',
+  );
+  /** Everything a ServiceAccount of the release can do, as "Kind[namespace] grant" lines. */
+  function of(component: 'operator' | 'gateway' | 'status-api') {
+    const account = componentName(component);
+    const bound = bindings.filter((b) =>
+      b.subjects.some((s) => s.kind === 'ServiceAccount' && s.name === account && s.namespace === NAMESPACE),
+    );
+    return bound.map((b) => {
+      const role = roles.find(
+        (r) =>
+          r.kind === b.roleRef.kind &&
+          r.metadata.name === b.roleRef.name &&
+          (r.kind === 'ClusterRole' || r.metadata.namespace === b.metadata.namespace),
+      );
+      if (!role) throw new Error(`${b.kind}/${b.metadata.name} refers to a missing ${b.roleRef.kind}`);
+      if (b.kind === 'RoleBinding' && role.kind === 'ClusterRole') {
+        throw new Error('a RoleBinding to a ClusterRole is not expected here');
+      }
+      return {
+        scope: b.kind === 'ClusterRoleBinding' ? 'cluster' : (b.metadata.namespace ?? '?'),
+        grants: grants(role.rules),
+        rules: role.rules,
+      };
+    });
+  }
+  return { roles, bindings, of };
+}
+
+describe('chart RBAC', () => {
+  beforeAll(() => {
+    helm();
+  }, HELM_BUILD_TIMEOUT_MS);
+
+  it('holds the operator rules generated from operator/rbac.ts', () => {
+    const check = spawnSync(
+      process.execPath,
+      [join(ROOT, 'scripts', 'helm', 'generate-rbac.ts'), '--check'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+  });
+
+  it('grants the operator and the gateway exactly their permissions, cluster-wide by default', () => {
+    const { of } = rbac(template());
+    expect(EXPECTED.operator.length).toBeGreaterThan(0);
+    expect(of('operator')).toEqual([
+      expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operator }),
+      expect.objectContaining({ scope: NAMESPACE, grants: EXPECTED.operatorLeaderElection }),
+    ]);
+    expect(of('gateway')).toEqual([expect.objectContaining({ scope: 'cluster', grants: EXPECTED.gateway })]);
+  });
+
+  it('lets the status API read the status kinds in the release namespace only, by default', () => {
+    const { of } = rbac(template());
+    expect(of('status-api')).toEqual([
+      expect.objectContaining({ scope: NAMESPACE, grants: EXPECTED.statusApi }),
+    ]);
+  });
+
+  it('never uses wildcards or aggregated roles', () => {
+    const { roles } = rbac(template());
+    for (const role of roles) {
+      for (const rule of role.rules) {
+        expect([...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...rule.verbs]).not.toContain('*');
+      }
+      expect(role).not.toHaveProperty('aggregationRule');
+    }
+  });
+
+  it('keeps the status API read-only', () => {
+    const { of } = rbac(template());
+    const verbs = new Set(of('status-api').flatMap((b) => b.rules.flatMap((r) => r.verbs)));
+    expect([...verbs].sort()).toEqual(['get', 'list', 'watch']);
+  });
+
+  it('grants nothing cluster-wide when watchNamespace is set', () => {
+    const manifests = template({ watchNamespace: 'apps' });
+    const { roles, bindings, of } = rbac(manifests);
+    expect(roles.filter((r) => r.kind === 'ClusterRole')).toEqual([]);
+    expect(bindings.filter((b) => b.kind === 'ClusterRoleBinding')).toEqual([]);
+    expect(of('operator')).toEqual([
+      expect.objectContaining({ scope: 'apps', grants: EXPECTED.operator }),
+      expect.objectContaining({ scope: NAMESPACE, grants: EXPECTED.operatorLeaderElection }),
+    ]);
+    expect(of('gateway')).toEqual([expect.objectContaining({ scope: 'apps', grants: EXPECTED.gateway })]);
+    expect(of('status-api')).toEqual([
+      expect.objectContaining({ scope: 'apps', grants: EXPECTED.statusApi }),
+    ]);
+  });
+
+  it('confines the status API to the status namespace when one is set', () => {
+    const { of } = rbac(template({ 'statusApi.statusNamespace': 'status' }));
+    expect(of('status-api')).toEqual([
+      expect.objectContaining({ scope: 'status', grants: EXPECTED.statusApi }),
+    ]);
+    expect(of('operator')[0]).toMatchObject({ scope: 'cluster' });
+  });
+
+  it('refuses a status namespace the operator does not watch', () => {
+    const result = run([
+      'template',
+      RELEASE,
+      CHART,
+      ...setArgs({ watchNamespace: 'apps', 'statusApi.statusNamespace': 'status' }),
+    ]);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('statusApi.statusNamespace (status) must equal watchNamespace (apps)');
+  });
+
+  it('grants no Lease access to a single operator without leader election', () => {
+    const { of } = rbac(template({ 'operator.replicas': 1, 'operator.leaderElection': false }));
+    expect(of('operator')).toEqual([
+      expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operator }),
+    ]);
+  });
+
+  it('renders no RBAC when rbac.create is false', () => {
+    const { roles, bindings } = rbac(template({ 'rbac.create': false }));
+    expect([...roles, ...bindings]).toEqual([]);
+  });
+});

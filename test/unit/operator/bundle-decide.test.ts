@@ -1,0 +1,695 @@
+import { describe, expect, it } from '@jest/globals';
+import { decideBundle, type BundleDecision, type BundleInputs } from '../../../operator/bundle/decide.ts';
+import {
+  NS,
+  T0,
+  at,
+  bundle,
+  condition,
+  database,
+  deployTo,
+  deployment,
+  environment,
+  finished,
+  job,
+  project,
+} from './builders.ts';
+
+const NOW = new Date(T0.getTime() + 100_000);
+
+function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
+  const b = overrides.bundle ?? bundle('b1');
+  return {
+    bundle: b,
+    project: project(),
+    environment: undefined,
+    deployment: undefined,
+    buildJob: undefined,
+    backupJob: undefined,
+    projectBundles: [b],
+    runningBuilds: 0,
+    defaultBuildConcurrency: 1,
+    image: `registry.test/${NS}/shop:${b.metadata.name}`,
+    backupLocation: `pvc://backups/shop/staging/${b.metadata.name}.sql`,
+    now: NOW,
+    ...overrides,
+  };
+}
+
+/** What a reader of `kubectl get/describe` would see change: phase, action, and each condition. */
+function summary(d: BundleDecision) {
+  const conditions: Record<string, string> = {};
+  for (const c of d.conditions) conditions[c.type] = `${c.status}/${c.reason}`;
+  return { phase: d.phase, action: d.action.type, outcome: d.outcome, conditions };
+}
+
+const built = (name: string, opts: Parameters<typeof bundle>[1] = {}) =>
+  bundle(name, {
+    ...opts,
+    status: {
+      phase: 'Built',
+      image: `registry.test/${NS}/shop:${name}`,
+      buildJob: `${name}-build`,
+      conditions: [condition('Built', 'True', 'Succeeded')],
+      ...opts.status,
+    },
+  });
+
+const deployBundle = (name: string, created = 0, backup = false) =>
+  built(name, { created, deploy: deployTo('staging', backup) });
+
+describe('decideBundle: finished and deleted bundles', () => {
+  it.each(['Ready', 'Failed', 'Superseded', 'Built'] as const)(
+    'does nothing for a bundle finished as %s',
+    (phase) => {
+      const d = decideBundle(inputs({ bundle: bundle('b1', { status: finished(phase) }) }));
+      expect(d.skip).toBe(true);
+    },
+  );
+
+  it('keeps going for a deploy bundle that is built but not deployed', () => {
+    const d = decideBundle(inputs({ bundle: deployBundle('b1') }));
+    expect(d.skip).toBe(false);
+  });
+
+  it('does nothing for a bundle being deleted', () => {
+    const b = bundle('b1');
+    b.metadata.deletionTimestamp = at(50);
+    expect(decideBundle(inputs({ bundle: b })).skip).toBe(true);
+  });
+});
+
+describe('decideBundle: build', () => {
+  const cases: Array<{ name: string; in: Partial<BundleInputs>; out: ReturnType<typeof summary> }> = [
+    {
+      name: 'a missing project stops the chain until it appears',
+      in: { project: undefined },
+      out: {
+        phase: 'Pending',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: { Ready: 'False/ProjectNotFound' },
+      },
+    },
+    {
+      name: 'a new manual bundle starts its build Job',
+      in: {},
+      out: {
+        phase: 'Building',
+        action: 'createBuildJob',
+        outcome: 'progressing',
+        conditions: { Built: 'Unknown/Building', Ready: 'Unknown/Building' },
+      },
+    },
+    {
+      name: 'a webhook bundle without base software and directory map is refused for good',
+      in: {
+        bundle: bundle('b1', {
+          spec: {
+            trigger: { type: 'Webhook', provider: 'github' },
+            baseSoftware: undefined,
+            directoryMap: undefined,
+          },
+        }),
+      },
+      out: {
+        phase: 'Failed',
+        action: 'none',
+        outcome: 'finished',
+        conditions: { Built: 'False/MissingBuildSettings', Ready: 'False/MissingBuildSettings' },
+      },
+    },
+    {
+      name: 'a directory map that leaves the source tree is refused',
+      in: { bundle: bundle('b1', { spec: { directoryMap: { web: '../etc' } } }) },
+      out: {
+        phase: 'Failed',
+        action: 'none',
+        outcome: 'finished',
+        conditions: { Built: 'False/InvalidDirectoryMap', Ready: 'False/InvalidDirectoryMap' },
+      },
+    },
+    {
+      name: 'a git bundle of a project without repository waits for one',
+      in: { project: project('shop', { repository: undefined }) },
+      out: {
+        phase: 'Pending',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: { Built: 'Unknown/RepositoryNotConfigured', Ready: 'False/RepositoryNotConfigured' },
+      },
+    },
+    {
+      name: 'an archive bundle needs no repository',
+      in: {
+        project: project('shop', { repository: undefined }),
+        bundle: bundle('b1', {
+          spec: { source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } },
+        }),
+      },
+      out: {
+        phase: 'Building',
+        action: 'createBuildJob',
+        outcome: 'progressing',
+        conditions: { Built: 'Unknown/Building', Ready: 'Unknown/Building' },
+      },
+    },
+    {
+      name: 'a running build Job keeps the bundle Building',
+      in: { buildJob: job('b1-build', 'running') },
+      out: {
+        phase: 'Building',
+        action: 'none',
+        outcome: 'progressing',
+        conditions: { Built: 'Unknown/Building', Ready: 'Unknown/Building' },
+      },
+    },
+    {
+      name: 'a failed build Job fails the bundle and deploys nothing',
+      in: {
+        bundle: bundle('b1', { deploy: deployTo() }),
+        buildJob: job('b1-build', 'failed'),
+        environment: environment(),
+        deployment: deployment(),
+      },
+      out: {
+        phase: 'Failed',
+        action: 'none',
+        outcome: 'finished',
+        conditions: { Built: 'False/BuildFailed', Ready: 'False/BuildFailed' },
+      },
+    },
+    {
+      name: 'a finished build Job without deploy ends the chain as Built',
+      in: { buildJob: job('b1-build', 'succeeded') },
+      out: {
+        phase: 'Built',
+        action: 'none',
+        outcome: 'finished',
+        conditions: { Built: 'True/Succeeded', Ready: 'True/Succeeded' },
+      },
+    },
+    {
+      name: 'with the project at its build concurrency the bundle is Queued',
+      in: { runningBuilds: 1 },
+      out: {
+        phase: 'Queued',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: { Built: 'Unknown/Queued', Ready: 'Unknown/Queued' },
+      },
+    },
+    {
+      name: 'the project annotation raises the build concurrency',
+      in: {
+        runningBuilds: 1,
+        project: {
+          ...project(),
+          metadata: { ...project().metadata, annotations: { 'slipway.dev/build-concurrency': '2' } },
+        },
+      },
+      out: {
+        phase: 'Building',
+        action: 'createBuildJob',
+        outcome: 'progressing',
+        conditions: { Built: 'Unknown/Building', Ready: 'Unknown/Building' },
+      },
+    },
+  ];
+  it.each(cases)('$name', (c) => {
+    expect(summary(decideBundle(inputs(c.in)))).toEqual(c.out);
+  });
+
+  it('records the build Job, the start time and, once built, the image', () => {
+    const started = decideBundle(inputs());
+    expect(started.status).toMatchObject({ buildJob: 'b1-build', startedAt: NOW.toISOString() });
+    const done = decideBundle(inputs({ buildJob: job('b1-build', 'succeeded', at(5)) }));
+    expect(done.status).toMatchObject({
+      buildJob: 'b1-build',
+      image: `registry.test/${NS}/shop:b1`,
+      startedAt: at(5),
+      finishedAt: NOW.toISOString(),
+    });
+  });
+
+  it('gives the build slot to the oldest waiting bundle first', () => {
+    const older = bundle('a-older', { created: 0 });
+    const newer = bundle('b-newer', { created: 10 });
+    const all = [older, newer];
+    expect(decideBundle(inputs({ bundle: newer, projectBundles: all })).phase).toBe('Queued');
+    expect(decideBundle(inputs({ bundle: older, projectBundles: all })).action.type).toBe('createBuildJob');
+  });
+
+  it('does not hold a slot for an older bundle that a newer one supersedes', () => {
+    const older = bundle('a-older', { created: 0, deploy: deployTo() });
+    const newer = bundle('b-newer', { created: 10, deploy: deployTo() });
+    const d = decideBundle(inputs({ bundle: newer, projectBundles: [older, newer] }));
+    expect(d.action.type).toBe('createBuildJob');
+  });
+});
+
+describe('decideBundle: deploy', () => {
+  const env = environment('staging', database);
+  const cases: Array<{ name: string; in: Partial<BundleInputs>; out: ReturnType<typeof summary> }> = [
+    {
+      name: 'a missing environment blocks the deploy until it appears',
+      in: { bundle: deployBundle('b1') },
+      out: {
+        phase: 'Built',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/EnvironmentNotFound',
+          Ready: 'False/EnvironmentNotFound',
+        },
+      },
+    },
+    {
+      name: 'an environment of another project is not deployed to',
+      in: {
+        bundle: deployBundle('b1'),
+        environment: environment('staging', { projectRef: { name: 'other' } }),
+        deployment: deployment(),
+      },
+      out: {
+        phase: 'Built',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/EnvironmentProjectMismatch',
+          Ready: 'False/EnvironmentProjectMismatch',
+        },
+      },
+    },
+    {
+      name: 'a missing Deployment blocks the deploy',
+      in: { bundle: deployBundle('b1'), environment: env },
+      out: {
+        phase: 'Built',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/DeploymentNotFound',
+          Ready: 'False/DeploymentNotFound',
+        },
+      },
+    },
+    {
+      name: 'a Deployment without the named container blocks the deploy',
+      in: {
+        bundle: deployBundle('b1'),
+        environment: environment('staging', { deploymentRef: { name: 'shop-web', container: 'php' } }),
+        deployment: deployment(),
+      },
+      out: {
+        phase: 'Built',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/ContainerNotFound',
+          Ready: 'False/ContainerNotFound',
+        },
+      },
+    },
+    {
+      name: 'a built bundle starts its rollout when the environment is free',
+      in: { bundle: deployBundle('b1'), environment: env, deployment: deployment({ bundle: 'b0' }) },
+      out: {
+        phase: 'Deploying',
+        action: 'startRollout',
+        outcome: 'progressing',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/Progressing',
+          Ready: 'Unknown/Progressing',
+        },
+      },
+    },
+    {
+      name: 'one rollout per environment: wait while an older bundle is still rolling out',
+      in: {
+        bundle: deployBundle('b1', 10),
+        environment: env,
+        deployment: deployment({ bundle: 'b0', updated: 0 }),
+        projectBundles: [deployBundle('b0', 0), deployBundle('b1', 10)],
+      },
+      out: {
+        phase: 'Built',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/WaitingForEnvironment',
+          Ready: 'Unknown/WaitingForEnvironment',
+        },
+      },
+    },
+    {
+      name: 'the environment is free again once the other bundle finished',
+      in: {
+        bundle: deployBundle('b1', 10),
+        environment: env,
+        deployment: deployment({ bundle: 'b0' }),
+        projectBundles: [
+          bundle('b0', { deploy: deployTo(), status: finished('Ready') }),
+          deployBundle('b1', 10),
+        ],
+      },
+      out: {
+        phase: 'Deploying',
+        action: 'startRollout',
+        outcome: 'progressing',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/Progressing',
+          Ready: 'Unknown/Progressing',
+        },
+      },
+    },
+    {
+      name: 'a backup without database settings cannot run',
+      in: { bundle: deployBundle('b1', 0, true), environment: environment(), deployment: deployment() },
+      out: {
+        phase: 'Built',
+        action: 'none',
+        outcome: 'waiting',
+        conditions: {
+          Built: 'True/Succeeded',
+          BackedUp: 'Unknown/BackupNotConfigured',
+          Ready: 'False/BackupNotConfigured',
+        },
+      },
+    },
+    {
+      name: 'with backupBeforeDeploy the backup Job comes first',
+      in: { bundle: deployBundle('b1', 0, true), environment: env, deployment: deployment() },
+      out: {
+        phase: 'BackingUp',
+        action: 'createBackupJob',
+        outcome: 'progressing',
+        conditions: { Built: 'True/Succeeded', BackedUp: 'Unknown/BackingUp', Ready: 'Unknown/BackingUp' },
+      },
+    },
+    {
+      name: 'the Deployment is not touched while the backup runs',
+      in: {
+        bundle: deployBundle('b1', 0, true),
+        environment: env,
+        deployment: deployment(),
+        backupJob: job('b1-backup', 'running'),
+      },
+      out: {
+        phase: 'BackingUp',
+        action: 'none',
+        outcome: 'progressing',
+        conditions: { Built: 'True/Succeeded', BackedUp: 'Unknown/BackingUp', Ready: 'Unknown/BackingUp' },
+      },
+    },
+    {
+      name: 'a failed backup fails the bundle and deploys nothing',
+      in: {
+        bundle: deployBundle('b1', 0, true),
+        environment: env,
+        deployment: deployment(),
+        backupJob: job('b1-backup', 'failed'),
+      },
+      out: {
+        phase: 'Failed',
+        action: 'none',
+        outcome: 'finished',
+        conditions: { Built: 'True/Succeeded', BackedUp: 'False/BackupFailed', Ready: 'False/BackupFailed' },
+      },
+    },
+    {
+      name: 'after the backup the rollout starts',
+      in: {
+        bundle: deployBundle('b1', 0, true),
+        environment: env,
+        deployment: deployment(),
+        backupJob: job('b1-backup', 'succeeded'),
+      },
+      out: {
+        phase: 'Deploying',
+        action: 'startRollout',
+        outcome: 'progressing',
+        conditions: {
+          Built: 'True/Succeeded',
+          BackedUp: 'True/Succeeded',
+          Deployed: 'Unknown/Progressing',
+          Ready: 'Unknown/Progressing',
+        },
+      },
+    },
+    {
+      name: 'a rollout still updating pods is Deploying',
+      in: {
+        bundle: deployBundle('b1'),
+        environment: env,
+        deployment: deployment({ bundle: 'b1', replicas: 2, updated: 1 }),
+      },
+      out: {
+        phase: 'Deploying',
+        action: 'none',
+        outcome: 'progressing',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/Progressing',
+          Ready: 'Unknown/Progressing',
+        },
+      },
+    },
+    {
+      name: 'a rollout the Deployment controller has not seen yet is Deploying, whatever old status says',
+      in: {
+        bundle: deployBundle('b1'),
+        environment: env,
+        deployment: deployment({ bundle: 'b1', generation: 3, observedGeneration: 2 }),
+      },
+      out: {
+        phase: 'Deploying',
+        action: 'none',
+        outcome: 'progressing',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/Progressing',
+          Ready: 'Unknown/Progressing',
+        },
+      },
+    },
+    {
+      name: 'old pods still running keep the rollout going',
+      in: {
+        bundle: deployBundle('b1'),
+        environment: env,
+        deployment: deployment({ bundle: 'b1', total: 2 }),
+      },
+      out: {
+        phase: 'Deploying',
+        action: 'none',
+        outcome: 'progressing',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'Unknown/Progressing',
+          Ready: 'Unknown/Progressing',
+        },
+      },
+    },
+    {
+      name: 'a complete rollout makes the bundle Ready',
+      in: { bundle: deployBundle('b1'), environment: env, deployment: deployment({ bundle: 'b1' }) },
+      out: {
+        phase: 'Ready',
+        action: 'none',
+        outcome: 'finished',
+        conditions: { Built: 'True/Succeeded', Deployed: 'True/Succeeded', Ready: 'True/Succeeded' },
+      },
+    },
+    {
+      name: 'a rollout past its progress deadline fails',
+      in: {
+        bundle: deployBundle('b1'),
+        environment: env,
+        deployment: deployment({ bundle: 'b1', updated: 0, deadlineExceeded: true }),
+      },
+      out: {
+        phase: 'Failed',
+        action: 'none',
+        outcome: 'finished',
+        conditions: {
+          Built: 'True/Succeeded',
+          Deployed: 'False/RolloutFailed',
+          Ready: 'False/RolloutFailed',
+        },
+      },
+    },
+  ];
+  it.each(cases)('$name', (c) => {
+    expect(summary(decideBundle(inputs(c.in)))).toEqual(c.out);
+  });
+
+  it('rolls out the environment container it names', () => {
+    const d = decideBundle(
+      inputs({
+        bundle: deployBundle('b1'),
+        environment: environment('staging', { deploymentRef: { name: 'shop-web', container: 'php' } }),
+        deployment: deployment({ containers: ['nginx', 'php'] }),
+      }),
+    );
+    expect(d.action).toEqual({ type: 'startRollout', container: 'php' });
+  });
+
+  it('records the backup Job and where the dump goes', () => {
+    const d = decideBundle(
+      inputs({ bundle: deployBundle('b1', 0, true), environment: env, deployment: deployment() }),
+    );
+    expect(d.status.backup).toEqual({ job: 'b1-backup', location: 'pvc://backups/shop/staging/b1.sql' });
+  });
+
+  it('tells the environment which bundle is rolling out, then that it runs it', () => {
+    const starting = decideBundle(
+      inputs({ bundle: deployBundle('b1'), environment: env, deployment: deployment() }),
+    );
+    expect(starting.environmentStatus).toEqual({
+      lastDeployment: { bundle: 'b1', startedAt: NOW.toISOString(), result: 'InProgress' },
+    });
+    const inProgressEnv = environment('staging', database, {
+      currentBundle: 'b0',
+      lastDeployment: { bundle: 'b1', startedAt: at(90), result: 'InProgress' },
+    });
+    const running = decideBundle(
+      inputs({
+        bundle: deployBundle('b1'),
+        environment: inProgressEnv,
+        deployment: deployment({ bundle: 'b1', updated: 0 }),
+      }),
+    );
+    expect(running.environmentStatus).toBeUndefined();
+    const done = decideBundle(
+      inputs({
+        bundle: deployBundle('b1'),
+        environment: inProgressEnv,
+        deployment: deployment({ bundle: 'b1' }),
+      }),
+    );
+    expect(done.environmentStatus).toEqual({
+      currentBundle: 'b1',
+      lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: NOW.toISOString(), result: 'Succeeded' },
+    });
+  });
+
+  it('keeps the current bundle when a rollout fails', () => {
+    const inProgressEnv = environment('staging', database, {
+      currentBundle: 'b0',
+      lastDeployment: { bundle: 'b1', startedAt: at(90), result: 'InProgress' },
+    });
+    const d = decideBundle(
+      inputs({
+        bundle: deployBundle('b1'),
+        environment: inProgressEnv,
+        deployment: deployment({ bundle: 'b1', deadlineExceeded: true, updated: 0 }),
+      }),
+    );
+    expect(d.environmentStatus).toEqual({
+      currentBundle: 'b0',
+      lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: NOW.toISOString(), result: 'Failed' },
+    });
+  });
+});
+
+describe('decideBundle: ordering between bundles of one environment', () => {
+  const env = environment('staging', database);
+
+  it('a newer bundle for the same environment supersedes one not yet rolled out', () => {
+    const older = deployBundle('b1', 0);
+    const newer = bundle('b2', { created: 10, deploy: deployTo() });
+    const d = decideBundle(
+      inputs({ bundle: older, projectBundles: [older, newer], environment: env, deployment: deployment() }),
+    );
+    expect(summary(d)).toEqual({
+      phase: 'Superseded',
+      action: 'none',
+      outcome: 'finished',
+      conditions: { Deployed: 'False/Superseded', Ready: 'False/Superseded' },
+    });
+    expect(d.conditions.at(-1)?.message).toBe('bundle b2 for environment staging is newer');
+  });
+
+  it('a superseded bundle stops its running build Job', () => {
+    const older = bundle('b1', { deploy: deployTo() });
+    const newer = bundle('b2', { created: 10, deploy: deployTo() });
+    const d = decideBundle(
+      inputs({ bundle: older, projectBundles: [older, newer], buildJob: job('b1-build', 'running') }),
+    );
+    expect(d.action).toEqual({ type: 'stopJobs' });
+    expect(d.phase).toBe('Superseded');
+  });
+
+  it('a bundle whose rollout has begun is not superseded; the newer one waits for it', () => {
+    const older = deployBundle('b1', 0);
+    const newer = deployBundle('b2', 10);
+    const dep = deployment({ bundle: 'b1', updated: 0 });
+    const all = [older, newer];
+    expect(
+      decideBundle(inputs({ bundle: older, projectBundles: all, environment: env, deployment: dep })).phase,
+    ).toBe('Deploying');
+    expect(
+      decideBundle(inputs({ bundle: newer, projectBundles: all, environment: env, deployment: dep })).phase,
+    ).toBe('Built');
+  });
+
+  it('trusts its own Progressing condition when the cached Deployment lags behind', () => {
+    const older = deployBundle('b1', 0);
+    older.status!.conditions!.push(condition('Deployed', 'Unknown', 'Progressing'));
+    const newer = deployBundle('b2', 10);
+    const d = decideBundle(
+      inputs({
+        bundle: older,
+        projectBundles: [older, newer],
+        environment: env,
+        deployment: deployment({ bundle: 'b0' }),
+      }),
+    );
+    expect(d.phase).not.toBe('Superseded');
+  });
+
+  it('an older bundle never replaces a newer one the environment already runs', () => {
+    const older = deployBundle('b1', 0);
+    const newer = bundle('b2', { created: 10, deploy: deployTo(), status: finished('Ready') });
+    const d = decideBundle(
+      inputs({
+        bundle: older,
+        projectBundles: [older, newer],
+        environment: env,
+        deployment: deployment({ bundle: 'b2' }),
+      }),
+    );
+    expect(d.phase).toBe('Superseded');
+  });
+
+  it('a newer bundle for another environment does not supersede', () => {
+    const mine = deployBundle('b1', 0);
+    const other = bundle('b2', { created: 10, deploy: deployTo('production') });
+    const d = decideBundle(
+      inputs({ bundle: mine, projectBundles: [mine, other], environment: env, deployment: deployment() }),
+    );
+    expect(d.action.type).toBe('startRollout');
+  });
+
+  it('bundles created in the same second are ordered by name', () => {
+    const a = deployBundle('b-a', 0);
+    const b = deployBundle('b-b', 0);
+    const all = [a, b];
+    expect(
+      decideBundle(inputs({ bundle: a, projectBundles: all, environment: env, deployment: deployment() }))
+        .phase,
+    ).toBe('Superseded');
+    expect(
+      decideBundle(inputs({ bundle: b, projectBundles: all, environment: env, deployment: deployment() }))
+        .phase,
+    ).toBe('Deploying');
+  });
+});

@@ -1,0 +1,190 @@
+import { describe, expect, it } from '@jest/globals';
+import { backupJob, backupLocation, buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
+import { nextBundleStatus, transitionEvents } from '../../../operator/bundle/status.ts';
+import type { BundleDecision } from '../../../operator/bundle/decide.ts';
+import { loadConfig } from '../../../operator/config.ts';
+import { boundedName, buildJobName, bundleImage } from '../../../operator/names.ts';
+import { T0, bundle, condition, database, environment, project } from './builders.ts';
+
+const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
+
+const envOf = (job: ReturnType<typeof buildJob>, container: 'fetch' | 'build') => {
+  const spec = job.spec!.template.spec!;
+  const c = [...(spec.initContainers ?? []), ...spec.containers].find((x) => x.name === container)!;
+  return Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+};
+
+describe('names', () => {
+  it('are deterministic and fit in 63 characters, with a hash keeping long names apart', () => {
+    expect(buildJobName('b1')).toBe('b1-build');
+    const long1 = `${'x'.repeat(70)}-one`;
+    const long2 = `${'x'.repeat(70)}-two`;
+    expect(buildJobName(long1)).toHaveLength(63);
+    expect(buildJobName(long1)).toBe(buildJobName(long1));
+    expect(buildJobName(long1)).not.toBe(buildJobName(long2));
+    expect(boundedName('a'.repeat(300), '', 253).length).toBeLessThanOrEqual(253);
+  });
+
+  it('puts each bundle in its own tag of the project repository', () => {
+    expect(bundleImage('registry.test:5000', 'team', 'shop', 'b1')).toBe('registry.test:5000/team/shop:b1');
+  });
+});
+
+describe('build Job', () => {
+  it('is owned by the bundle, named after it, and pushes to the configured registry', () => {
+    const b = bundle('b1');
+    const job = buildJob(b, project(), 'registry.test:5000/team/shop:b1', settings);
+    expect(job.metadata?.name).toBe('b1-build');
+    expect(job.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Bundle', name: 'b1', uid: 'uid-b1', controller: true }),
+    ]);
+    const build = job.spec!.template.spec!.containers[0]!;
+    expect(build.image).toBe('moby/buildkit:rootless');
+    expect(build.command).toEqual(['buildctl-daemonless.sh']);
+    expect(build.args).toContain('type=image,name=registry.test:5000/team/shop:b1,push=true');
+    expect(job.spec?.backoffLimit).toBe(0);
+  });
+
+  it('clones the commit with the project credentials', () => {
+    const p = project('shop', {
+      repository: { url: 'git@git.example.com:shop.git', credentialsSecretRef: { name: 'git-creds' } },
+    });
+    const job = buildJob(bundle('b1'), p, 'img', settings);
+    expect(envOf(job, 'fetch')).toMatchObject({
+      GIT_URL: 'git@git.example.com:shop.git',
+      GIT_COMMIT: 'a'.repeat(40),
+    });
+    expect(job.spec!.template.spec!.volumes).toContainEqual(
+      expect.objectContaining({
+        name: 'credentials',
+        secret: expect.objectContaining({ secretName: 'git-creds' }),
+      }),
+    );
+  });
+
+  it('downloads an archive and checks its size and sha256', () => {
+    const archive = {
+      url: 'https://gw.example.com/archives/k?sig=s',
+      sha256: 'f'.repeat(64),
+      sizeBytes: 1234,
+    };
+    const job = buildJob(bundle('b1', { spec: { source: { archive } } }), project(), 'img', settings);
+    expect(envOf(job, 'fetch')).toMatchObject({
+      ARCHIVE_URL: archive.url,
+      ARCHIVE_SHA256: archive.sha256,
+      ARCHIVE_SIZE: '1234',
+    });
+    expect(envOf(job, 'fetch').GIT_URL).toBeUndefined();
+  });
+
+  it('builds from the base software and copies each mapped directory under the app root', () => {
+    const b = bundle('b1', {
+      spec: { baseSoftware: { image: 'php:8.3-fpm' }, directoryMap: { web: 'public/', config: './cfg' } },
+    });
+    expect(dockerfile(b, '/app')).toBe(
+      'FROM php:8.3-fpm\nCOPY ["cfg","/app/config"]\nCOPY ["public","/app/web"]\nLABEL "dev.slipway.bundle"="b1" "dev.slipway.project"="shop"\n',
+    );
+  });
+});
+
+describe('backup Job', () => {
+  it('dumps the environment database into its volume, reading credentials from the Secret', () => {
+    const env = environment('staging', database);
+    const job = backupJob(bundle('b1'), env, settings);
+    const c = job.spec!.template.spec!.containers[0]!;
+    expect(job.metadata?.name).toBe('b1-backup');
+    expect(c.image).toBe('mysql:8.4');
+    expect(c.command?.[2]).toContain('mysqldump');
+    expect(c.env).toContainEqual({
+      name: 'MYSQL_PWD',
+      valueFrom: { secretKeyRef: { name: 'db', key: 'password', optional: false } },
+    });
+    expect(c.env).toContainEqual({ name: 'TARGET', value: '/backup/shop/staging/b1.sql' });
+    expect(job.spec!.template.spec!.volumes).toEqual([
+      { name: 'backup', persistentVolumeClaim: { claimName: 'backups' } },
+    ]);
+    expect(backupLocation(env, 'b1')).toBe('pvc://backups/shop/staging/b1.sql');
+  });
+
+  it('uses pg_dump for PostgreSQL', () => {
+    const env = environment('staging', {
+      ...database,
+      database: { engine: 'postgresql', secretRef: { name: 'db' } },
+    });
+    const c = backupJob(bundle('b1'), env, settings).spec!.template.spec!.containers[0]!;
+    expect(c.image).toBe('postgres:17');
+    expect(c.command?.[2]).toContain('pg_dump');
+    expect(backupLocation(env, 'b1')).toBe('pvc://backups/shop/staging/b1.dump');
+  });
+
+  it('refuses a path prefix that climbs out of the volume', () => {
+    const env = environment('staging', {
+      ...database,
+      backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: '../other' },
+    });
+    expect(backupLocation(env, 'b1')).toBeUndefined();
+  });
+});
+
+describe('bundle status and events', () => {
+  const decision = (over: Partial<BundleDecision>): BundleDecision => ({
+    skip: false,
+    phase: 'Building',
+    conditions: [],
+    action: { type: 'none' },
+    outcome: 'progressing',
+    status: {},
+    ...over,
+  });
+
+  it('sets observedGeneration only when the chain has ended', () => {
+    const b = bundle('b1');
+    const progressing = nextBundleStatus(b, decision({}), T0);
+    expect(progressing.observedGeneration).toBeUndefined();
+    const done = nextBundleStatus(b, decision({ phase: 'Built', outcome: 'finished' }), T0);
+    expect(done.observedGeneration).toBe(1);
+  });
+
+  it('names one Event per step transition, with Warnings for failures', () => {
+    const before = [condition('Built', 'Unknown', 'Building'), condition('Ready', 'Unknown', 'Building')];
+    const after = [
+      condition('Built', 'False', 'BuildFailed', 'exit 1'),
+      condition('Ready', 'False', 'BuildFailed', 'exit 1'),
+    ];
+    expect(transitionEvents(before, after)).toEqual([
+      { type: 'Warning', reason: 'BuildFailed', message: 'exit 1' },
+    ]);
+    expect(transitionEvents(undefined, [condition('Built', 'Unknown', 'Building', 'm')])).toEqual([
+      { type: 'Normal', reason: 'BuildStarted', message: 'm' },
+    ]);
+    expect(transitionEvents(before, before)).toEqual([]);
+    expect(
+      transitionEvents(
+        [condition('Deployed', 'Unknown', 'Progressing')],
+        [condition('Deployed', 'True', 'Succeeded', 'ok'), condition('Ready', 'True', 'Succeeded', 'ok')],
+      ),
+    ).toEqual([
+      { type: 'Normal', reason: 'Deployed', message: 'ok' },
+      { type: 'Normal', reason: 'Ready', message: 'ok' },
+    ]);
+  });
+});
+
+describe('config', () => {
+  it('has working defaults and rejects bad values with the variable name', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      buildConcurrency: 1,
+      leaderElection: true,
+      builderImage: 'moby/buildkit:rootless',
+    });
+    expect(() => loadConfig({ SLIPWAY_BUILD_CONCURRENCY: '0' })).toThrow(/SLIPWAY_BUILD_CONCURRENCY/);
+    expect(() => loadConfig({ SLIPWAY_GATEWAY_BASE_URL: 'not a url' })).toThrow(/SLIPWAY_GATEWAY_BASE_URL/);
+    expect(
+      loadConfig({ SLIPWAY_GATEWAY_BASE_URL: 'https://h.example/', SLIPWAY_LEADER_ELECTION: 'false' }),
+    ).toMatchObject({
+      gatewayBaseUrl: 'https://h.example',
+      leaderElection: false,
+    });
+  });
+});

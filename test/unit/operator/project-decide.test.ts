@@ -1,0 +1,103 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  bundlesToPrune,
+  claimSlug,
+  effectiveSlug,
+  protectedBundles,
+} from '../../../operator/project/decide.ts';
+import { generateSecretValue, webhookSecret } from '../../../operator/project/secret.ts';
+import { at, bundle, deployTo, deployment, environment, finished, project } from './builders.ts';
+
+const inNamespace = (p: ReturnType<typeof project>, namespace: string, uid: string) => ({
+  ...p,
+  metadata: { ...p.metadata, namespace, uid },
+});
+
+describe('slug ownership', () => {
+  it('defaults the slug to the project name', () => {
+    expect(effectiveSlug(project('shop'))).toBe('shop');
+    expect(effectiveSlug(project('shop', { slug: 'web-shop' }))).toBe('web-shop');
+  });
+
+  it('the oldest project keeps the slug; a later one in another namespace gets SlugConflict', () => {
+    const first = inNamespace(project('shop', {}, at(0)), 'team-a', 'u1');
+    const later = inNamespace(project('shop', {}, at(60)), 'team-b', 'u2');
+    const all = [first, later];
+    expect(claimSlug(first, all)).toEqual({ owner: true, slug: 'shop' });
+    expect(claimSlug(later, all)).toMatchObject({ owner: false, reason: 'SlugConflict' });
+    expect((claimSlug(later, all) as { message: string }).message).toContain('team-a/shop');
+  });
+
+  it('the later one recovers once the owner is being deleted', () => {
+    const first = inNamespace(project('shop', {}, at(0)), 'team-a', 'u1');
+    first.metadata.deletionTimestamp = at(100);
+    const later = inNamespace(project('shop', {}, at(60)), 'team-b', 'u2');
+    expect(claimSlug(later, [first, later])).toEqual({ owner: true, slug: 'shop' });
+  });
+
+  it('breaks a same-second tie by namespace and name, the same way on every replica', () => {
+    const a = inNamespace(project('shop', {}, at(0)), 'alpha', 'u1');
+    const b = inNamespace(project('shop', {}, at(0)), 'beta', 'u2');
+    expect(claimSlug(a, [a, b]).owner).toBe(true);
+    expect(claimSlug(b, [a, b]).owner).toBe(false);
+  });
+
+  it('a name that is not a DNS label needs an explicit slug', () => {
+    expect(claimSlug(project('shop.example'), [])).toMatchObject({ owner: false, reason: 'InvalidSlug' });
+  });
+});
+
+describe('bundle history pruning', () => {
+  const ready = (name: string, created: number, extra: Parameters<typeof bundle>[1] = {}) =>
+    bundle(name, { created, status: finished('Ready'), ...extra });
+
+  it('keeps the newest finished bundles up to the limit and never touches unfinished ones', () => {
+    const bundles = [
+      ready('b1', 1),
+      ready('b2', 2),
+      ready('b3', 3),
+      ready('b4', 4),
+      bundle('b5', { created: 5 }),
+    ];
+    const prune = bundlesToPrune(bundles, 2, new Set());
+    expect(prune.map((b) => b.metadata.name).sort()).toEqual(['b1', 'b2']);
+  });
+
+  it('never deletes a protected bundle, even beyond the limit', () => {
+    const bundles = [ready('b1', 1), ready('b2', 2), ready('b3', 3)];
+    const prune = bundlesToPrune(bundles, 1, new Set(['b1']));
+    expect(prune.map((b) => b.metadata.name)).toEqual(['b2']);
+  });
+
+  it('protects what environments run or roll out, and the newest manual bundle', () => {
+    const bundles = [
+      ready('m1', 1),
+      ready('m2', 2),
+      ready('w1', 3, { spec: { trigger: { type: 'Webhook' } }, deploy: deployTo() }),
+      ready('w2', 4, { spec: { trigger: { type: 'Webhook' } }, deploy: deployTo('production') }),
+    ];
+    const staging = environment('staging', {}, { currentBundle: 'w1' });
+    const production = environment('production', { deploymentRef: { name: 'prod-web' } });
+    const keep = protectedBundles(bundles, [staging, production], (env) =>
+      env.metadata.name === 'production' ? deployment({ bundle: 'w2' }) : undefined,
+    );
+    expect([...keep].sort()).toEqual(['m2', 'w1', 'w2']);
+  });
+});
+
+describe('generated webhook secret', () => {
+  it('has at least 32 bytes of entropy and differs every time', () => {
+    const a = generateSecretValue();
+    expect(Buffer.from(a, 'base64url').length).toBeGreaterThanOrEqual(32);
+    expect(generateSecretValue()).not.toBe(a);
+  });
+
+  it('is owned by its project, so it goes when the project goes', () => {
+    const s = webhookSecret(project('shop'), 'value');
+    expect(s.metadata?.name).toBe('shop-webhook');
+    expect(s.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Project', name: 'shop', uid: 'uid-shop', controller: true }),
+    ]);
+    expect(s.stringData).toEqual({ secret: 'value' });
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from '@jest/globals';
+import { decideEnvironment } from '../../../operator/environment/decide.ts';
+import { decideWebhook } from '../../../operator/webhook/decide.ts';
+import { at, bundle, condition, database, deployment, environment, project, webhook } from './builders.ts';
+
+const URL = 'https://hooks.example.com/hooks/shop/tok';
+const readyProject = () => {
+  const p = project();
+  p.status = {
+    webhook: { url: URL, secretRef: { name: 'shop-webhook', key: 'secret' } },
+    conditions: [condition('Ready', 'True', 'WebhookReady')],
+  };
+  return p;
+};
+
+describe('decideEnvironment', () => {
+  const cases = [
+    {
+      name: 'project missing',
+      project: undefined,
+      deployment: deployment(),
+      env: environment(),
+      reason: 'ProjectNotFound',
+    },
+    {
+      name: 'Deployment missing',
+      project: project(),
+      deployment: undefined,
+      env: environment(),
+      reason: 'DeploymentNotFound',
+    },
+    {
+      name: 'named container missing',
+      project: project(),
+      deployment: deployment(),
+      env: environment('staging', { deploymentRef: { name: 'shop-web', container: 'php' } }),
+      reason: 'ContainerNotFound',
+    },
+    {
+      name: 'everything there',
+      project: project(),
+      deployment: deployment(),
+      env: environment(),
+      reason: 'Valid',
+    },
+  ];
+  it.each(cases)('$name → $reason', (c) => {
+    const ready = decideEnvironment({ environment: c.env, project: c.project, deployment: c.deployment });
+    expect(ready.reason).toBe(c.reason);
+    expect(ready.status).toBe(c.reason === 'Valid' ? 'True' : 'False');
+  });
+});
+
+describe('decideWebhook', () => {
+  const cases = [
+    {
+      name: 'project missing',
+      hook: webhook(),
+      project: undefined,
+      env: undefined,
+      reason: 'ProjectNotFound',
+    },
+    {
+      name: 'project without URL yet',
+      hook: webhook(),
+      project: project(),
+      env: undefined,
+      reason: 'ProjectNotReady',
+    },
+    {
+      name: 'environment missing',
+      hook: webhook('main', { environmentRef: { name: 'staging' } }),
+      project: readyProject(),
+      env: undefined,
+      reason: 'EnvironmentNotFound',
+    },
+    {
+      name: 'environment of another project',
+      hook: webhook('main', { environmentRef: { name: 'staging' } }),
+      project: readyProject(),
+      env: environment('staging', { projectRef: { name: 'blog' } }),
+      reason: 'EnvironmentProjectMismatch',
+    },
+    {
+      name: 'backup asked, environment without database',
+      hook: webhook('main', { environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+      project: readyProject(),
+      env: environment('staging'),
+      reason: 'BackupNotConfigured',
+    },
+    {
+      name: 'backup asked, environment with database',
+      hook: webhook('main', { environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+      project: readyProject(),
+      env: environment('staging', database),
+      reason: 'Valid',
+    },
+    { name: 'build only', hook: webhook(), project: readyProject(), env: undefined, reason: 'Valid' },
+  ];
+  it.each(cases)('$name → $reason', (c) => {
+    const d = decideWebhook({ webhook: c.hook, project: c.project, environment: c.env, bundles: [] });
+    expect(d.ready.reason).toBe(c.reason);
+    expect(d.url).toBe(c.reason === 'Valid' ? URL : undefined);
+  });
+
+  it('records the newest bundle it triggered', () => {
+    const trigger = { type: 'Webhook' as const, provider: 'github' as const, webhookRef: { name: 'main' } };
+    const older = bundle('b1', {
+      created: 1,
+      spec: { trigger, source: { git: { commit: 'b'.repeat(40), branch: 'main' } } },
+    });
+    const newer = bundle('b2', {
+      created: 9,
+      spec: { trigger, source: { git: { commit: 'c'.repeat(40), branch: 'main' } } },
+    });
+    const d = decideWebhook({
+      webhook: webhook(),
+      project: readyProject(),
+      environment: undefined,
+      bundles: [newer, older],
+    });
+    expect(d.lastTriggered).toEqual({ bundle: 'b2', commit: 'c'.repeat(40), branch: 'main', at: at(9) });
+  });
+});

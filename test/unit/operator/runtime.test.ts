@@ -1,0 +1,45 @@
+import { describe, expect, it } from '@jest/globals';
+import { KeyedMutex } from '../../../operator/runtime/keyed-mutex.ts';
+import { canonical, statusDiffers } from '../../../operator/runtime/status.ts';
+import { deferred, flush } from './fake-clock.ts';
+
+describe('KeyedMutex', () => {
+  it('runs sections of one key one after another, and of different keys side by side', async () => {
+    const mutex = new KeyedMutex();
+    const log: string[] = [];
+    const gate = deferred();
+    const first = mutex.run('p', async () => {
+      log.push('p1 start');
+      await gate.promise;
+      log.push('p1 end');
+    });
+    const second = mutex.run('p', async () => {
+      log.push('p2');
+    });
+    const other = mutex.run('q', async () => {
+      log.push('q');
+    });
+    await flush();
+    expect(log).toEqual(['p1 start', 'q']);
+    gate.resolve();
+    await Promise.all([first, second, other]);
+    expect(log).toEqual(['p1 start', 'q', 'p1 end', 'p2']);
+  });
+
+  it('releases the key when a section throws', async () => {
+    const mutex = new KeyedMutex();
+    await expect(mutex.run('p', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(mutex.run('p', async () => 'next')).resolves.toBe('next');
+  });
+});
+
+describe('statusDiffers', () => {
+  it('ignores key order, sees changed values, and treats null as "remove"', () => {
+    const current = { phase: 'Built', backup: { job: 'j', location: 'l' } };
+    expect(statusDiffers(current, { backup: { location: 'l', job: 'j' }, phase: 'Built' })).toBe(false);
+    expect(statusDiffers(current, { phase: 'Ready' })).toBe(true);
+    expect(statusDiffers(current, { webhook: null })).toBe(false);
+    expect(statusDiffers(current, { phase: null })).toBe(true);
+    expect(canonical({ b: 1, a: { d: 2, c: 3 } })).toBe('{"a":{"c":3,"d":2},"b":1}');
+  });
+});
