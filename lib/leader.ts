@@ -8,7 +8,7 @@
 //   resourceVersion is opaque and only compared for equality;
 // - stop() releases the Lease so a successor takes over at once.
 import { V1MicroTime, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
-import { isAlreadyExists, isConflict, isNotFound } from './kube.ts';
+import { apiMessage, isAlreadyExists, isConflict, isNotFound } from './kube.ts';
 import type { Logger } from './log.ts';
 import { realTimers, type QueueTimers } from './queue.ts';
 
@@ -124,7 +124,7 @@ export class LeaderElector {
     try {
       holding = await withTimeout(this.tryAcquireOrRenew(), renewDeadlineMs);
     } catch (err) {
-      log.warn({ err: String(err), lease: this.opts.name }, 'lease update failed');
+      log.warn({ err: apiMessage(err), lease: this.opts.name }, 'lease update failed');
     }
     if (this.stopped) return;
     const now = timers.now();

@@ -1,6 +1,7 @@
 // One controller = one kind, one work queue, one reconcile function. Informer events only say
 // "look at this object again"; the reconcile reads current state, never the event type.
 import { objectKey } from '../../lib/informer.ts';
+import { apiMessage, apiStatus } from '../../lib/kube.ts';
 import type { Logger } from '../../lib/log.ts';
 import { WorkQueue, type HandlerResult } from '../../lib/queue.ts';
 import { queueDepth, reconcileDuration, reconcileErrors, reconcileTotal } from '../metrics.ts';
@@ -68,7 +69,12 @@ export class Controller {
         throw err;
       }
       this.log.warn(
-        { object: key, err: String(err), failures: this.queue.failuresOf(key) + 1 },
+        {
+          object: key,
+          err: apiMessage(err),
+          status: apiStatus(err),
+          failures: this.queue.failuresOf(key) + 1,
+        },
         'reconcile failed',
       );
       throw err;
