@@ -1,6 +1,7 @@
 // The public HTTP server of the status API (spec section 4.1, DESIGN section 4).
 // Order per request: metrics timing → CORS headers → rate limit → route (405 for other
 // methods) → 503 until the store has synced → the endpoint → 404 for any other path.
+import { requestId } from '../lib/request-id.ts';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pino, type Logger } from 'pino';
 import { statusApiConfigSchema, type StatusApiConfigInput } from './config.ts';
@@ -93,26 +94,28 @@ export function routeTemplate(path: string): string {
 
 function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (observe !== undefined) {
-      const started = process.hrtime.bigint();
-      let reported = false;
-      const report = (): void => {
-        if (reported) return;
-        reported = true;
-        try {
-          observe({
-            method: req.method,
-            route: routeTemplate(req.path),
-            status: res.statusCode,
-            durationSeconds: Number(process.hrtime.bigint() - started) / 1e9,
-          });
-        } catch (error) {
-          logger.warn({ err: error }, 'request observer failed');
-        }
+    const id = requestId(req);
+    res.setHeader('X-Request-Id', id);
+    const started = process.hrtime.bigint();
+    let reported = false;
+    const report = (): void => {
+      if (reported) return;
+      reported = true;
+      const observation = {
+        method: req.method,
+        route: routeTemplate(req.path),
+        status: res.statusCode,
+        durationSeconds: Number(process.hrtime.bigint() - started) / 1e9,
       };
-      res.once('finish', report);
-      res.once('close', report);
-    }
+      logger.debug({ requestId: id, ...observation }, 'request answered');
+      try {
+        observe?.(observation);
+      } catch (error) {
+        logger.warn({ err: error }, 'request observer failed');
+      }
+    };
+    res.once('finish', report);
+    res.once('close', report);
     next();
   };
 }

@@ -1,5 +1,6 @@
 // The gateway's public HTTP interface (DESIGN section 3). Plain node:http: provider signatures are
 // computed over the exact raw body and uploads are streamed, neither of which wants a body parser.
+import { requestId } from '../../lib/request-id.ts';
 import {
   createServer,
   type IncomingMessage,
@@ -53,7 +54,15 @@ async function serve(
   awaitingContinue: boolean,
 ) {
   const started = performance.now();
-  const exchange: Exchange = { req, res, awaitingContinue, observation: { route: 'unmatched' }, log: {} };
+  const id = requestId(req);
+  res.setHeader('X-Request-Id', id);
+  const exchange: Exchange = {
+    req,
+    res,
+    awaitingContinue,
+    observation: { route: 'unmatched' },
+    log: { requestId: id },
+  };
   const closed = new Promise((resolve) => res.once('close', resolve));
 
   try {
