@@ -7,6 +7,7 @@ import {
   type KubeConfig,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
+import { waitFor } from '../lib/wait.ts';
 import { CRD_DIR } from './paths.ts';
 
 export function generatedCrds(): V1CustomResourceDefinition[] {
@@ -36,14 +37,15 @@ export async function installCrds(kc: KubeConfig, timeoutMs = 60_000): Promise<v
       });
     }
   }
-  const deadline = Date.now() + timeoutMs;
   for (const crd of crds) {
     const name = crd.metadata!.name!;
-    for (;;) {
-      const current = await api.readCustomResourceDefinition({ name });
-      if (current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${name} was not established within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      `CRD ${name} to be established`,
+      async () => {
+        const current = await api.readCustomResourceDefinition({ name });
+        return current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+      },
+      timeoutMs,
+    );
   }
 }

@@ -22,6 +22,13 @@ export function loadKubeConfig(): KubeConfig {
   return shareConnections(kc);
 }
 
+/** A kubeconfig file, with one connection pool (tools, tests and benchmarks). */
+export function kubeConfigFromFile(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return shareConnections(kc);
+}
+
 /**
  * One connection pool for every API call of the process. @kubernetes/client-node 2.0.1 builds a
  * new undici Agent (a new TLS connection) for each call made through a generated API client,

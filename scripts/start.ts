@@ -7,8 +7,10 @@ import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { kubeConfigFromFile } from '../lib/kube.ts';
 import { installCrds } from '../crds/install.ts';
+import { waitFor } from '../lib/wait.ts';
 import { clusterDown, clusterUp, ensureBinaries } from './cluster/control-plane.ts';
 
 const run = promisify(execFile);
@@ -46,8 +48,7 @@ async function main() {
     kubeconfig = cluster.kubeconfig;
     kubectlBin = join(cluster.binDir, 'kubectl');
   }
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
+  const kc = kubeConfigFromFile(kubeconfig);
   await installCrds(kc);
   say('CRDs installed.');
   const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig!, ...args]);
@@ -84,19 +85,29 @@ async function main() {
   say(`Demo applied in namespace ${DEMO_NAMESPACE}.`);
 
   for (const [name, port] of Object.entries(ports.admin)) {
-    await until(`${name} to be ready`, async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok);
+    await waitFor(
+      `${name} to be ready`,
+      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+      120_000,
+      250,
+    );
   }
   const custom = kc.makeApiClient(CustomObjectsApi);
-  const project = await until('the demo project to get its webhook URL', async () => {
-    const p = (await custom.getNamespacedCustomObject({
-      group: 'slipway.dev',
-      version: 'v1alpha1',
-      namespace: DEMO_NAMESPACE,
-      plural: 'projects',
-      name: 'shop',
-    })) as { status?: { webhook?: { url: string; secretRef: { name: string; key: string } } } };
-    return p.status?.webhook;
-  });
+  const project = await waitFor(
+    'the demo project to get its webhook URL',
+    async () => {
+      const p = (await custom.getNamespacedCustomObject({
+        group: 'slipway.dev',
+        version: 'v1alpha1',
+        namespace: DEMO_NAMESPACE,
+        plural: 'projects',
+        name: 'shop',
+      })) as { status?: { webhook?: { url: string; secretRef: { name: string; key: string } } } };
+      return p.status?.webhook;
+    },
+    120_000,
+    250,
+  );
 
   const endpoints = { kubeconfig, gatewayUrl, statusApiUrl, uploadScriptUrl: `${gatewayUrl}/upload.sh` };
   writeFileSync(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
@@ -143,20 +154,6 @@ function startProcess(name: string, entry: string, env: Record<string, string>) 
       void stop(1);
     }
   });
-}
-
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 let stopping = false;

@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { shareConnections } from '../../lib/kube.ts';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigFromFile } from '../../lib/kube.ts';
 import { STATE_FILE, type TestClusterState } from './state.ts';
 
 const run = promisify(execFile);
@@ -15,9 +15,7 @@ export function testState(): TestClusterState {
 }
 
 export function testKubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromFile(testState().kubeconfig);
-  return shareConnections(kc);
+  return kubeConfigFromFile(testState().kubeconfig);
 }
 
 /** A fresh namespace for one test file; delete it in afterAll. */
@@ -47,27 +45,4 @@ export async function kubectl(args: string[], input?: string): Promise<{ stdout:
   return child;
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 30_000,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+export { waitFor } from '../../lib/wait.ts';

@@ -9,7 +9,12 @@ describe('requestId', () => {
     expect(requestId(req({ 'x-request-id': 'b5d2c1e0-1234.abc' }))).toBe('b5d2c1e0-1234.abc');
   });
   it('replaces a missing or hostile one with a fresh UUID', () => {
-    for (const headers of [{}, { 'x-request-id': 'line\nbreak' }, { 'x-request-id': 'x'.repeat(200) }]) {
+    const cases: Array<Record<string, string>> = [
+      {},
+      { 'x-request-id': 'line\nbreak' },
+      { 'x-request-id': 'x'.repeat(200) },
+    ];
+    for (const headers of cases) {
       expect(requestId(req(headers))).toMatch(
         /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
       );

@@ -1,0 +1,182 @@
+// Operator memory: 5,000 finished bundles and their build Jobs, created with bounded concurrency
+// in a fresh namespace; the operator's RSS and heap when it starts on them (it lists and looks
+// at every one), against the same process on the empty namespace.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { BatchV1Api } from '@kubernetes/client-node';
+import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import { kubeClients, slipwayApi } from '../../lib/kube.ts';
+import { buildJob } from '../../operator/bundle/jobs.ts';
+import { loadConfig } from '../../operator/config.ts';
+import { bundleImage } from '../../operator/names.ts';
+import * as build from '../../test/support/builders.ts';
+import { boundedAll, type BenchCluster } from '../lib/cluster.ts';
+import { OperatorProcess } from '../lib/operator-process.ts';
+import { kubeConfigFromFile } from '../../lib/kube.ts';
+import { pad, sleep } from './operator-latency.ts';
+import type { SuiteOptions } from './suite.ts';
+
+export interface MemoryReading {
+  rssMiB: number;
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+  externalMiB: number;
+}
+
+export interface MemoryPhase {
+  bundles: number;
+  projects: number;
+  createSeconds: number;
+  /** From spawning the process to /readyz answering 200 (every informer listed). */
+  startSeconds: number;
+  empty: MemoryReading;
+  ready: MemoryReading;
+  settled: MemoryReading;
+  peakRssMiB: number;
+}
+
+const REGISTRY = 'registry.bench.test:5000';
+const PER_PROJECT = 100;
+export const SETTLE_MS = 15_000;
+
+const BUILT_AT = '2026-03-01T10:00:00.000Z';
+
+/** A bundle's status as the operator leaves it after a successful build (and rollout, with deploy). */
+function finishedStatus(name: string, image: string, deploy: boolean) {
+  const condition = (type: string, message: string) => ({
+    type,
+    status: 'True',
+    reason: 'Succeeded',
+    message,
+    lastTransitionTime: BUILT_AT,
+    observedGeneration: 1,
+  });
+  const conditions = [condition('Built', `built image ${image}`)];
+  if (deploy) conditions.push(condition('Deployed', `environment production runs image ${image}`));
+  conditions.push(
+    condition('Ready', deploy ? `environment production runs image ${image}` : `built image ${image}`),
+  );
+  return {
+    observedGeneration: 1,
+    phase: deploy ? 'Ready' : 'Built',
+    conditions,
+    image,
+    buildJob: `${name}-build`,
+    startedAt: BUILT_AT,
+    finishedAt: BUILT_AT,
+  };
+}
+
+/**
+ * `total` finished bundles over projects of 100, each with the build Job the operator made for
+ * it (created suspended, so the cluster runs no pods for them: the objects the operator caches
+ * are the real ones, only the Job's status differs). Four in five are webhook bundles that
+ * deployed, one in five a manual build.
+ */
+async function createFinishedBundles(
+  kubeconfig: string,
+  ns: string,
+  total: number,
+  log: (m: string) => void,
+) {
+  const kc = kubeConfigFromFile(kubeconfig);
+  const api = slipwayApi(kubeClients(kc).custom);
+  const batch = kc.makeApiClient(BatchV1Api);
+  const config = loadConfig({ SLIPWAY_REGISTRY: REGISTRY });
+  const projects = Array.from({ length: Math.ceil(total / PER_PROJECT) }, (_, p) => `site-${pad(p, 2)}`);
+  const projectObjects = new Map<string, ProjectObject>();
+  for (const p of projects) {
+    const project = build.project(ns, p, {
+      repository: { url: `https://git.example.com/${p}.git` },
+      bundleHistoryLimit: 1000,
+    });
+    projectObjects.set(p, await api.create('Project', project as ProjectObject & Record<string, unknown>));
+  }
+  const items = Array.from({ length: total }, (_, i) => ({
+    project: projects[Math.floor(i / PER_PROJECT)]!,
+    j: i % PER_PROJECT,
+  }));
+  let done = 0;
+  await boundedAll(items, 32, async ({ project, j }) => {
+    const name = `${project}-${pad(j, 4)}`;
+    const deploy = j % 5 !== 0;
+    const spec = build.manualBundle(ns, name, {
+      projectRef: { name: project },
+      source: { git: { commit: randomBytes(20).toString('hex'), branch: 'main' } },
+      comment: `Push ${j} to ${project}: update the templates and the web assets`,
+      ...(deploy
+        ? {
+            trigger: {
+              type: 'Webhook',
+              provider: 'github',
+              webhookRef: { name: 'main-to-production' },
+              deliveryId: randomUUID(),
+            },
+            deploy: { environmentRef: { name: 'production' }, backupBeforeDeploy: false },
+          }
+        : {}),
+    });
+    const bundle = await api.create('Bundle', spec as BundleObject & Record<string, unknown>);
+    const image = bundleImage(REGISTRY, ns, project, name);
+    await api.patchStatus('Bundle', ns, name, finishedStatus(name, image, deploy));
+    const job = buildJob(bundle, projectObjects.get(project)!, image, config);
+    await batch.createNamespacedJob({
+      namespace: ns,
+      body: { ...job, spec: { ...job.spec!, suspend: true } },
+    });
+    if (++done % 1000 === 0) log(`memory: ${done}/${total} finished bundles and their Jobs created`);
+  });
+  return projects.length;
+}
+
+export async function memoryPhase(
+  bench: BenchCluster,
+  options: SuiteOptions,
+  total: number,
+): Promise<MemoryPhase> {
+  const ns = await bench.namespace('bench-operator-rss');
+  const reading = async (operator: OperatorProcess) => ({
+    rssMiB: operator.rss(),
+    ...(await operator.memoryMetrics()),
+  });
+
+  // The same process on the same namespace, empty: the baseline.
+  let operator = await OperatorProcess.start({
+    kubeconfig: bench.kubeconfig,
+    namespace: ns,
+    name: 'operator-memory-empty',
+  });
+  await sleep(3_000);
+  const empty = await reading(operator);
+  await operator.stop();
+
+  const started = performance.now();
+  const projects = await createFinishedBundles(bench.kubeconfig, ns, total, options.log);
+  const createSeconds = (performance.now() - started) / 1000;
+
+  const startedAt = performance.now();
+  operator = await OperatorProcess.start({
+    kubeconfig: bench.kubeconfig,
+    namespace: ns,
+    name: 'operator-memory',
+  });
+  const startSeconds = (performance.now() - startedAt) / 1000;
+  try {
+    operator.sample(100);
+    const ready = await reading(operator);
+    // Every cached bundle gets one look after the start; then the operator is idle.
+    await sleep(SETTLE_MS);
+    const settled = await reading(operator);
+    return {
+      bundles: total,
+      projects,
+      createSeconds,
+      startSeconds,
+      empty,
+      ready,
+      settled,
+      peakRssMiB: operator.peakRss(),
+    };
+  } finally {
+    await operator.stop();
+  }
+}
