@@ -61,6 +61,8 @@ function run(args: string[], options: { env?: Record<string, string>; stdin?: st
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A script that fails early exits before reading its stdin: EPIPE then, and its exit code is the answer.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin ?? '');
   });
 }
