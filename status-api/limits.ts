@@ -18,3 +18,6 @@ export const DEFAULT_CACHE_MAX_AGE_SECONDS = 5;
 
 /** Longest piece of a client's query echoed back in an error message. */
 export const MAX_ECHOED_QUERY_CHARS = 64;
+
+/** Distinct URLs whose answers are kept per snapshot and time slice. */
+export const MAX_CACHED_ANSWERS = 1024;

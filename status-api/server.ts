@@ -2,6 +2,7 @@
 // Order per request: metrics timing → CORS headers → rate limit → route (405 for other
 // methods) → 503 until the store has synced → the endpoint → 404 for any other path.
 import { requestId } from '../lib/request-id.ts';
+import { AnswerCache } from './http/answer-cache.ts';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pino, type Logger } from 'pino';
 import { statusApiConfigSchema, type StatusApiConfigInput } from './config.ts';
@@ -160,6 +161,7 @@ export function createStatusApp(options: StatusAppOptions): Express {
     });
   }
 
+  const answers = new AnswerCache();
   for (const route of routes) {
     for (const template of route.templates) {
       app.get(template, (req, res) => {
@@ -168,7 +170,11 @@ export function createStatusApp(options: StatusAppOptions): Express {
           sendError(res, { status: 503, code: 'not_ready', message: 'the status data is still loading' });
           return;
         }
-        const result = route.answer(store.snapshot(), queryOf(req), req, clock(), template);
+        const snapshot = store.snapshot();
+        const now = clock();
+        const result = answers.answer(snapshot, now.getTime(), req.originalUrl, () =>
+          route.answer(snapshot, queryOf(req), req, now, template),
+        );
         if (result.ok) sendJson(req, res, result.body, config.cacheMaxAgeSeconds);
         else sendError(res, result.error);
       });

@@ -192,6 +192,18 @@ export function noticeAt(notice: Notice, now: Date): NoticeAtTime {
   };
 }
 
+/**
+ * Every instant at which `noticeAt(notice, t)` can change: an update coming into effect, the
+ * scheduled window's edges, and a week after each of those (past_recent turning past_distant).
+ * Between two neighbouring instants everything the API shows of the notice stays the same.
+ */
+export function noticeTimeBoundaries(notice: Notice): number[] {
+  const edges = [notice.startsAt, ...notice.updates.map((u) => u.at)];
+  if (notice.beginsAt !== null) edges.push(notice.beginsAt);
+  if (notice.endsAt !== null) edges.push(notice.endsAt);
+  return edges.flatMap((t) => [t, t + RECENT_PAST_MS + 1]);
+}
+
 export function timelineState(notice: Notice, now: Date): TimelineState {
   return noticeAt(notice, now).timelineState;
 }

@@ -8,7 +8,7 @@ import type {
   StatusPageObject,
 } from '../../crds/index.ts';
 import { compareComponents, componentFromObject, type Component } from './component.ts';
-import { noticeFromObject, type Notice } from './notice.ts';
+import { noticeFromObject, noticeTimeBoundaries, type Notice } from './notice.ts';
 import { pageFromObject, type Page } from './page.ts';
 
 export interface ComponentEntry extends Component {
@@ -35,6 +35,24 @@ export interface StatusSnapshot {
   impactedComponents: ReadonlyMap<number, readonly ComponentEntry[]>;
   /** The latest creation or spec change of anything on the page. */
   changedAt: number;
+  /** Sorted instants at which some notice's clock-dependent fields change (see timeSlice). */
+  timeBoundaries: readonly number[];
+}
+
+/**
+ * The stretch of time around `nowMs` in which no clock-dependent answer changes: an answer
+ * computed for one instant in it holds for all of it (until the snapshot itself changes).
+ */
+export function timeSlice(snapshot: StatusSnapshot, nowMs: number): { from: number; until: number } {
+  const b = snapshot.timeBoundaries;
+  let low = 0;
+  let high = b.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (b[mid]! <= nowMs) low = mid + 1;
+    else high = mid;
+  }
+  return { from: low > 0 ? b[low - 1]! : -Infinity, until: low < b.length ? b[low]! : Infinity };
 }
 
 export interface StatusObjects {
@@ -116,6 +134,7 @@ export function buildSnapshot(objects: StatusObjects, version = 0): StatusSnapsh
   let changedAt = page?.updatedAt ?? 0;
   for (const c of components) changedAt = Math.max(changedAt, c.updatedAt);
   for (const n of notices) changedAt = Math.max(changedAt, n.changedAt);
+  const timeBoundaries = [...new Set(notices.flatMap(noticeTimeBoundaries))].sort((a, b) => a - b);
 
   return {
     version,
@@ -128,6 +147,7 @@ export function buildSnapshot(objects: StatusObjects, version = 0): StatusSnapsh
     notices,
     noticeById: new Map(notices.map((n) => [n.id, n])),
     noticesByType,
+    timeBoundaries,
     impactedComponents,
     changedAt,
   };
