@@ -1,13 +1,6 @@
 // Every API permission the operator uses, and why: the single list the Helm chart's Role and
 // the least-privilege test share. Adding a call to the operator means adding its rule here.
-
-export interface PolicyRule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-  /** Why the operator needs it (for the chart's comments and reviewers). */
-  why: string;
-}
+import type { PolicyRule } from '../lib/rbac.ts';
 
 /** Granted cluster-wide, or in SLIPWAY_WATCH_NAMESPACE only when one is set. */
 export const operatorRules: readonly PolicyRule[] = [
@@ -82,8 +75,3 @@ export const leaderElectionRules: readonly PolicyRule[] = [
     why: 'leader election through a Lease',
   },
 ];
-
-/** The rules as Kubernetes PolicyRule objects (without the `why`). */
-export function asKubernetesRules(rules: readonly PolicyRule[]) {
-  return rules.map(({ apiGroups, resources, verbs }) => ({ apiGroups, resources, verbs }));
-}

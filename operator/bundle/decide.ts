@@ -357,7 +357,9 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
   const limit = buildConcurrency(project!, input.defaultBuildConcurrency);
   const ahead = input.runningBuilds + olderBundlesWaitingToBuild(input).length;
   if (ahead >= limit) {
-    const message = `waiting for a build slot: ${input.runningBuilds} of ${limit} builds of project ${project!.metadata.name} running, ${ahead - input.runningBuilds} older bundles waiting`;
+    // A stable message: one that counted the queue would change, and be written again, on every
+    // queued bundle each time any build starts or ends.
+    const message = `waiting for a build slot: project ${project!.metadata.name} runs at most ${limit} build${limit === 1 ? '' : 's'} at a time, oldest first`;
     chain.set(cond('Built', 'Unknown', 'Queued', message));
     return chain.waiting('Queued', 'Queued', message, 'Unknown');
   }

@@ -2,13 +2,12 @@
 // A missing one gives Ready=False with a reason; the watches bring it back when it appears.
 // (status.currentBundle and status.lastDeployment are written by the Bundle controller,
 // which performs the rollouts.)
-import { setCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
-import { readyTransition, statusDiffers } from '../runtime/status.ts';
+import { publishReadyStatus } from '../runtime/ready-status.ts';
 import { decideEnvironment } from './decide.ts';
 
 export class EnvironmentReconciler implements Reconciler {
@@ -19,7 +18,7 @@ export class EnvironmentReconciler implements Reconciler {
   }
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
-    const { informers, slipway, events } = this.ctx;
+    const { informers } = this.ctx;
     const environment = informers.environments.get(namespace, name);
     if (!environment || environment.metadata.deletionTimestamp) return;
     const ready = decideEnvironment({
@@ -27,20 +26,7 @@ export class EnvironmentReconciler implements Reconciler {
       project: informers.projects.get(namespace, environment.spec.projectRef.name),
       deployment: informers.deployments.get(namespace, environment.spec.deploymentRef.name),
     });
-    const generation = environment.metadata.generation;
-    const conditions = setCondition(environment.status?.conditions, ready, generation, this.ctx.now());
-    const status = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) };
-    if (!statusDiffers(environment.status, status)) return;
-    await slipway.patchStatus('Environment', namespace, name, status);
-    const changed = readyTransition(environment.status?.conditions, conditions);
-    if (changed)
-      void events.record(
-        { apiVersion: environment.apiVersion, kind: 'Environment', metadata: environment.metadata },
-        changed.status === 'True' ? 'Normal' : 'Warning',
-        changed.reason,
-        changed.message,
-        'Reconcile',
-      );
+    await publishReadyStatus(this.ctx, 'Environment', environment, ready, {}, this.ctx.now());
   }
 }
 

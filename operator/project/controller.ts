@@ -3,7 +3,7 @@
 // of old bundles. Steps in order; Ready summarises.
 import type { V1Secret } from '@kubernetes/client-node';
 import type { ProjectObject } from '../../crds/index.ts';
-import { setCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import type { ConditionUpdate } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
@@ -12,7 +12,7 @@ import { isFinished } from '../bundle/state.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
-import { readyTransition, statusDiffers } from '../runtime/status.ts';
+import { publishReadyStatus } from '../runtime/ready-status.ts';
 import { bundlesToPrune, claimSlug, effectiveSlug, protectedBundles } from './decide.ts';
 import { generateSecretValue, generatedSecretRef, ownedBy, webhookSecret } from './secret.ts';
 
@@ -32,7 +32,7 @@ export class ProjectReconciler implements Reconciler {
   }
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
-    const { informers, config, slipway, events } = this.ctx;
+    const { informers, config } = this.ctx;
     const project = informers.projects.get(namespace, name);
     if (!project || project.metadata.deletionTimestamp) return;
     const now = this.ctx.now();
@@ -71,27 +71,9 @@ export class ProjectReconciler implements Reconciler {
       }
     }
 
-    const generation = project.metadata.generation;
-    const conditions = setCondition(project.status?.conditions, ready, generation, now);
-    const status = {
-      ...published,
-      uploadScriptUrl: uploadScriptUrl(config.gatewayBaseUrl),
-      conditions,
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
-    };
-    if (statusDiffers(project.status, status)) {
-      await slipway.patchStatus('Project', namespace, name, status);
-      const changed = readyTransition(project.status?.conditions, conditions);
-      // The message never carries the URL: it is a credential.
-      if (changed)
-        void events.record(
-          { apiVersion: project.apiVersion, kind: 'Project', metadata: project.metadata },
-          changed.status === 'True' ? 'Normal' : 'Warning',
-          changed.reason,
-          changed.message,
-          'Reconcile',
-        );
-    }
+    // Ready's message (an Event's note) never carries the URL: it is a credential.
+    const fields = { ...published, uploadScriptUrl: uploadScriptUrl(config.gatewayBaseUrl) };
+    await publishReadyStatus(this.ctx, 'Project', project, ready, fields, now);
     return { requeueAfterMs };
   }
 

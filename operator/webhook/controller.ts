@@ -1,12 +1,11 @@
 // The Webhook controller: checks the project and environment a webhook points at, publishes
 // the project's webhook URL on it once usable, and records the bundle it triggered last.
-import { setCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
-import { readyTransition, statusDiffers } from '../runtime/status.ts';
+import { publishReadyStatus } from '../runtime/ready-status.ts';
 import { decideWebhook } from './decide.ts';
 
 export class WebhookReconciler implements Reconciler {
@@ -17,7 +16,7 @@ export class WebhookReconciler implements Reconciler {
   }
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
-    const { informers, slipway, events } = this.ctx;
+    const { informers } = this.ctx;
     const webhook = informers.webhooks.get(namespace, name);
     if (!webhook || webhook.metadata.deletionTimestamp) return;
     const envName = webhook.spec.environmentRef?.name;
@@ -27,25 +26,11 @@ export class WebhookReconciler implements Reconciler {
       environment: envName ? informers.environments.get(namespace, envName) : undefined,
       bundles: informers.bundles.byIndex(INDEX.webhook, objectKey(namespace, name)),
     });
-    const generation = webhook.metadata.generation;
-    const conditions = setCondition(webhook.status?.conditions, decision.ready, generation, this.ctx.now());
-    const status = {
-      conditions,
+    const fields = {
       url: decision.url ?? null,
       ...(decision.lastTriggered ? { lastTriggered: decision.lastTriggered } : {}),
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
     };
-    if (!statusDiffers(webhook.status, status)) return;
-    await slipway.patchStatus('Webhook', namespace, name, status);
-    const changed = readyTransition(webhook.status?.conditions, conditions);
-    if (changed)
-      void events.record(
-        { apiVersion: webhook.apiVersion, kind: 'Webhook', metadata: webhook.metadata },
-        changed.status === 'True' ? 'Normal' : 'Warning',
-        changed.reason,
-        changed.message,
-        'Reconcile',
-      );
+    await publishReadyStatus(this.ctx, 'Webhook', webhook, decision.ready, fields, this.ctx.now());
   }
 }
 

@@ -1,31 +1,8 @@
 {{/*
-The exact API permissions of the gateway and the status API: nothing more than they use.
-The operator's rules are generated from operator/rbac.ts into _operator-rules.tpl.
-test/unit/chart checks every rendered rule.
+Each process's API permissions are generated into _rules.tpl from its rbac.ts list
+(operator/, webhook-gateway/, status-api/): nothing more than it uses. test/unit/chart
+checks every rendered rule against those lists.
 */}}
-
-{{- define "slipway.gateway.rules" -}}
-- apiGroups: [slipway.dev]
-  resources: [projects, webhooks, bundles]
-  verbs: [get, list, watch]
-- apiGroups: [slipway.dev]
-  resources: [bundles]
-  verbs: [create]
-# Verifying deliveries against the projects' webhook secrets.
-- apiGroups: [""]
-  resources: [secrets]
-  verbs: [get, list, watch]
-- apiGroups: [events.k8s.io]
-  resources: [events]
-  verbs: [create]
-{{- end }}
-
-{{/* The status API is read-only, and reads one namespace only. */}}
-{{- define "slipway.status-api.rules" -}}
-- apiGroups: [slipway.dev]
-  resources: [statuspages, statuscomponents, statusnotices]
-  verbs: [get, list, watch]
-{{- end }}
 
 {{/*
 A Role and RoleBinding in .namespace, or a ClusterRole and ClusterRoleBinding when it is

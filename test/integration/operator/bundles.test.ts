@@ -1,24 +1,26 @@
 // The bundle chain against a real API server, with kwok completing Job pods and readying
 // Deployment pods: build → (backup) → rollout, and what a user sees on the way.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
-import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { environment, manualBundle, project, webhook } from '../../support/builders.ts';
+import { testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { manualBundle, webhook } from '../../support/builders.ts';
 import {
   bundleInPhase,
   clients,
   conditionOf,
+  createEnvironment,
+  eventsFor,
   get,
   jobsOf,
+  projectNamespace,
   readyReason,
-  createBackupVolume,
   startOperator,
-  webDeployment,
+  type TestNamespace,
 } from './support.ts';
 
 let kc: KubeConfig;
-let ns: { name: string; remove: () => Promise<void> };
+let ns: TestNamespace;
 let operator: Operator;
 
 const webhookBundle = (namespace: string, name: string, deploy?: object, commit = 'b'.repeat(40)) =>
@@ -30,37 +32,21 @@ const webhookBundle = (namespace: string, name: string, deploy?: object, commit 
 
 beforeAll(async () => {
   kc = testKubeConfig();
-  ns = await createNamespace(kc, 'op-bundles');
-  const { slipway, apps, core } = clients(kc);
-  await slipway.create(
-    'Project',
-    project(ns.name, 'shop', { repository: { url: 'https://git.example.com/shop.git' } }),
-  );
-  await apps.createNamespacedDeployment({ namespace: ns.name, body: webDeployment(ns.name, 'shop-web') });
-  await core.createNamespacedSecret({
-    namespace: ns.name,
-    body: {
-      metadata: { name: 'db' },
-      stringData: { host: 'db', database: 'shop', username: 'u', password: 'p' },
-    },
+  ns = await projectNamespace(kc, 'op-bundles');
+  await createEnvironment(kc, ns.name, 'staging', {
+    deployment: 'shop-web',
+    engine: 'mysql',
+    backupPathPrefix: 'dumps',
   });
-  await createBackupVolume(kc, ns.name, 'backups');
-  await slipway.create(
-    'Environment',
-    environment(ns.name, 'staging', {
-      database: { engine: 'mysql', secretRef: { name: 'db' } },
-      backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: 'dumps' },
-    }),
+  await clients(kc).slipway.create(
+    'Webhook',
+    webhook(ns.name, 'main', { environmentRef: { name: 'staging' } }),
   );
-  await slipway.create('Webhook', webhook(ns.name, 'main', { environmentRef: { name: 'staging' } }));
   operator = await startOperator(kc, ns.name);
 });
 
 afterAll(async () => {
   await operator?.stop();
-  await clients(kc)
-    .core.deletePersistentVolume({ name: `${ns.name}-backups` })
-    .catch(() => undefined);
   await ns?.remove();
 });
 
@@ -152,10 +138,3 @@ describe('operator: bundles', () => {
     expect(hook.status?.url).toBe(p.status?.webhook?.url);
   });
 });
-
-/** Reasons of the events.k8s.io Events regarding one bundle. */
-async function eventsFor(kc: KubeConfig, namespace: string, bundle: string): Promise<string[]> {
-  const api = kc.makeApiClient(EventsV1Api);
-  const list = await api.listNamespacedEvent({ namespace });
-  return list.items.filter((e) => e.regarding?.name === bundle).map((e) => e.reason ?? '');
-}

@@ -3,25 +3,27 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
-import { environment, manualBundle, project } from '../../support/builders.ts';
-import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { manualBundle, project } from '../../support/builders.ts';
+import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   HELD,
   bundleInPhase,
   clients,
   conditionOf,
-  createBackupVolume,
+  createEnvironment,
   finishJobPod,
   get,
   jobsOf,
+  projectNamespace,
   readyReason,
   startOperator,
   waitForJob,
-  webDeployment,
+  type TestNamespace,
+  type webDeployment,
 } from './support.ts';
 
 let kc: KubeConfig;
-let ns: { name: string; remove: () => Promise<void> };
+let ns: TestNamespace;
 let operator: Operator;
 const OLD_IMAGE = 'registry.slipway.test:5000/base:old';
 
@@ -29,41 +31,15 @@ const deployBundle = (name: string, env: string, backup = false) =>
   manualBundle(ns.name, name, { deploy: { environmentRef: { name: env }, backupBeforeDeploy: backup } });
 
 /** A project environment with its own Deployment (so tests do not share a rollout). */
-async function makeEnvironment(name: string, deployment: Parameters<typeof webDeployment>[2] = {}) {
-  const { slipway, apps } = clients(kc);
-  await apps.createNamespacedDeployment({
-    namespace: ns.name,
-    body: webDeployment(ns.name, `${name}-web`, deployment),
-  });
-  await slipway.create(
-    'Environment',
-    environment(ns.name, name, {
-      deploymentRef: { name: `${name}-web` },
-      database: { engine: 'postgresql', secretRef: { name: 'db' } },
-      backupStorage: { persistentVolumeClaim: { claimName: 'backups' } },
-    }),
-  );
-}
+const makeEnvironment = (name: string, deploymentSpec: Parameters<typeof webDeployment>[2] = {}) =>
+  createEnvironment(kc, ns.name, name, { deployment: `${name}-web`, engine: 'postgresql', deploymentSpec });
 
 const imageOf = async (deployment: string) =>
   (await get.deployment(kc, ns.name, deployment)).spec?.template.spec?.containers[0]?.image;
 
 beforeAll(async () => {
   kc = testKubeConfig();
-  ns = await createNamespace(kc, 'op-failures');
-  const { slipway, core } = clients(kc);
-  await slipway.create(
-    'Project',
-    project(ns.name, 'shop', { repository: { url: 'https://git.example.com/shop.git' } }),
-  );
-  await core.createNamespacedSecret({
-    namespace: ns.name,
-    body: {
-      metadata: { name: 'db' },
-      stringData: { host: 'db', database: 'shop', username: 'u', password: 'p' },
-    },
-  });
-  await createBackupVolume(kc, ns.name, 'backups');
+  ns = await projectNamespace(kc, 'op-failures');
   operator = await startOperator(kc, ns.name, {
     SLIPWAY_JOB_NODE_SELECTOR: HELD,
     SLIPWAY_BUILD_CONCURRENCY: '4',
@@ -72,9 +48,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await operator?.stop();
-  await clients(kc)
-    .core.deletePersistentVolume({ name: `${ns.name}-backups` })
-    .catch(() => undefined);
   await ns?.remove();
 });
 

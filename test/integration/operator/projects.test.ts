@@ -11,6 +11,7 @@ import {
   GATEWAY,
   bundleInPhase,
   clients,
+  eventsFor,
   get,
   readyReason,
   startOperator,
@@ -132,6 +133,16 @@ describe('operator: projects', () => {
       async () => (await reasonOf('Environment', 'late-env')()) === 'True/Valid',
     );
     await waitFor('webhook Ready', async () => (await reasonOf('Webhook', 'late')()) === 'True/Valid');
+
+    // Each move of Ready is an Event, and the status says which generation it describes.
+    await waitFor('the environment Events', async () => {
+      const reasons = await eventsFor(kc, a.name, 'late-env');
+      return reasons.join() === 'ProjectNotFound,DeploymentNotFound,Valid' || undefined;
+    }).catch(async (err: Error) => {
+      throw new Error(`${err.message}; events: ${(await eventsFor(kc, a.name, 'late-env')).join()}`);
+    });
+    const env = await get.environment(kc, a.name, 'late-env');
+    expect(env.status?.observedGeneration).toBe(env.metadata.generation);
   });
 
   it('keeps bundleHistoryLimit finished bundles, never the one an environment runs', async () => {

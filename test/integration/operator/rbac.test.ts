@@ -2,100 +2,46 @@
 // chart grants its service account), by impersonating that service account: every step of
 // the job still works, so the list is enough.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EventsV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
-import { asKubernetesRules, leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
-import { environment, manualBundle, project, webhook } from '../../support/builders.ts';
-import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
+import { manualBundle, webhook } from '../../support/builders.ts';
+import { testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { serviceAccountWith } from '../../support/rbac.ts';
 import {
   HELD,
   bundleInPhase,
   clients,
-  createBackupVolume,
+  createEnvironment,
   finishJobPod,
   get,
   jobsOf,
+  projectNamespace,
   readyReason,
   startOperator,
   waitForJob,
-  webDeployment,
+  type TestNamespace,
 } from './support.ts';
 
 let admin: KubeConfig;
-let ns: { name: string; remove: () => Promise<void> };
+let ns: TestNamespace;
 let operator: Operator;
-
-/** The admin kubeconfig, acting as `user` (Impersonate-User). */
-function impersonating(kc: KubeConfig, user: string): KubeConfig {
-  const cluster = kc.getCurrentCluster()!;
-  const current = kc.getCurrentUser()!;
-  const out = new KubeConfig();
-  out.loadFromOptions({
-    clusters: [cluster],
-    users: [{ ...current, name: 'impersonated', impersonateUser: user }],
-    contexts: [{ name: 'impersonated', cluster: cluster.name, user: 'impersonated' }],
-    currentContext: 'impersonated',
-  });
-  return out;
-}
 
 beforeAll(async () => {
   admin = testKubeConfig();
-  ns = await createNamespace(admin, 'op-rbac');
-  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
-  const { core } = clients(admin);
-  await core.createNamespacedServiceAccount({
-    namespace: ns.name,
-    body: { metadata: { name: 'slipway-operator' } },
-  });
-  const grant = async (name: string, rules: typeof operatorRules) => {
-    await rbac.createNamespacedRole({
-      namespace: ns.name,
-      body: { metadata: { name }, rules: asKubernetesRules(rules) },
-    });
-    await rbac.createNamespacedRoleBinding({
-      namespace: ns.name,
-      body: {
-        metadata: { name },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-        subjects: [{ kind: 'ServiceAccount', name: 'slipway-operator', namespace: ns.name }],
-      },
-    });
-  };
-  await grant('slipway-operator', operatorRules);
-  await grant('slipway-operator-leader', leaderElectionRules);
-
-  const { slipway, apps } = clients(admin);
-  await slipway.create(
-    'Project',
-    project(ns.name, 'shop', {
-      bundleHistoryLimit: 1,
-      repository: { url: 'https://git.example.com/shop.git' },
-    }),
-  );
-  await apps.createNamespacedDeployment({ namespace: ns.name, body: webDeployment(ns.name, 'shop-web') });
-  await core.createNamespacedSecret({
-    namespace: ns.name,
-    body: {
-      metadata: { name: 'db' },
-      stringData: { host: 'db', database: 'shop', username: 'u', password: 'p' },
-    },
-  });
-  await createBackupVolume(admin, ns.name, 'backups');
-  await slipway.create(
-    'Environment',
-    environment(ns.name, 'staging', {
-      database: { engine: 'postgresql', secretRef: { name: 'db' } },
-      backupStorage: { persistentVolumeClaim: { claimName: 'backups' } },
-    }),
-  );
-  await slipway.create(
+  ns = await projectNamespace(admin, 'op-rbac', { bundleHistoryLimit: 1 });
+  // As the chart binds them with watchNamespace set: Roles in the watched namespace.
+  const account = await serviceAccountWith(admin, ns.name, 'slipway-operator', [
+    { rules: operatorRules, namespace: ns.name },
+    { rules: leaderElectionRules, namespace: ns.name, suffix: '-leader-election' },
+  ]);
+  await createEnvironment(admin, ns.name, 'staging', { deployment: 'shop-web', engine: 'postgresql' });
+  await clients(admin).slipway.create(
     'Webhook',
     webhook(ns.name, 'main', { environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
   );
 
-  const asOperator = impersonating(admin, `system:serviceaccount:${ns.name}:slipway-operator`);
-  operator = await startOperator(asOperator, ns.name, {
+  operator = await startOperator(account.kubeConfig, ns.name, {
     SLIPWAY_LEADER_ELECTION: 'true',
     SLIPWAY_LEASE_DURATION_SECONDS: '3',
     SLIPWAY_JOB_NODE_SELECTOR: HELD,
@@ -104,9 +50,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await operator?.stop();
-  await clients(admin)
-    .core.deletePersistentVolume({ name: `${ns.name}-backups` })
-    .catch(() => undefined);
   await ns?.remove();
 });
 

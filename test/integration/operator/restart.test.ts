@@ -5,25 +5,26 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { environment, manualBundle, project } from '../../support/builders.ts';
-import { createNamespace, testKubeConfig, testState } from '../../support/cluster.ts';
+import { manualBundle } from '../../support/builders.ts';
+import { testKubeConfig, testState } from '../../support/cluster.ts';
 import {
   HELD,
   bundleInPhase,
   clients,
   conditionOf,
-  createBackupVolume,
+  createEnvironment,
   finishJobPod,
   get,
   jobsOf,
+  projectNamespace,
   waitForJob,
-  webDeployment,
+  type TestNamespace,
 } from './support.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 let kc: KubeConfig;
-let ns: { name: string; remove: () => Promise<void> };
+let ns: TestNamespace;
 const children: ChildProcess[] = [];
 let output = '';
 
@@ -61,38 +62,12 @@ async function kill9(child: ChildProcess): Promise<void> {
 
 beforeAll(async () => {
   kc = testKubeConfig();
-  ns = await createNamespace(kc, 'op-restart');
-  const { slipway, apps, core } = clients(kc);
-  await slipway.create(
-    'Project',
-    project(ns.name, 'shop', {
-      slug: `shop-${ns.name}`,
-      repository: { url: 'https://git.example.com/shop.git' },
-    }),
-  );
-  await apps.createNamespacedDeployment({ namespace: ns.name, body: webDeployment(ns.name, 'shop-web') });
-  await core.createNamespacedSecret({
-    namespace: ns.name,
-    body: {
-      metadata: { name: 'db' },
-      stringData: { host: 'db', database: 'shop', username: 'u', password: 'p' },
-    },
-  });
-  await createBackupVolume(kc, ns.name, 'backups');
-  await slipway.create(
-    'Environment',
-    environment(ns.name, 'staging', {
-      database: { engine: 'mysql', secretRef: { name: 'db' } },
-      backupStorage: { persistentVolumeClaim: { claimName: 'backups' } },
-    }),
-  );
+  ns = await projectNamespace(kc, 'op-restart');
+  await createEnvironment(kc, ns.name, 'staging', { deployment: 'shop-web', engine: 'mysql' });
 });
 
 afterAll(async () => {
   for (const child of children) await kill9(child);
-  await clients(kc)
-    .core.deletePersistentVolume({ name: `${ns.name}-backups` })
-    .catch(() => undefined);
   await ns?.remove();
 });
 

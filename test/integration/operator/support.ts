@@ -6,6 +6,7 @@ import {
   BatchV1Api,
   CoreV1Api,
   CustomObjectsApi,
+  EventsV1Api,
   PatchStrategy,
   setHeaderOptions,
   KubeConfig,
@@ -19,7 +20,8 @@ import { logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { shareConnections } from '../../../lib/kube.ts';
 import { Operator } from '../../../operator/operator.ts';
-import { waitFor } from '../../support/cluster.ts';
+import { environment, project } from '../../support/builders.ts';
+import { createNamespace, waitFor } from '../../support/cluster.ts';
 
 export const GATEWAY = 'https://hooks.slipway.test';
 /** Job pods with this node selector are never scheduled, so kwok leaves them to the test. */
@@ -233,6 +235,100 @@ export async function createBackupVolume(kc: KubeConfig, namespace: string, clai
       },
     },
   });
+}
+
+export interface TestNamespace {
+  name: string;
+  /** Deletes the namespace and the backup claim's volume. */
+  remove: () => Promise<void>;
+}
+
+/** Project `shop`: a git repository and a slug unique to the namespace, then `projectSpec`. */
+export async function createProject(
+  kc: KubeConfig,
+  namespace: string,
+  projectSpec: Record<string, unknown> = {},
+): Promise<void> {
+  await clients(kc).slipway.create(
+    'Project',
+    project(namespace, 'shop', {
+      slug: `shop-${namespace}`,
+      repository: { url: 'https://git.example.com/shop.git' },
+      ...projectSpec,
+    }),
+  );
+}
+
+/**
+ * A fresh namespace with what a project's builds need: Project `shop` (createProject), the
+ * database Secret `db` and the backup claim `backups`.
+ */
+export async function projectNamespace(
+  kc: KubeConfig,
+  prefix: string,
+  projectSpec: Record<string, unknown> = {},
+): Promise<TestNamespace> {
+  const ns = await createNamespace(kc, prefix);
+  const { core } = clients(kc);
+  await createProject(kc, ns.name, projectSpec);
+  await core.createNamespacedSecret({
+    namespace: ns.name,
+    body: {
+      metadata: { name: 'db' },
+      stringData: { host: 'db', database: 'shop', username: 'u', password: 'p' },
+    },
+  });
+  await createBackupVolume(kc, ns.name, 'backups');
+  return {
+    name: ns.name,
+    remove: async () => {
+      await core.deletePersistentVolume({ name: `${ns.name}-backups` }).catch(() => undefined);
+      await ns.remove();
+    },
+  };
+}
+
+/**
+ * Environment `name` of project `shop` with its own Deployment (made by webDeployment, changed
+ * by `deploymentSpec`), the database in Secret `db` and backups on claim `backups`.
+ */
+export async function createEnvironment(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  options: {
+    deployment: string;
+    engine: 'mysql' | 'postgresql';
+    backupPathPrefix?: string;
+    deploymentSpec?: Partial<V1Deployment['spec']>;
+  },
+): Promise<void> {
+  const { slipway, apps } = clients(kc);
+  await apps.createNamespacedDeployment({
+    namespace,
+    body: webDeployment(namespace, options.deployment, options.deploymentSpec),
+  });
+  const backupStorage = {
+    persistentVolumeClaim: { claimName: 'backups' },
+    ...(options.backupPathPrefix ? { pathPrefix: options.backupPathPrefix } : {}),
+  };
+  await slipway.create(
+    'Environment',
+    environment(namespace, name, {
+      deploymentRef: { name: options.deployment },
+      database: { engine: options.engine, secretRef: { name: 'db' } },
+      backupStorage,
+    }),
+  );
+}
+
+/** Reasons of the events.k8s.io Events regarding the object `name` (of any kind), oldest first. */
+export async function eventsFor(kc: KubeConfig, namespace: string, name: string): Promise<string[]> {
+  const list = await kc.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
+  return list.items
+    .filter((e) => e.regarding?.name === name)
+    .sort((x, y) => String(x.eventTime ?? '').localeCompare(String(y.eventTime ?? '')))
+    .map((e) => e.reason ?? '');
 }
 
 /** A separate KubeConfig with the same cluster, user and context (so patching it leaves the test's alone). */

@@ -13,6 +13,7 @@ import {
   finished,
   job,
   project,
+  type DeploymentOptions,
 } from './builders.ts';
 
 const NOW = new Date(T0.getTime() + 100_000);
@@ -36,12 +37,18 @@ function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
   };
 }
 
-/** What a reader of `kubectl get/describe` would see change: phase, action, and each condition. */
+/**
+ * What a reader of `kubectl get/describe` would see change: "phase action outcome", and each
+ * condition as Type=Status/Reason in the order of the bundle's status.
+ */
 function summary(d: BundleDecision) {
-  const conditions: Record<string, string> = {};
-  for (const c of d.conditions) conditions[c.type] = `${c.status}/${c.reason}`;
-  return { phase: d.phase, action: d.action.type, outcome: d.outcome, conditions };
+  return {
+    then: `${d.phase} ${d.action.type} ${d.outcome}`,
+    conditions: d.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(' '),
+  };
 }
+
+type Case = { name: string; in: Partial<BundleInputs> } & ReturnType<typeof summary>;
 
 const built = (name: string, opts: Parameters<typeof bundle>[1] = {}) =>
   bundle(name, {
@@ -80,26 +87,18 @@ describe('decideBundle: finished and deleted bundles', () => {
 });
 
 describe('decideBundle: build', () => {
-  const cases: Array<{ name: string; in: Partial<BundleInputs>; out: ReturnType<typeof summary> }> = [
+  const cases: Case[] = [
     {
       name: 'a missing project stops the chain until it appears',
       in: { project: undefined },
-      out: {
-        phase: 'Pending',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: { Ready: 'False/ProjectNotFound' },
-      },
+      then: 'Pending none waiting',
+      conditions: 'Ready=False/ProjectNotFound',
     },
     {
       name: 'a new manual bundle starts its build Job',
       in: {},
-      out: {
-        phase: 'Building',
-        action: 'createBuildJob',
-        outcome: 'progressing',
-        conditions: { Built: 'Unknown/Building', Ready: 'Unknown/Building' },
-      },
+      then: 'Building createBuildJob progressing',
+      conditions: 'Built=Unknown/Building Ready=Unknown/Building',
     },
     {
       name: 'a webhook bundle without base software and directory map is refused for good',
@@ -112,32 +111,20 @@ describe('decideBundle: build', () => {
           },
         }),
       },
-      out: {
-        phase: 'Failed',
-        action: 'none',
-        outcome: 'finished',
-        conditions: { Built: 'False/MissingBuildSettings', Ready: 'False/MissingBuildSettings' },
-      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/MissingBuildSettings Ready=False/MissingBuildSettings',
     },
     {
       name: 'a directory map that leaves the source tree is refused',
       in: { bundle: bundle('b1', { spec: { directoryMap: { web: '../etc' } } }) },
-      out: {
-        phase: 'Failed',
-        action: 'none',
-        outcome: 'finished',
-        conditions: { Built: 'False/InvalidDirectoryMap', Ready: 'False/InvalidDirectoryMap' },
-      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/InvalidDirectoryMap Ready=False/InvalidDirectoryMap',
     },
     {
       name: 'a git bundle of a project without repository waits for one',
       in: { project: project('shop', { repository: undefined }) },
-      out: {
-        phase: 'Pending',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: { Built: 'Unknown/RepositoryNotConfigured', Ready: 'False/RepositoryNotConfigured' },
-      },
+      then: 'Pending none waiting',
+      conditions: 'Built=Unknown/RepositoryNotConfigured Ready=False/RepositoryNotConfigured',
     },
     {
       name: 'an archive bundle needs no repository',
@@ -147,22 +134,14 @@ describe('decideBundle: build', () => {
           spec: { source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } },
         }),
       },
-      out: {
-        phase: 'Building',
-        action: 'createBuildJob',
-        outcome: 'progressing',
-        conditions: { Built: 'Unknown/Building', Ready: 'Unknown/Building' },
-      },
+      then: 'Building createBuildJob progressing',
+      conditions: 'Built=Unknown/Building Ready=Unknown/Building',
     },
     {
       name: 'a running build Job keeps the bundle Building',
       in: { buildJob: job('b1-build', 'running') },
-      out: {
-        phase: 'Building',
-        action: 'none',
-        outcome: 'progressing',
-        conditions: { Built: 'Unknown/Building', Ready: 'Unknown/Building' },
-      },
+      then: 'Building none progressing',
+      conditions: 'Built=Unknown/Building Ready=Unknown/Building',
     },
     {
       name: 'a failed build Job fails the bundle and deploys nothing',
@@ -172,32 +151,20 @@ describe('decideBundle: build', () => {
         environment: environment(),
         deployment: deployment(),
       },
-      out: {
-        phase: 'Failed',
-        action: 'none',
-        outcome: 'finished',
-        conditions: { Built: 'False/BuildFailed', Ready: 'False/BuildFailed' },
-      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/BuildFailed Ready=False/BuildFailed',
     },
     {
       name: 'a finished build Job without deploy ends the chain as Built',
       in: { buildJob: job('b1-build', 'succeeded') },
-      out: {
-        phase: 'Built',
-        action: 'none',
-        outcome: 'finished',
-        conditions: { Built: 'True/Succeeded', Ready: 'True/Succeeded' },
-      },
+      then: 'Built none finished',
+      conditions: 'Built=True/Succeeded Ready=True/Succeeded',
     },
     {
       name: 'with the project at its build concurrency the bundle is Queued',
       in: { runningBuilds: 1 },
-      out: {
-        phase: 'Queued',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: { Built: 'Unknown/Queued', Ready: 'Unknown/Queued' },
-      },
+      then: 'Queued none waiting',
+      conditions: 'Built=Unknown/Queued Ready=Unknown/Queued',
     },
     {
       name: 'the project annotation raises the build concurrency',
@@ -208,16 +175,12 @@ describe('decideBundle: build', () => {
           metadata: { ...project().metadata, annotations: { 'slipway.dev/build-concurrency': '2' } },
         },
       },
-      out: {
-        phase: 'Building',
-        action: 'createBuildJob',
-        outcome: 'progressing',
-        conditions: { Built: 'Unknown/Building', Ready: 'Unknown/Building' },
-      },
+      then: 'Building createBuildJob progressing',
+      conditions: 'Built=Unknown/Building Ready=Unknown/Building',
     },
   ];
-  it.each(cases)('$name', (c) => {
-    expect(summary(decideBundle(inputs(c.in)))).toEqual(c.out);
+  it.each(cases)('$name', ({ in: given, then, conditions }) => {
+    expect(summary(decideBundle(inputs(given)))).toEqual({ then, conditions });
   });
 
   it('records the build Job, the start time and, once built, the image', () => {
@@ -250,20 +213,12 @@ describe('decideBundle: build', () => {
 
 describe('decideBundle: deploy', () => {
   const env = environment('staging', database);
-  const cases: Array<{ name: string; in: Partial<BundleInputs>; out: ReturnType<typeof summary> }> = [
+  const cases: Case[] = [
     {
       name: 'a missing environment blocks the deploy until it appears',
       in: { bundle: deployBundle('b1') },
-      out: {
-        phase: 'Built',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/EnvironmentNotFound',
-          Ready: 'False/EnvironmentNotFound',
-        },
-      },
+      then: 'Built none waiting',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/EnvironmentNotFound Ready=False/EnvironmentNotFound',
     },
     {
       name: 'an environment of another project is not deployed to',
@@ -272,30 +227,15 @@ describe('decideBundle: deploy', () => {
         environment: environment('staging', { projectRef: { name: 'other' } }),
         deployment: deployment(),
       },
-      out: {
-        phase: 'Built',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/EnvironmentProjectMismatch',
-          Ready: 'False/EnvironmentProjectMismatch',
-        },
-      },
+      then: 'Built none waiting',
+      conditions:
+        'Built=True/Succeeded Deployed=Unknown/EnvironmentProjectMismatch Ready=False/EnvironmentProjectMismatch',
     },
     {
       name: 'a missing Deployment blocks the deploy',
       in: { bundle: deployBundle('b1'), environment: env },
-      out: {
-        phase: 'Built',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/DeploymentNotFound',
-          Ready: 'False/DeploymentNotFound',
-        },
-      },
+      then: 'Built none waiting',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/DeploymentNotFound Ready=False/DeploymentNotFound',
     },
     {
       name: 'a Deployment without the named container blocks the deploy',
@@ -304,30 +244,14 @@ describe('decideBundle: deploy', () => {
         environment: environment('staging', { deploymentRef: { name: 'shop-web', container: 'php' } }),
         deployment: deployment(),
       },
-      out: {
-        phase: 'Built',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/ContainerNotFound',
-          Ready: 'False/ContainerNotFound',
-        },
-      },
+      then: 'Built none waiting',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/ContainerNotFound Ready=False/ContainerNotFound',
     },
     {
       name: 'a built bundle starts its rollout when the environment is free',
       in: { bundle: deployBundle('b1'), environment: env, deployment: deployment({ bundle: 'b0' }) },
-      out: {
-        phase: 'Deploying',
-        action: 'startRollout',
-        outcome: 'progressing',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/Progressing',
-          Ready: 'Unknown/Progressing',
-        },
-      },
+      then: 'Deploying startRollout progressing',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/Progressing Ready=Unknown/Progressing',
     },
     {
       name: 'one rollout per environment: wait while an older bundle is still rolling out',
@@ -337,16 +261,9 @@ describe('decideBundle: deploy', () => {
         deployment: deployment({ bundle: 'b0', updated: 0 }),
         projectBundles: [deployBundle('b0', 0), deployBundle('b1', 10)],
       },
-      out: {
-        phase: 'Built',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/WaitingForEnvironment',
-          Ready: 'Unknown/WaitingForEnvironment',
-        },
-      },
+      then: 'Built none waiting',
+      conditions:
+        'Built=True/Succeeded Deployed=Unknown/WaitingForEnvironment Ready=Unknown/WaitingForEnvironment',
     },
     {
       name: 'the environment is free again once the other bundle finished',
@@ -359,40 +276,20 @@ describe('decideBundle: deploy', () => {
           deployBundle('b1', 10),
         ],
       },
-      out: {
-        phase: 'Deploying',
-        action: 'startRollout',
-        outcome: 'progressing',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/Progressing',
-          Ready: 'Unknown/Progressing',
-        },
-      },
+      then: 'Deploying startRollout progressing',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/Progressing Ready=Unknown/Progressing',
     },
     {
       name: 'a backup without database settings cannot run',
       in: { bundle: deployBundle('b1', 0, true), environment: environment(), deployment: deployment() },
-      out: {
-        phase: 'Built',
-        action: 'none',
-        outcome: 'waiting',
-        conditions: {
-          Built: 'True/Succeeded',
-          BackedUp: 'Unknown/BackupNotConfigured',
-          Ready: 'False/BackupNotConfigured',
-        },
-      },
+      then: 'Built none waiting',
+      conditions: 'Built=True/Succeeded BackedUp=Unknown/BackupNotConfigured Ready=False/BackupNotConfigured',
     },
     {
       name: 'with backupBeforeDeploy the backup Job comes first',
       in: { bundle: deployBundle('b1', 0, true), environment: env, deployment: deployment() },
-      out: {
-        phase: 'BackingUp',
-        action: 'createBackupJob',
-        outcome: 'progressing',
-        conditions: { Built: 'True/Succeeded', BackedUp: 'Unknown/BackingUp', Ready: 'Unknown/BackingUp' },
-      },
+      then: 'BackingUp createBackupJob progressing',
+      conditions: 'Built=True/Succeeded BackedUp=Unknown/BackingUp Ready=Unknown/BackingUp',
     },
     {
       name: 'the Deployment is not touched while the backup runs',
@@ -402,12 +299,8 @@ describe('decideBundle: deploy', () => {
         deployment: deployment(),
         backupJob: job('b1-backup', 'running'),
       },
-      out: {
-        phase: 'BackingUp',
-        action: 'none',
-        outcome: 'progressing',
-        conditions: { Built: 'True/Succeeded', BackedUp: 'Unknown/BackingUp', Ready: 'Unknown/BackingUp' },
-      },
+      then: 'BackingUp none progressing',
+      conditions: 'Built=True/Succeeded BackedUp=Unknown/BackingUp Ready=Unknown/BackingUp',
     },
     {
       name: 'a failed backup fails the bundle and deploys nothing',
@@ -417,12 +310,8 @@ describe('decideBundle: deploy', () => {
         deployment: deployment(),
         backupJob: job('b1-backup', 'failed'),
       },
-      out: {
-        phase: 'Failed',
-        action: 'none',
-        outcome: 'finished',
-        conditions: { Built: 'True/Succeeded', BackedUp: 'False/BackupFailed', Ready: 'False/BackupFailed' },
-      },
+      then: 'Failed none finished',
+      conditions: 'Built=True/Succeeded BackedUp=False/BackupFailed Ready=False/BackupFailed',
     },
     {
       name: 'after the backup the rollout starts',
@@ -432,17 +321,9 @@ describe('decideBundle: deploy', () => {
         deployment: deployment(),
         backupJob: job('b1-backup', 'succeeded'),
       },
-      out: {
-        phase: 'Deploying',
-        action: 'startRollout',
-        outcome: 'progressing',
-        conditions: {
-          Built: 'True/Succeeded',
-          BackedUp: 'True/Succeeded',
-          Deployed: 'Unknown/Progressing',
-          Ready: 'Unknown/Progressing',
-        },
-      },
+      then: 'Deploying startRollout progressing',
+      conditions:
+        'Built=True/Succeeded BackedUp=True/Succeeded Deployed=Unknown/Progressing Ready=Unknown/Progressing',
     },
     {
       name: 'a rollout still updating pods is Deploying',
@@ -451,16 +332,8 @@ describe('decideBundle: deploy', () => {
         environment: env,
         deployment: deployment({ bundle: 'b1', replicas: 2, updated: 1 }),
       },
-      out: {
-        phase: 'Deploying',
-        action: 'none',
-        outcome: 'progressing',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/Progressing',
-          Ready: 'Unknown/Progressing',
-        },
-      },
+      then: 'Deploying none progressing',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/Progressing Ready=Unknown/Progressing',
     },
     {
       name: 'a rollout the Deployment controller has not seen yet is Deploying, whatever old status says',
@@ -469,16 +342,8 @@ describe('decideBundle: deploy', () => {
         environment: env,
         deployment: deployment({ bundle: 'b1', generation: 3, observedGeneration: 2 }),
       },
-      out: {
-        phase: 'Deploying',
-        action: 'none',
-        outcome: 'progressing',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/Progressing',
-          Ready: 'Unknown/Progressing',
-        },
-      },
+      then: 'Deploying none progressing',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/Progressing Ready=Unknown/Progressing',
     },
     {
       name: 'old pods still running keep the rollout going',
@@ -487,26 +352,14 @@ describe('decideBundle: deploy', () => {
         environment: env,
         deployment: deployment({ bundle: 'b1', total: 2 }),
       },
-      out: {
-        phase: 'Deploying',
-        action: 'none',
-        outcome: 'progressing',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'Unknown/Progressing',
-          Ready: 'Unknown/Progressing',
-        },
-      },
+      then: 'Deploying none progressing',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/Progressing Ready=Unknown/Progressing',
     },
     {
       name: 'a complete rollout makes the bundle Ready',
       in: { bundle: deployBundle('b1'), environment: env, deployment: deployment({ bundle: 'b1' }) },
-      out: {
-        phase: 'Ready',
-        action: 'none',
-        outcome: 'finished',
-        conditions: { Built: 'True/Succeeded', Deployed: 'True/Succeeded', Ready: 'True/Succeeded' },
-      },
+      then: 'Ready none finished',
+      conditions: 'Built=True/Succeeded Deployed=True/Succeeded Ready=True/Succeeded',
     },
     {
       name: 'a rollout past its progress deadline fails',
@@ -515,20 +368,12 @@ describe('decideBundle: deploy', () => {
         environment: env,
         deployment: deployment({ bundle: 'b1', updated: 0, deadlineExceeded: true }),
       },
-      out: {
-        phase: 'Failed',
-        action: 'none',
-        outcome: 'finished',
-        conditions: {
-          Built: 'True/Succeeded',
-          Deployed: 'False/RolloutFailed',
-          Ready: 'False/RolloutFailed',
-        },
-      },
+      then: 'Failed none finished',
+      conditions: 'Built=True/Succeeded Deployed=False/RolloutFailed Ready=False/RolloutFailed',
     },
   ];
-  it.each(cases)('$name', (c) => {
-    expect(summary(decideBundle(inputs(c.in)))).toEqual(c.out);
+  it.each(cases)('$name', ({ in: given, then, conditions }) => {
+    expect(summary(decideBundle(inputs(given)))).toEqual({ then, conditions });
   });
 
   it('rolls out the environment container it names', () => {
@@ -549,6 +394,19 @@ describe('decideBundle: deploy', () => {
     expect(d.status.backup).toEqual({ job: 'b1-backup', location: 'pvc://backups/shop/staging/b1.sql' });
   });
 
+  /** b1 on an environment that runs b0 and started rolling out b1 at 90 s, its Deployment at b1. */
+  const rollingOutB1 = (rollout: Omit<DeploymentOptions, 'bundle'>) =>
+    decideBundle(
+      inputs({
+        bundle: deployBundle('b1'),
+        environment: environment('staging', database, {
+          currentBundle: 'b0',
+          lastDeployment: { bundle: 'b1', startedAt: at(90), result: 'InProgress' },
+        }),
+        deployment: deployment({ bundle: 'b1', ...rollout }),
+      }),
+    );
+
   it('tells the environment which bundle is rolling out, then that it runs it', () => {
     const starting = decideBundle(
       inputs({ bundle: deployBundle('b1'), environment: env, deployment: deployment() }),
@@ -556,44 +414,15 @@ describe('decideBundle: deploy', () => {
     expect(starting.environmentStatus).toEqual({
       lastDeployment: { bundle: 'b1', startedAt: NOW.toISOString(), result: 'InProgress' },
     });
-    const inProgressEnv = environment('staging', database, {
-      currentBundle: 'b0',
-      lastDeployment: { bundle: 'b1', startedAt: at(90), result: 'InProgress' },
-    });
-    const running = decideBundle(
-      inputs({
-        bundle: deployBundle('b1'),
-        environment: inProgressEnv,
-        deployment: deployment({ bundle: 'b1', updated: 0 }),
-      }),
-    );
-    expect(running.environmentStatus).toBeUndefined();
-    const done = decideBundle(
-      inputs({
-        bundle: deployBundle('b1'),
-        environment: inProgressEnv,
-        deployment: deployment({ bundle: 'b1' }),
-      }),
-    );
-    expect(done.environmentStatus).toEqual({
+    expect(rollingOutB1({ updated: 0 }).environmentStatus).toBeUndefined();
+    expect(rollingOutB1({}).environmentStatus).toEqual({
       currentBundle: 'b1',
       lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: NOW.toISOString(), result: 'Succeeded' },
     });
   });
 
   it('keeps the current bundle when a rollout fails', () => {
-    const inProgressEnv = environment('staging', database, {
-      currentBundle: 'b0',
-      lastDeployment: { bundle: 'b1', startedAt: at(90), result: 'InProgress' },
-    });
-    const d = decideBundle(
-      inputs({
-        bundle: deployBundle('b1'),
-        environment: inProgressEnv,
-        deployment: deployment({ bundle: 'b1', deadlineExceeded: true, updated: 0 }),
-      }),
-    );
-    expect(d.environmentStatus).toEqual({
+    expect(rollingOutB1({ deadlineExceeded: true, updated: 0 }).environmentStatus).toEqual({
       currentBundle: 'b0',
       lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: NOW.toISOString(), result: 'Failed' },
     });
@@ -610,10 +439,8 @@ describe('decideBundle: ordering between bundles of one environment', () => {
       inputs({ bundle: older, projectBundles: [older, newer], environment: env, deployment: deployment() }),
     );
     expect(summary(d)).toEqual({
-      phase: 'Superseded',
-      action: 'none',
-      outcome: 'finished',
-      conditions: { Deployed: 'False/Superseded', Ready: 'False/Superseded' },
+      then: 'Superseded none finished',
+      conditions: 'Deployed=False/Superseded Ready=False/Superseded',
     });
     expect(d.conditions.at(-1)?.message).toBe('bundle b2 for environment staging is newer');
   });

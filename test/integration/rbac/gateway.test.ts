@@ -1,0 +1,122 @@
+// The webhook gateway run in-process as its own ServiceAccount, granted exactly
+// webhook-gateway/rbac.ts through a ClusterRole bound cluster-wide (the chart's default, with no
+// watchNamespace): its informers sync across all namespaces, a signed push becomes a Bundle,
+// and nothing it does is forbidden. It cannot do more than the list says.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
+import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
+import type { Operator } from '../../../operator/operator.ts';
+import { bundleWriter, ProjectDirectory } from '../../../webhook-gateway/directory.ts';
+import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
+import { gatewayRules } from '../../../webhook-gateway/rbac.ts';
+import { manualBundle, webhook } from '../../support/builders.ts';
+import { testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { canIEach, processIdentity, statusOf, type ProcessIdentity } from '../../support/rbac.ts';
+import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
+import { clients, createProject, startOperator } from '../operator/support.ts';
+
+const admin = testKubeConfig();
+const archiveDir = mkdtempSync(join(tmpdir(), 'slipway-rbac-archives-'));
+let gateway: ProcessIdentity;
+let ns: string;
+let asGateway: KubeConfig;
+let directory: ProjectDirectory;
+let server: Server;
+let baseUrl: string;
+let operator: Operator;
+
+beforeAll(async () => {
+  gateway = await processIdentity(admin, 'rbac-gateway', 'slipway-gateway', () => [{ rules: gatewayRules }]);
+  ({ namespace: ns, kubeConfig: asGateway } = gateway);
+
+  // All namespaces, as the chart runs it by default.
+  directory = new ProjectDirectory(asGateway, undefined, gateway.log);
+  server = createServer();
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const handlers = createGateway({
+    publicBaseUrl: baseUrl,
+    projectBySlug: directory.projectBySlug,
+    createBundles: bundleWriter(slipwayApi(kubeClients(asGateway).custom)),
+    archiveStore: new FilesystemArchiveStore(archiveDir),
+    isReady: () => directory.synced(),
+    logger: gateway.log,
+  });
+  server.on('request', handlers.handleRequest);
+  server.on('checkContinue', handlers.handleCheckContinue);
+  await gateway.within(directory.start(), 30_000, "the gateway's caches to sync");
+
+  // The operator (as admin: not under test here) publishes the project's webhook URL.
+  operator = await startOperator(admin, ns, { SLIPWAY_GATEWAY_BASE_URL: baseUrl });
+});
+
+afterAll(async () => {
+  await operator?.stop();
+  await directory?.stop();
+  server?.close();
+  await gateway?.remove();
+  rmSync(archiveDir, { recursive: true, force: true });
+});
+
+describe('gateway under its service account', () => {
+  it('turns a signed push into a Bundle, with no call forbidden', async () => {
+    const { slipway, core } = clients(admin);
+    await createProject(admin, ns);
+    await slipway.create('Webhook', webhook(ns, 'master', { branch: 'master' }));
+    await slipway.create('Bundle', manualBundle(ns, 'shop-manual-1'));
+    const published = await waitFor('the webhook URL', async () => {
+      const p = await slipway.get<ProjectObject>('Project', ns, 'shop');
+      return p.status?.webhook;
+    });
+    const secret = await core.readNamespacedSecret({ name: published.secretRef.name, namespace: ns });
+    const value = Buffer.from(secret.data![published.secretRef.key]!, 'base64').toString('utf8');
+
+    const { headers, body } = signedFixture('github-push', value);
+    // Until the gateway's informers have seen the manual bundle it answers 422: deliver again.
+    const answer = await waitFor('the push to be accepted', async () => {
+      const res = await fetch(published.url, { method: 'POST', headers, body });
+      return res.status === 422 ? undefined : { status: res.status, body: await res.json() };
+    });
+    expect(answer).toMatchObject({ status: 201, body: { result: 'created' } });
+
+    const made = (await slipway.list<BundleObject>('Bundle', ns)).filter(
+      (b) => b.spec.trigger.type === 'Webhook',
+    );
+    expect(made).toHaveLength(1);
+    expect(made[0]!.spec.trigger).toMatchObject({ provider: 'github', webhookRef: { name: 'master' } });
+    expect(directory.synced()).toBe(true);
+    expect(gateway.forbidden()).toEqual([]);
+  });
+
+  it('can do what its list says, and no more', async () => {
+    const expected = {
+      'create slipway.dev/bundles': 'yes',
+      'list slipway.dev/projects in default': 'yes',
+      'watch /secrets in default': 'yes',
+      'delete slipway.dev/bundles': 'no',
+      'update slipway.dev/bundles': 'no',
+      'patch slipway.dev/bundles/status': 'no',
+      'get /secrets': 'no',
+      'create /secrets': 'no',
+      'update /secrets': 'no',
+      'create events.k8s.io/events': 'no',
+      'create /events': 'no',
+      'create slipway.dev/projects': 'no',
+      'list slipway.dev/environments': 'no',
+    };
+    expect(await canIEach(asGateway, ns, Object.keys(expected))).toEqual(expected);
+
+    // And the API server refuses the real calls.
+    const own = kubeClients(asGateway);
+    expect(await statusOf(slipwayApi(own.custom).delete('Bundle', ns, 'shop-manual-1'))).toBe(403);
+    const secret = { metadata: { name: 'made-by-gateway' } };
+    expect(await statusOf(own.core.createNamespacedSecret({ namespace: ns, body: secret }))).toBe(403);
+  });
+});
