@@ -19,6 +19,7 @@ export { LABEL_PROJECT, LABEL_TRIGGER, LABEL_WEBHOOK, bundleName, planBundles, t
 export {
   ArchiveError,
   FilesystemArchiveStore,
+  S3ArchiveStore,
   archiveKeyFromPath,
   archiveLimits,
   archiveUrl,

@@ -7,7 +7,8 @@ import { logger } from '../lib/log.ts';
 import { counter, histogram } from '../lib/metrics.ts';
 import { ARCHIVE_TMP_MAX_AGE_MS } from './limits.ts';
 import { bundleWriter, ProjectDirectory } from './directory.ts';
-import { createGatewayServer, FilesystemArchiveStore } from './index.ts';
+import { createArchiveStore, loadArchiveStoreConfig } from './archive/store-config.ts';
+import { createGatewayServer } from './index.ts';
 
 const env = z
   .object({
@@ -17,7 +18,6 @@ const env = z
       message: 'SLIPWAY_PUBLIC_URL must be the public http(s) address of the gateway',
     }),
     SLIPWAY_ARCHIVE_BASE_URL: z.url().optional(),
-    SLIPWAY_ARCHIVE_DIR: z.string().min(1).default('/var/lib/slipway/archives'),
     SLIPWAY_ARCHIVE_URL_KEY: z
       .string()
       .min(32, 'SLIPWAY_ARCHIVE_URL_KEY needs at least 32 characters')
@@ -27,6 +27,9 @@ const env = z
     SLIPWAY_TRUSTED_PROXIES: z.string().default(''),
   })
   .parse(process.env);
+// SLIPWAY_ARCHIVE_STORE (filesystem|s3), SLIPWAY_ARCHIVE_DIR and SLIPWAY_S3_*: see store-config.ts.
+const storeConfig = loadArchiveStoreConfig(process.env);
+const store = createArchiveStore(storeConfig);
 
 const log = logger.child({ component: 'webhook-gateway' });
 const requests = histogram('slipway_gateway_request_duration_seconds', 'Gateway requests by route template', [
@@ -48,7 +51,6 @@ const trustedProxies = parseTrustedProxies(
 );
 const kc = loadKubeConfig();
 const directory = new ProjectDirectory(kc, env.SLIPWAY_WATCH_NAMESPACE || undefined, log);
-const store = new FilesystemArchiveStore(env.SLIPWAY_ARCHIVE_DIR);
 await store.removeStaleTemporaryFiles(new Date(), ARCHIVE_TMP_MAX_AGE_MS);
 
 const server = createGatewayServer({
@@ -75,7 +77,9 @@ const server = createGatewayServer({
 });
 
 const admin = await startAdminServer({ port: env.SLIPWAY_ADMIN_PORT, ready: () => directory.synced() });
-server.listen(env.SLIPWAY_PORT, () => log.info({ port: env.SLIPWAY_PORT }, 'webhook gateway listening'));
+server.listen(env.SLIPWAY_PORT, () =>
+  log.info({ port: env.SLIPWAY_PORT, archiveStore: storeConfig.type }, 'webhook gateway listening'),
+);
 await directory.start();
 log.info('caches synced');
 

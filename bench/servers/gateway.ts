@@ -8,10 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { BundleObject } from '../../crds/index.ts';
-import { kubeClients, slipwayApi } from '../../lib/kube.ts';
+import { kubeClients, loadKubeConfig, slipwayApi } from '../../lib/kube.ts';
 import { bundleWriter, ProjectDirectory } from '../../webhook-gateway/directory.ts';
 import {
   createGatewayServer,
@@ -84,8 +83,8 @@ async function main(): Promise<void> {
   let directory: ProjectDirectory | undefined;
   let wiring: { projectBySlug: ProjectBySlug; createBundles: CreateBundles; ready: () => boolean };
   if (mode === 'kube') {
-    const kc = new KubeConfig();
-    kc.loadFromDefault();
+    // As webhook-gateway/main.ts does: one connection pool for the whole process.
+    const kc = loadKubeConfig();
     const dir = new ProjectDirectory(kc, process.env.BENCH_NAMESPACE, log);
     directory = dir;
     wiring = {

@@ -8,4 +8,6 @@ export {
   type ArchiveStore,
   type StoredArchive,
 } from './store.ts';
+export { S3ArchiveStore, S3StoreError, type S3ArchiveStoreOptions } from './s3-store.ts';
+export { createArchiveStore, loadArchiveStoreConfig, type ArchiveStoreConfig } from './store-config.ts';
 export { archiveKeyFromPath, archiveUrl, signArchiveUrl, verifyArchiveSignature } from './signed-url.ts';

@@ -1,14 +1,14 @@
-// Archives on a filesystem (a volume shared by the gateway replicas). An upload is written to a
-// temporary file in the store directory while it is validated, fsynced, and renamed into place
-// only when it passed every check; on any failure, including a client that breaks off, the
-// temporary file is deleted. Keys are content addressed per project: `<namespace>/<project>/<sha256>.tar.gz`.
-import { randomUUID } from 'node:crypto';
+// The archive store interface and the filesystem store (a volume shared by the gateway
+// replicas). Every store stages an upload in a temporary file while it is validated (staging.ts);
+// this one fsyncs it and renames it into place only when it passed every check, so on any failure,
+// including a client that breaks off, nothing is left. The S3 store is in s3-store.ts. Keys are
+// content addressed per project: `<namespace>/<project>/<sha256>.tar.gz`.
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArchiveLimits } from './archive-limits.ts';
-import { validateArchive } from './validate.ts';
+import { removeStaleTemporaryFiles, stageArchive } from './staging.ts';
 
 export interface StoredArchive {
   key: string;
@@ -31,7 +31,6 @@ export interface ArchiveStore {
   remove(key: string): Promise<void>;
 }
 
-const TEMP_PREFIX = '.incoming-';
 const KEY_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[a-f0-9]{64}\.tar\.gz$/;
 
 export function archiveKey(namespace: string, project: string, sha256: string): string {
@@ -56,26 +55,17 @@ export class FilesystemArchiveStore implements ArchiveStore {
     target: { namespace: string; project: string },
     limits: ArchiveLimits,
   ): Promise<StoredArchive> {
-    await mkdir(this.dir, { recursive: true });
-    const temp = join(this.dir, `${TEMP_PREFIX}${randomUUID()}.tmp`);
-    let handle: FileHandle | undefined = await open(temp, 'wx', 0o600);
+    const staged = await stageArchive(source, this.dir, limits, { sync: true });
     try {
-      const file = handle;
-      const digest = await validateArchive(source, (chunk) => writeFully(file, chunk), limits);
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
-
-      const key = archiveKey(target.namespace, target.project, digest.sha256);
+      const key = archiveKey(target.namespace, target.project, staged.digest.sha256);
       const final = join(this.dir, key);
       await mkdir(dirname(final), { recursive: true });
       const alreadyStored = await exists(final);
-      await rename(temp, final);
+      await rename(staged.path, final);
       await syncDirectory(dirname(final));
-      return { key, ...digest, alreadyStored };
+      return { key, ...staged.digest, alreadyStored };
     } catch (error) {
-      await handle?.close().catch(() => {});
-      await rm(temp, { force: true });
+      await staged.discard();
       throw error;
     }
   }
@@ -99,32 +89,8 @@ export class FilesystemArchiveStore implements ArchiveStore {
   }
 
   /** Deletes temporary files older than `maxAgeMs`, left by a gateway that was killed mid-upload. */
-  async removeStaleTemporaryFiles(now: Date, maxAgeMs: number): Promise<number> {
-    let removed = 0;
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-      throw error;
-    }
-    for (const name of names.filter((n) => n.startsWith(TEMP_PREFIX))) {
-      const path = join(this.dir, name);
-      const info = await stat(path).catch(() => undefined);
-      if (info && now.getTime() - info.mtimeMs > maxAgeMs) {
-        await rm(path, { force: true });
-        removed += 1;
-      }
-    }
-    return removed;
-  }
-}
-
-async function writeFully(file: FileHandle, chunk: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < chunk.length) {
-    const { bytesWritten } = await file.write(chunk, offset, chunk.length - offset);
-    offset += bytesWritten;
+  removeStaleTemporaryFiles(now: Date, maxAgeMs: number): Promise<number> {
+    return removeStaleTemporaryFiles(this.dir, now, maxAgeMs);
   }
 }
 

@@ -151,6 +151,9 @@ describe('chart Deployments', () => {
     expect(vars.SLIPWAY_PORT).toBe('8080');
     // Build Jobs fetch archives in-cluster, not through the public ingress.
     expect(vars.SLIPWAY_ARCHIVE_BASE_URL).toBe('http://slipway-gateway.slipway-system.svc');
+    // The filesystem store by default: no S3 setting at all.
+    expect(vars.SLIPWAY_ARCHIVE_STORE).toBe('filesystem');
+    expect(Object.keys(vars).filter((name) => name.startsWith('SLIPWAY_S3_'))).toEqual([]);
     const archiveDir = vars.SLIPWAY_ARCHIVE_DIR;
     expect(c.volumeMounts).toContainEqual({ name: 'archives', mountPath: archiveDir });
     expect(d.spec.template.spec.volumes.find((v) => v.name === 'archives')?.emptyDir).toBeDefined();

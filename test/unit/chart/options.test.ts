@@ -20,7 +20,7 @@ import {
   type Manifest,
 } from './helm.ts';
 
-type EnvVar = { name: string; value?: string };
+type EnvVar = { name: string; value?: string; valueFrom?: unknown };
 type Deployment = Manifest & {
   spec: {
     replicas: number;
@@ -28,7 +28,7 @@ type Deployment = Manifest & {
     template: {
       spec: {
         containers: { env: EnvVar[] }[];
-        volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[];
+        volumes: { name: string; emptyDir?: unknown; persistentVolumeClaim?: { claimName: string } }[];
       };
     };
   };
@@ -223,6 +223,94 @@ describe('chart options', () => {
       persistentVolumeClaim: { claimName: 'archives' },
     });
     expect(d.spec.strategy).toEqual({ type: 'Recreate' });
+  });
+
+  const s3Store = {
+    'gateway.archiveStore.type': 's3',
+    'gateway.archiveStore.s3.endpoint': 'https://s3.eu-west-1.amazonaws.com',
+    'gateway.archiveStore.s3.bucket': 'archives',
+    'gateway.archiveStore.s3.region': 'eu-west-1',
+    'gateway.archiveStore.s3.prefix': 'slipway/',
+    'gateway.archiveStore.s3.credentials.existingSecret': 's3-credentials',
+  };
+
+  it('keeps archives in an S3-compatible bucket: credentials from a Secret, replicas without a shared volume', () => {
+    const manifests = template({
+      ...s3Store,
+      'gateway.replicas': 3,
+      // Ignored with s3: the bucket keeps the archives, an emptyDir only stages uploads.
+      'gateway.archive.persistence.enabled': true,
+      'networkPolicy.enabled': true,
+    });
+    const d = named(manifests, 'Deployment', componentName('gateway')) as Deployment;
+    expect(d.spec.replicas).toBe(3);
+    expect(d.spec.strategy?.type).toBe('RollingUpdate');
+    expect(ofKind(manifests, 'PersistentVolumeClaim')).toEqual([]);
+    expect(d.spec.template.spec.volumes.find((v) => v.name === 'archives')?.emptyDir).toBeDefined();
+    const env = d.spec.template.spec.containers[0]!.env;
+    expect(env.filter((e) => /^SLIPWAY_(S3_|ARCHIVE_STORE)/.test(e.name))).toEqual([
+      { name: 'SLIPWAY_ARCHIVE_STORE', value: 's3' },
+      { name: 'SLIPWAY_S3_ENDPOINT', value: 'https://s3.eu-west-1.amazonaws.com' },
+      { name: 'SLIPWAY_S3_BUCKET', value: 'archives' },
+      { name: 'SLIPWAY_S3_REGION', value: 'eu-west-1' },
+      { name: 'SLIPWAY_S3_PREFIX', value: 'slipway/' },
+      {
+        name: 'SLIPWAY_S3_ACCESS_KEY_ID',
+        valueFrom: { secretKeyRef: { name: 's3-credentials', key: 'accessKeyId' } },
+      },
+      {
+        name: 'SLIPWAY_S3_SECRET_ACCESS_KEY',
+        valueFrom: { secretKeyRef: { name: 's3-credentials', key: 'secretAccessKey' } },
+      },
+    ]);
+    // Build Jobs keep downloading through the gateway: no S3 setting reaches the operator.
+    const operator = named(manifests, 'Deployment', componentName('operator')) as Deployment;
+    expect(
+      operator.spec.template.spec.containers[0]!.env.filter((e) => e.name.startsWith('SLIPWAY_S3_')),
+    ).toEqual([]);
+    // Only the gateway may reach the object store's port.
+    type Policy = Manifest & { spec: { egress: { ports: { port: number }[]; to?: unknown }[] } };
+    const s3Rule = { ports: [{ port: 443, protocol: 'TCP' }] };
+    const policy = (name: string) => named(manifests, 'NetworkPolicy', name) as Policy;
+    expect(policy(componentName('gateway')).spec.egress).toContainEqual(s3Rule);
+    expect(policy(componentName('operator')).spec.egress).not.toContainEqual(s3Rule);
+
+    const minio = template({
+      ...s3Store,
+      'gateway.archiveStore.s3.endpoint': 'http://minio.minio.svc:9000',
+      'networkPolicy.enabled': true,
+    });
+    expect((named(minio, 'NetworkPolicy', componentName('gateway')) as Policy).spec.egress).toContainEqual({
+      ports: [{ port: 9000, protocol: 'TCP' }],
+    });
+  });
+
+  it('refuses the s3 store without its endpoint, bucket or credentials Secret', () => {
+    for (const [missing, message] of [
+      [
+        'gateway.archiveStore.s3.endpoint',
+        'gateway.archiveStore.type=s3 needs gateway.archiveStore.s3.endpoint',
+      ],
+      ['gateway.archiveStore.s3.bucket', 'gateway.archiveStore.type=s3 needs gateway.archiveStore.s3.bucket'],
+      [
+        'gateway.archiveStore.s3.credentials.existingSecret',
+        `needs gateway.archiveStore.s3.credentials.existingSecret: a Secret in namespace ${NAMESPACE} with the keys accessKeyId and secretAccessKey`,
+      ],
+    ] as const) {
+      const result = run([
+        'template',
+        RELEASE,
+        CHART,
+        '--namespace',
+        NAMESPACE,
+        ...setArgs({ ...s3Store, [missing]: '' }),
+      ]);
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toContain(message);
+    }
+    const typo = run(['template', RELEASE, CHART, ...setArgs({ 'gateway.archiveStore.type': 'minio' })]);
+    expect(typo.status).not.toBe(0);
+    expect(typo.stderr).toContain('archiveStore');
   });
 
   it("refuses to grant a component's permissions to the namespace's default account", () => {

@@ -1,19 +1,15 @@
 import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { signArchiveUrl } from '../../../webhook-gateway/archive/index.ts';
 import { TEST_SECRET } from './support/fixtures.ts';
 import { SIGNING_KEY, multipart, send, startGateway, type Harness } from './support/gateway.ts';
 import { NAMESPACE, PROJECT } from './support/objects.ts';
+import { startS3, type S3Fixture } from './support/s3.ts';
 import { baseDirectory, tarGz } from './support/tarballs.ts';
 
 let gateway: Harness;
-beforeEach(async () => {
-  gateway = await startGateway({ archiveLimits: { maxArchiveBytes: 256 * 1024 } });
-});
-afterEach(async () => {
-  await gateway.close();
-});
 
 const fields = { commit: '0123abc', branch: 'feature/login', comment: 'Add the login form' };
 
@@ -29,7 +25,23 @@ async function upload(
   });
 }
 
-describe('POST /uploads/{slug}', () => {
+// Once per archive store: the filesystem store, and the S3 store on a real S3-compatible server.
+const STORES = ['filesystem', 's3'] as const;
+describe.each(STORES)('POST /uploads/{slug} with the %s archive store', (storeType) => {
+  let s3: S3Fixture | undefined;
+  beforeAll(async () => {
+    if (storeType === 's3') s3 = await startS3();
+  });
+  afterAll(async () => {
+    await s3?.close();
+  });
+  beforeEach(async () => {
+    gateway = await startGateway({ archiveLimits: { maxArchiveBytes: 256 * 1024 } }, { s3 });
+  });
+  afterEach(async () => {
+    await gateway.close();
+  });
+
   it('stores the archive and creates a bundle per matching webhook; the build can download it with a signed URL', async () => {
     const archive = await tarGz(baseDirectory());
     const sha256 = createHash('sha256').update(archive).digest('hex');
@@ -59,6 +71,8 @@ describe('POST /uploads/{slug}', () => {
       deploy: { environmentRef: { name: 'preview' }, backupBeforeDeploy: false },
     });
     expect(await gateway.storedFiles()).toEqual([key]);
+    // With S3 the archive is an object in the bucket; the staging directory is empty again.
+    if (s3) expect(await readdir(gateway.storeDir)).toEqual([]);
 
     const signed = new URL(
       signArchiveUrl(
@@ -184,7 +198,6 @@ describe('POST /uploads/{slug}', () => {
     // Break off once the gateway has started storing the archive.
     const started = async () => {
       for (;;) {
-        const { readdir } = await import('node:fs/promises');
         if ((await readdir(gateway.storeDir).catch(() => [])).length > 0) return;
         await new Promise((resolve) => setImmediate(resolve));
       }

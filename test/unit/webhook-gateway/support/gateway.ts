@@ -1,5 +1,7 @@
 // Runs the gateway on a real port (127.0.0.1:0) with in-memory fakes of its two ports
-// (projectBySlug, createBundles) and a filesystem archive store in a temporary directory.
+// (projectBySlug, createBundles) and an archive store: a filesystem store in a temporary
+// directory, or an S3 store on the given test server, staging in that directory.
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,11 +18,13 @@ import {
 import { deriveWebhookToken } from '../../../../webhook-gateway/token.ts';
 import { TEST_SECRET } from './fixtures.ts';
 import { NAMESPACE, PROJECT, manualBundle, webhook } from './objects.ts';
+import type { S3Fixture } from './s3.ts';
 
 export const SIGNING_KEY = 'archive-signing-key-for-tests';
 
 export interface Harness {
   baseUrl: string;
+  /** The filesystem store's directory, or where the S3 store stages uploads. */
   storeDir: string;
   projects: Map<string, ProjectLookup>;
   /** Bundles the fake writer holds, by name, in creation order. */
@@ -31,6 +35,7 @@ export interface Harness {
   state: { ready: boolean; failCreate: boolean; now: Date };
   /** Resolves with the first observation (past or future) that satisfies `predicate`. */
   observed(predicate: (o: RequestObservation) => boolean): Promise<RequestObservation>;
+  /** Files in storeDir (relative paths) and, with S3, the harness's objects (keys without its prefix). */
   storedFiles(): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -56,8 +61,14 @@ export function hookPath(slug = PROJECT, secret = TEST_SECRET): string {
   return `/hooks/${slug}/${deriveWebhookToken(secret, slug)}`;
 }
 
-export async function startGateway(overrides: Partial<GatewayDependencies> = {}): Promise<Harness> {
+export async function startGateway(
+  overrides: Partial<GatewayDependencies> = {},
+  options: { s3?: S3Fixture } = {},
+): Promise<Harness> {
   const storeDir = await mkdtemp(join(tmpdir(), 'slipway-gateway-'));
+  // Each harness its own key prefix, so one server serves a whole test file.
+  const s3Prefix = `gateway-${randomUUID()}/`;
+  const { s3 } = options;
   const projects = new Map<string, ProjectLookup>([[PROJECT, shopProject()]]);
   const bundles = new Map<string, BundleObject>();
   const observations: RequestObservation[] = [];
@@ -87,7 +98,9 @@ export async function startGateway(overrides: Partial<GatewayDependencies> = {})
         return { name, result: 'created' as const };
       });
     },
-    archiveStore: new FilesystemArchiveStore(storeDir),
+    archiveStore: s3
+      ? s3.store({ stagingDir: storeDir, prefix: s3Prefix })
+      : new FilesystemArchiveStore(storeDir),
     archiveSigningKey: SIGNING_KEY,
     isReady: () => state.ready,
     now: () => state.now,
@@ -120,9 +133,11 @@ export async function startGateway(overrides: Partial<GatewayDependencies> = {})
     },
     storedFiles: async () => {
       const entries = await readdir(storeDir, { recursive: true, withFileTypes: true });
-      return entries
+      const files = entries
         .filter((e) => e.isFile())
         .map((e) => join(e.parentPath, e.name).slice(storeDir.length + 1));
+      const objects = s3 ? [...(await s3.objects(s3Prefix)).keys()].map((k) => k.slice(s3Prefix.length)) : [];
+      return [...files, ...objects];
     },
     close: async () => {
       server.closeAllConnections();
