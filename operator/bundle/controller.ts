@@ -28,7 +28,7 @@ import {
 } from '../names.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
-import { statusDiffers } from '../runtime/status.ts';
+import { canonical, statusDiffers } from '../runtime/status.ts';
 import { decideBundle, type BundleAction, type BundleDecision, type BundleInputs } from './decide.ts';
 import { signArchiveUrl } from '../../webhook-gateway/archive/signed-url.ts';
 import { backupJob, backupLocation, buildJob } from './jobs.ts';
@@ -42,6 +42,8 @@ const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicM
 export class BundleReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
   private readonly locks = new KeyedMutex();
+  /** By bundle uid: the status last written, while the informer cache has not caught up with it. */
+  private readonly written = new Map<string, NonNullable<BundleObject['status']>>();
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
@@ -207,11 +209,19 @@ export class BundleReconciler implements Reconciler {
         lastDeployment: { ...lastDeployment, finishedAt: lastDeployment.finishedAt ?? null },
       });
     }
-    const status = nextBundleStatus(bundle, decision, now);
-    if (statusDiffers(bundle.status, status)) {
+    // The cache can lag behind the status this replica just wrote; comparing against the cache
+    // would announce the same step twice. Only the leader writes Bundle status, so what it last
+    // wrote is the newest there is, until the cache shows it.
+    const key = bundle.metadata.uid ?? objectKey(namespace, name);
+    const wrote = this.written.get(key);
+    if (wrote && canonical(wrote) === canonical(bundle.status)) this.written.delete(key);
+    const current = { ...bundle, status: this.written.get(key) ?? bundle.status };
+    const status = nextBundleStatus(current, decision, now);
+    if (statusDiffers(current.status, status)) {
       await slipway.patchStatus('Bundle', namespace, name, status);
+      this.written.set(key, withPatch(current.status, status));
       const target = { apiVersion: bundle.apiVersion, kind: 'Bundle', metadata: bundle.metadata };
-      for (const e of transitionEvents(bundle.status?.conditions, status.conditions ?? [])) {
+      for (const e of transitionEvents(current.status?.conditions, status.conditions ?? [])) {
         void events.record(target, e.type, e.reason, e.message, e.reason);
       }
       this.observeSteps(input, status);
@@ -286,4 +296,14 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     ))
       for (const b of unfinished(INDEX.environment, objectKey(namespace, e.metadata.name))) enqueue(b);
   });
+}
+
+/** A merge patch applied to a status: null removes a field. */
+function withPatch<T extends object>(status: T | undefined, patch: Record<string, unknown>): T {
+  const next: Record<string, unknown> = { ...(status ?? {}) };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) delete next[field];
+    else if (value !== undefined) next[field] = value;
+  }
+  return next as T;
 }

@@ -84,6 +84,13 @@ describe('operator: bundles', () => {
     expect(env.status?.currentBundle).toBe('hook-1');
     expect(env.status?.lastDeployment).toMatchObject({ bundle: 'hook-1', result: 'Succeeded' });
     expect(env.status?.lastDeployment?.finishedAt).toBeDefined();
+    // Each step is announced once (`kubectl describe` shows no "x2"). Events of one reconcile can
+    // share a millisecond, so their order is not asserted.
+    const reasons = await waitFor('the Ready event', async () => {
+      const r = await eventsFor(kc, ns.name, 'hook-1');
+      return r.includes('Ready') ? r : undefined;
+    });
+    expect([...reasons].sort()).toEqual(['BuildStarted', 'Built', 'Deployed', 'Ready', 'RolloutStarted']);
   });
 
   it('with backupBeforeDeploy, the backup Job finishes before the Deployment changes', async () => {

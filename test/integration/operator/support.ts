@@ -323,12 +323,13 @@ export async function createEnvironment(
 }
 
 /** Reasons of the events.k8s.io Events regarding the object `name` (of any kind), oldest first. */
+/** The reasons of an object's Events, oldest first; a reason recorded n times appears n times. */
 export async function eventsFor(kc: KubeConfig, namespace: string, name: string): Promise<string[]> {
   const list = await kc.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
   return list.items
     .filter((e) => e.regarding?.name === name)
     .sort((x, y) => String(x.eventTime ?? '').localeCompare(String(y.eventTime ?? '')))
-    .map((e) => e.reason ?? '');
+    .flatMap((e) => Array<string>(e.series?.count ?? 1).fill(e.reason ?? ''));
 }
 
 /** A separate KubeConfig with the same cluster, user and context (so patching it leaves the test's alone). */
