@@ -1,7 +1,7 @@
 // One controller = one kind, one work queue, one reconcile function. Informer events only say
 // "look at this object again"; the reconcile reads current state, never the event type.
 import { objectKey } from '../../lib/informer.ts';
-import { apiMessage, apiStatus } from '../../lib/kube.ts';
+import { apiMessage, apiStatus, isConflict } from '../../lib/kube.ts';
 import type { Logger } from '../../lib/log.ts';
 import { WorkQueue, type HandlerResult } from '../../lib/queue.ts';
 import { queueDepth, reconcileDuration, reconcileErrors, reconcileTotal } from '../metrics.ts';
@@ -66,6 +66,11 @@ export class Controller {
       }
       if (err instanceof StalledError) {
         this.log.warn({ object: key, reason: err.reason }, err.message);
+        throw err;
+      }
+      if (isConflict(err)) {
+        // Someone wrote the object since our cache saw it: normal, retried with the newer version.
+        this.log.info({ object: key, failures: this.queue.failuresOf(key) + 1 }, 'conflict; retrying');
         throw err;
       }
       this.log.warn(

@@ -10,6 +10,7 @@ import type { Logger } from '../../lib/log.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import { noticeAt, noticeFromObject } from '../../status-api/model/notice.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
+import { KeyedMutex } from '../runtime/keyed-mutex.ts';
 import { statusDiffers } from '../runtime/status.ts';
 import { LAST_ID_ANNOTATION, earlierHolder, nextId, parentProblem } from './ids.ts';
 
@@ -18,6 +19,7 @@ type StatusKind = 'StatusComponent' | 'StatusNotice';
 type StatusObject = StatusComponentObject | StatusNoticeObject;
 
 const INDEX_PARENT = 'parent';
+const pageLocks = new KeyedMutex();
 const INDEX_COMPONENT = 'component';
 /** Re-derive a notice's state at least this often, and whenever a dated update comes due. */
 const MAX_NOTICE_RECHECK_MS = 60 * 60_000;
@@ -176,19 +178,23 @@ export class StatusObjectReconciler implements Reconciler {
     pageName: string,
     next: (mark: string | undefined) => number,
   ): Promise<number> {
-    const annotation = LAST_ID_ANNOTATION[this.kind];
-    const fresh = await this.ctx.slipway.get<StatusPageObject>('StatusPage', namespace, pageName);
-    const current = fresh.metadata.annotations?.[annotation];
-    const id = next(current);
-    if (String(id) !== current) {
-      await this.ctx.slipway.patch('StatusPage', namespace, pageName, {
-        metadata: {
-          resourceVersion: fresh.metadata.resourceVersion,
-          annotations: { [annotation]: String(id) },
-        },
-      });
-    }
-    return id;
+    // One writer of a page's marks at a time in this process (components and notices alike), so
+    // the resourceVersion guard only trips when another process wrote.
+    return pageLocks.run(`${namespace}/${pageName}`, async () => {
+      const annotation = LAST_ID_ANNOTATION[this.kind];
+      const fresh = await this.ctx.slipway.get<StatusPageObject>('StatusPage', namespace, pageName);
+      const current = fresh.metadata.annotations?.[annotation];
+      const id = next(current);
+      if (String(id) !== current) {
+        await this.ctx.slipway.patch('StatusPage', namespace, pageName, {
+          metadata: {
+            resourceVersion: fresh.metadata.resourceVersion,
+            annotations: { [annotation]: String(id) },
+          },
+        });
+      }
+      return id;
+    });
   }
 
   /** An id set by hand also counts as used for good, so it is never handed out after its object is gone. */
