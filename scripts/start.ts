@@ -119,6 +119,7 @@ Slipway is running.
   Demo webhook URL  ${project.url}
   Webhook secret    kubectl -n ${DEMO_NAMESPACE} get secret ${project.secretRef.name} -o jsonpath='{.data.${project.secretRef.key}}' | base64 -d
   Kubeconfig        export KUBECONFIG=${kubeconfig}
+  kubectl           ${kubectlBin}
   Logs              ${logDir}/
   Endpoints file    .slipway/endpoints.json
 
