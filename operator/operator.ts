@@ -185,21 +185,21 @@ export class Operator {
     for (const c of Object.values(this.controllers)) c.start();
     // Everything in the cache gets one look after a (re)start: nothing is lost across restarts.
     const { informers } = this.context;
-    for (const p of informers.projects.list())
-      this.controllers.projects.enqueue(p.metadata.namespace, p.metadata.name);
-    for (const e of informers.environments.list())
-      this.controllers.environments.enqueue(e.metadata.namespace, e.metadata.name);
-    for (const w of informers.webhooks.list())
-      this.controllers.webhooks.enqueue(w.metadata.namespace, w.metadata.name);
-    for (const b of informers.bundles.list())
-      this.controllers.bundles.enqueue(b.metadata.namespace, b.metadata.name);
     const status = this.statusInformers;
-    for (const p of status.pages.list())
-      this.controllers.statusPages.enqueue(p.metadata.namespace, p.metadata.name);
-    for (const c of status.components.list())
-      this.controllers.statusComponents.enqueue(c.metadata.namespace, c.metadata.name);
-    for (const n of status.notices.list())
-      this.controllers.statusNotices.enqueue(n.metadata.namespace, n.metadata.name);
+    const watched: Array<
+      [Controller, { list(): ReadonlyArray<{ metadata?: { namespace?: string; name?: string } }> }]
+    > = [
+      [this.controllers.projects, informers.projects],
+      [this.controllers.environments, informers.environments],
+      [this.controllers.webhooks, informers.webhooks],
+      [this.controllers.bundles, informers.bundles],
+      [this.controllers.statusPages, status.pages],
+      [this.controllers.statusComponents, status.components],
+      [this.controllers.statusNotices, status.notices],
+    ];
+    for (const [controller, cache] of watched) {
+      for (const o of cache.list()) controller.enqueue(o.metadata?.namespace, o.metadata?.name);
+    }
     this.log.info('controllers started');
   }
 

@@ -7,6 +7,7 @@ import { AppsV1Api } from '@kubernetes/client-node';
 import { API_VERSION } from '../../crds/index.ts';
 import { kubeClients, slipwayApi } from '../../lib/kube.ts';
 import * as build from '../../test/support/builders.ts';
+import { webDeployment } from '../../test/integration/operator/support.ts';
 import { ChainWatch, type ChainTimes } from '../lib/chain-watch.ts';
 import { until, type BenchCluster } from '../lib/cluster.ts';
 import { OperatorProcess } from '../lib/operator-process.ts';
@@ -28,22 +29,6 @@ export interface LatencyPhase {
 
 export const pad = (n: number, width: number) => String(n).padStart(width, '0');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function webDeployment(namespace: string, name: string) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'web', image: 'registry.bench.test:5000/base:initial' }] },
-      },
-    },
-  };
-}
 
 /** A bundle as the gateway makes it for a push to the lane's branch. */
 function laneBundle(namespace: string, name: string, lane: string) {
