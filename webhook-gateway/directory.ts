@@ -75,7 +75,9 @@ export class ProjectDirectory {
 
   private secret(namespace: string, ref: { name: string; key: string }): string | undefined {
     const data = this.secrets.get(namespace, ref.name)?.data?.[ref.key];
-    return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+    // An empty secret authenticates nothing: treat it as missing (503), never as "".
+    const secret = data === undefined ? '' : Buffer.from(data, 'base64').toString('utf8');
+    return secret === '' ? undefined : secret;
   }
 }
 

@@ -376,6 +376,9 @@ function olderBundlesWaitingToBuild(input: BundleInputs): BundleObject[] {
   return input.projectBundles.filter((b) => {
     if (b.metadata.name === bundle.metadata.name || b.metadata.deletionTimestamp) return false;
     if (!isNewer(bundle, b) || isFinished(b) || b.status?.buildJob || b.status?.image) return false;
+    // A bundle that cannot build yet (say, a git bundle of a project with no repository) holds
+    // no place in the queue: an upload behind it must not wait for it.
+    if (input.project && buildSettingsProblem(b, input.project)) return false;
     // A bundle that is about to be superseded will not build.
     return supersededBy({ ...input, bundle: b }) === undefined;
   });

@@ -24,6 +24,7 @@ export class ArchiveEntryPolicy {
   /** Symlink path (normalised) → its target as written. */
   readonly #symlinks = new Map<string, string>();
   readonly #hardlinks: Array<{ name: string; target: string }> = [];
+  readonly #hardlinkNames = new Set<string>();
 
   constructor(limits: Pick<ArchiveLimits, 'maxEntries' | 'maxUncompressedBytes'>) {
     this.#limits = limits;
@@ -50,6 +51,14 @@ export class ArchiveEntryPolicy {
     }
     const path = segments.join('/');
     this.#rejectInsideSymlink(segments, header.name);
+    // A later entry of the same name replaces a link on disk, while these checks would go on
+    // resolving paths through the link they remember: refuse to let a link be replaced.
+    if (this.#symlinks.has(path) || this.#hardlinkNames.has(path)) {
+      throw new ArchiveError(
+        'unsafe_link',
+        `entry ${quoteEntry(header.name)} replaces a link of the same name`,
+      );
+    }
 
     const size = header.size ?? 0;
     this.#declaredBytes += size;
@@ -83,6 +92,7 @@ export class ArchiveEntryPolicy {
         );
       }
       this.#hardlinks.push({ name: header.name, target });
+      this.#hardlinkNames.add(path);
       this.#rejectEscapingHardlink(header.name, target);
     } else {
       throw new ArchiveError(

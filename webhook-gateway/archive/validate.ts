@@ -111,6 +111,12 @@ class TarEntries extends Writable {
     this.#extract.on('entry', (header: EntryHeader, stream, next) => {
       stream.on('error', () => {}); // the extractor reports the same failure
       try {
+        // tar-stream applies a pax global header only to entries with a pax header of their
+        // own; GNU tar applies it to every later entry. The two would read different names, so
+        // the checks could pass a name that tar then writes elsewhere: refuse global headers.
+        if ((this.#extract as unknown as { _paxGlobal: unknown })._paxGlobal) {
+          throw new ArchiveError('unsupported_entry', 'pax global headers are not supported');
+        }
         policy.check(header);
       } catch (error) {
         this.#extract.destroy(error as Error);

@@ -7,13 +7,21 @@ import { HttpError, NO_SUCH_HOOK } from './http-error.ts';
 import type { ProjectLookup } from './ports.ts';
 import { rejectDeclaredLength } from './read-body.ts';
 
+/**
+ * Failed authentications count per sender and project: one stale hook (a deleted project, an old
+ * secret) slows down its own deliveries, not every project's that share the sender's address.
+ */
+function failureKey(ctx: GatewayContext, exchange: Exchange): string {
+  return `${ctx.clientAddress(exchange.req)} ${String(exchange.log.slug ?? '')}`;
+}
+
 export function rejectThrottledClient(ctx: GatewayContext, exchange: Exchange): void {
-  const retryAfter = ctx.authFailures.retryAfterSeconds(ctx.clientAddress(exchange.req), ctx.now());
+  const retryAfter = ctx.authFailures.retryAfterSeconds(failureKey(ctx, exchange), ctx.now());
   if (retryAfter > 0) {
     throw new HttpError(
       429,
       'too_many_failures',
-      'too many failed authentications from this address; try again later',
+      'too many failed authentications from this address for this project; try again later',
       {
         'Retry-After': String(retryAfter),
       },
@@ -22,7 +30,7 @@ export function rejectThrottledClient(ctx: GatewayContext, exchange: Exchange): 
 }
 
 export function recordAuthFailure(ctx: GatewayContext, exchange: Exchange): void {
-  ctx.authFailures.recordFailure(ctx.clientAddress(exchange.req), ctx.now());
+  ctx.authFailures.recordFailure(failureKey(ctx, exchange), ctx.now());
 }
 
 /** Throttle, size, readiness and project lookup, in that order. */

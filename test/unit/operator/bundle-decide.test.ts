@@ -203,6 +203,19 @@ describe('decideBundle: build', () => {
     expect(decideBundle(inputs({ bundle: older, projectBundles: all })).action.type).toBe('createBuildJob');
   });
 
+  it('does not hold a slot for an older bundle that cannot build yet', () => {
+    const noRepository = project('shop', { repository: undefined });
+    const stuckGit = bundle('a-git', { created: 0 });
+    const upload = bundle('b-upload', {
+      created: 10,
+      spec: { source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } },
+    });
+    const d = decideBundle(
+      inputs({ project: noRepository, bundle: upload, projectBundles: [stuckGit, upload] }),
+    );
+    expect(d.action.type).toBe('createBuildJob');
+  });
+
   it('does not hold a slot for an older bundle that a newer one supersedes', () => {
     const older = bundle('a-older', { created: 0, deploy: deployTo() });
     const newer = bundle('b-newer', { created: 10, deploy: deployTo() });

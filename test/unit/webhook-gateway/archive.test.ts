@@ -199,6 +199,17 @@ describe('hostile and broken archives are refused with nothing left in the store
     ['a fifo', [{ name: 'file' }, { name: 'pipe', type: 'fifo' }], 'unsupported_entry', /fifo/],
     ['an archive with no files', [{ name: 'web/', type: 'directory' }], 'empty_archive', /no files/],
     [
+      'a symlink replaced by a directory, so that a second symlink through it escapes',
+      [
+        { name: 't', type: 'symlink', linkname: 'x/y/z' },
+        { name: 'l', type: 'symlink', linkname: 't/../../..' },
+        { name: 't/', type: 'directory' },
+        { name: 'f' },
+      ],
+      'unsafe_link',
+      /replaces a link/,
+    ],
+    [
       'a symlink loop',
       [
         { name: 'a', type: 'symlink', linkname: 'b' },
@@ -215,6 +226,20 @@ describe('hostile and broken archives are refused with nothing left in the store
     expect(error.code).toBe(code);
     expect(error.status).toBe(422);
     expect(error.message).toMatch(message);
+  });
+
+  it('a pax global header (tar and the checks would read different names)', async () => {
+    // Built as a plain file entry whose header is then turned into a global pax header ('g').
+    // "16 path=../evil\n": a pax record names its own length.
+    const tar = await tarball([{ name: 'pax_global_header', content: '16 path=../evil\n' }, { name: 'ok' }]);
+    tar[156] = 'g'.charCodeAt(0);
+    tar.fill(' ', 148, 156);
+    let sum = 0;
+    for (let i = 0; i < 512; i += 1) sum += tar[i]!;
+    tar.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+    const error = await refused(gzipSync(tar));
+    expect(error.code).toBe('unsupported_entry');
+    expect(error.message).toMatch(/pax global/);
   });
 
   it('a truncated gzip stream', async () => {

@@ -235,6 +235,12 @@ describe('POST /hooks/{slug}/{token}', () => {
       const blocked = await send(limited.baseUrl, hookPath(), { headers: attacker, body: '{}' });
       expect(blocked.status).toBe(429);
       expect(blocked.headers['retry-after']).toBe('60');
+      // Counted per project: the same address still reaches another project's hook.
+      const elsewhere = await send(limited.baseUrl, hookPath('other-project', 'x'), {
+        headers: attacker,
+        body: '{}',
+      });
+      expect(elsewhere.status).toBe(404);
       const someoneElse = signedFixture('github-push');
       expect(
         (await send(limited.baseUrl, hookPath(), { headers: someoneElse.headers, body: someoneElse.body }))
