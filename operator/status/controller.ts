@@ -19,7 +19,19 @@ type StatusKind = 'StatusComponent' | 'StatusNotice';
 type StatusObject = StatusComponentObject | StatusNoticeObject;
 
 const INDEX_PARENT = 'parent';
+const INDEX_ID = 'id';
 const pageLocks = new KeyedMutex();
+
+/** `namespace/id` of an object that has an id: finds the holders of an id without a scan. */
+const byId = (o: { metadata?: { namespace?: string }; spec?: { id?: number } }) =>
+  o.spec?.id === undefined ? [] : [objectKey(o.metadata?.namespace, String(o.spec.id))];
+
+/** The objects of `obj`'s namespace with its id (itself included). */
+function sameId<T extends StatusObject>(cache: Informer<Cached<T>>, obj: StatusObject): Cached<T>[] {
+  return obj.spec.id === undefined
+    ? []
+    : cache.byIndex(INDEX_ID, objectKey(obj.metadata.namespace, String(obj.spec.id)));
+}
 const INDEX_COMPONENT = 'component';
 /** Re-derive a notice's state at least this often, and whenever a dated update comes due. */
 const MAX_NOTICE_RECHECK_MS = 60 * 60_000;
@@ -38,15 +50,12 @@ export function createStatusInformers(
   const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?? '';
   return {
     pages: new Informer<Cached<StatusPageObject>>(kc, kindPath('StatusPage', namespace), log),
-    components: new Informer<Cached<StatusComponentObject>>(
-      kc,
-      kindPath('StatusComponent', namespace),
-      log,
-    ).addIndex(INDEX_PARENT, (c) => (c.spec?.parentRef ? [objectKey(ns(c), c.spec.parentRef.name)] : [])),
-    notices: new Informer<Cached<StatusNoticeObject>>(kc, kindPath('StatusNotice', namespace), log).addIndex(
-      INDEX_COMPONENT,
-      (n) => (n.spec?.componentRefs ?? []).map((r) => objectKey(ns(n), r.name)),
-    ),
+    components: new Informer<Cached<StatusComponentObject>>(kc, kindPath('StatusComponent', namespace), log)
+      .addIndex(INDEX_PARENT, (c) => (c.spec?.parentRef ? [objectKey(ns(c), c.spec.parentRef.name)] : []))
+      .addIndex(INDEX_ID, byId),
+    notices: new Informer<Cached<StatusNoticeObject>>(kc, kindPath('StatusNotice', namespace), log)
+      .addIndex(INDEX_COMPONENT, (n) => (n.spec?.componentRefs ?? []).map((r) => objectKey(ns(n), r.name)))
+      .addIndex(INDEX_ID, byId),
   };
 }
 
@@ -80,17 +89,12 @@ export function watchStatusObjects(
       notices.enqueue(namespace, n.metadata.name);
     }
     // An id freed or taken can settle a DuplicateId elsewhere in the namespace.
-    for (const other of informers.components.list(namespace)) {
-      if (other.spec.id !== undefined && other.spec.id === c.spec.id)
-        components.enqueue(namespace, other.metadata.name);
-    }
+    for (const other of sameId(informers.components, c)) components.enqueue(namespace, other.metadata.name);
   });
   informers.notices.onEvent((n) => {
     notices.enqueue(n.metadata.namespace, n.metadata.name);
-    for (const other of informers.notices.list(n.metadata.namespace)) {
-      if (other.spec.id !== undefined && other.spec.id === n.spec.id)
-        notices.enqueue(n.metadata.namespace, other.metadata.name);
-    }
+    for (const other of sameId(informers.notices, n))
+      notices.enqueue(n.metadata.namespace, other.metadata.name);
   });
 }
 
@@ -209,7 +213,7 @@ export class StatusObjectReconciler implements Reconciler {
 
   private problem(obj: Cached<StatusObject>): { reason: string; message: string } | undefined {
     const { namespace, name } = obj.metadata;
-    const holder = earlierHolder(obj, this.cache.list(namespace));
+    const holder = earlierHolder(obj, sameId(this.cache, obj));
     if (holder) {
       return {
         reason: 'DuplicateId',

@@ -24,15 +24,8 @@ if complete; then
   exit 0
 fi
 
-if ! command -v go >/dev/null 2>&1; then
-  log "Go is not installed: install Go 1.26 or newer (https://go.dev/doc/install, or 'apt-get install golang-1.26') and run this again."
-  exit 1
-fi
-go_minor=$(go env GOVERSION | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
-if [ -z "$go_minor" ] || [ "$go_minor" -lt 26 ]; then
-  log "Go $(go env GOVERSION) is too old: kwok $KWOK_VERSION and Kubernetes $K8S_VERSION need Go 1.26 or newer."
-  exit 1
-fi
+. "$(dirname "$0")/../require-go.sh"
+require_go "kwok $KWOK_VERSION and Kubernetes $K8S_VERSION"
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 mkdir -p "$BIN"

@@ -25,15 +25,8 @@ case "$HELM_VERSION" in
   *) log "SLIPWAY_HELM_VERSION must be a v3.x or v4.x tag, got '$HELM_VERSION'."; exit 1 ;;
 esac
 
-if ! command -v go >/dev/null 2>&1; then
-  log "Go is not installed: install Go 1.26 or newer (https://go.dev/doc/install, or 'apt-get install golang-1.26') and run this again."
-  exit 1
-fi
-go_minor=$(go env GOVERSION | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
-if [ -z "$go_minor" ] || [ "$go_minor" -lt 26 ]; then
-  log "Go $(go env GOVERSION) is too old: helm $HELM_VERSION needs Go 1.26 or newer."
-  exit 1
-fi
+. "$(dirname "$0")/../require-go.sh"
+require_go "helm $HELM_VERSION"
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 start=$(date +%s)

@@ -1,8 +1,8 @@
 // Integration tier: a real kube-apiserver. SLIPWAY_TEST_KUBECONFIG points at an existing
 // cluster; otherwise the local control plane is started (built the first time) for the run.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
 import { installCrds } from '../../crds/install.ts';
+import { kubeConfigFromFile } from '../../lib/kube.ts';
 import { clusterUp } from '../../scripts/cluster/control-plane.ts';
 import { STATE_DIR, STATE_FILE, type TestClusterState } from './state.ts';
 
@@ -20,9 +20,7 @@ export default async function globalSetup(): Promise<void> {
       created: cluster.created,
     };
   }
-  const kc = new KubeConfig();
-  kc.loadFromFile(state.kubeconfig);
-  await installCrds(kc);
+  await installCrds(kubeConfigFromFile(state.kubeconfig));
   mkdirSync(STATE_DIR, { recursive: true });
   writeFileSync(STATE_FILE, JSON.stringify(state));
   process.env.SLIPWAY_TEST_KUBECONFIG = state.kubeconfig;

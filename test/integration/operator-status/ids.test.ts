@@ -119,6 +119,22 @@ describe('status ids', () => {
     expect(await waitFor('an id', async () => (await component('after-hand-set')).spec.id)).toBe(101);
   });
 
+  it('marks a second holder of an id as DuplicateId, and publishes it once the first is gone', async () => {
+    await startControllers();
+    await apply(build.statusComponent(ns.name, 'first-7', { id: 7 }));
+    await waitFor(
+      'first-7 to be published',
+      async () => ready(await component('first-7'))?.status === 'True',
+    );
+    await apply(build.statusComponent(ns.name, 'second-7', { id: 7 }));
+    await waitFor('DuplicateId', async () => ready(await component('second-7'))?.reason === 'DuplicateId');
+    await kubectl(['delete', 'statuscomponent', 'first-7', '-n', ns.name]);
+    await waitFor(
+      'second-7 to be published',
+      async () => ready(await component('second-7'))?.status === 'True',
+    );
+  });
+
   it('marks a missing parent and a cycle, and recovers when the parent appears', async () => {
     await startControllers();
     await apply(build.statusComponent(ns.name, 'orphan', { parentRef: { name: 'later' } }));

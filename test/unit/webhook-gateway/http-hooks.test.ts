@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
-import { createGatewayServer } from '../../../webhook-gateway/http/index.ts';
+import { createGatewayServer } from '../../../webhook-gateway/index.ts';
 import { FilesystemArchiveStore } from '../../../webhook-gateway/archive/index.ts';
 import { MAX_HOOK_BODY_BYTES } from '../../../webhook-gateway/limits.ts';
 import { TEST_SECRET, signedFixture } from './support/fixtures.ts';

@@ -14,7 +14,7 @@ import {
   type GatewayDependencies,
   type ProjectLookup,
   type RequestObservation,
-} from '../../../../webhook-gateway/http/index.ts';
+} from '../../../../webhook-gateway/index.ts';
 import { deriveWebhookToken } from '../../../../webhook-gateway/token.ts';
 import { TEST_SECRET } from './fixtures.ts';
 import { NAMESPACE, PROJECT, manualBundle, webhook } from './objects.ts';
