@@ -53,6 +53,12 @@ export const operatorRules: readonly PolicyRule[] = [
     why: 'build and backup Jobs; delete the unfinished Jobs of a superseded bundle',
   },
   {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['list'],
+    why: "a failed build or backup Job's pods, once: the failed container's last log lines (termination message) for the Bundle's condition",
+  },
+  {
     apiGroups: ['apps'],
     resources: ['deployments'],
     verbs: ['get', 'list', 'watch', 'patch'],

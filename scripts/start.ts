@@ -1,9 +1,10 @@
 // npm start — the whole of Slipway on one machine: the cluster in KUBECONFIG, or else the local
-// control plane; the CRDs; operator, webhook gateway and status API as child processes; a demo.
+// control plane (kwok nodes; with `-- --real-node`, a real kubelet that runs every build, backup
+// and rollout); the CRDs; operator, webhook gateway and status API as child processes; a demo.
 // Writes .slipway/endpoints.json once everything answers. Ctrl-C stops it all.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -12,6 +13,9 @@ import { kubeConfigFromFile } from '../lib/kube.ts';
 import { installCrds } from '../crds/install.ts';
 import { waitFor } from '../lib/wait.ts';
 import { clusterDown, clusterUp, ensureBinaries } from './cluster/control-plane.ts';
+import { operatorEnvFor, realNode, type RealNode } from './cluster/real-node.ts';
+import { serveDemoRepo, type DemoRepo } from './demo-repo.ts';
+import { stopProcess } from './processes.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -24,17 +28,24 @@ const ports = {
   statusApi: Number(process.env.SLIPWAY_STATUS_API_PORT ?? 8090),
   admin: { operator: 9101, gateway: 9102, statusApi: 9103 },
 };
-const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+const realNodeWanted = process.argv.includes('--real-node');
+let gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
 const statusApiUrl = `http://127.0.0.1:${ports.statusApi}`;
 
 const say = (message: string) => process.stdout.write(`${message}\n`);
 const children: ChildProcess[] = [];
+/** Processes that serve the demo (its git server); stopped with the rest. */
+const helpers: ChildProcess[] = [];
 let startedCluster: string | undefined;
 
 async function main() {
   mkdirSync(logDir, { recursive: true });
   let kubeconfig = process.env.KUBECONFIG;
   let kubectlBin = 'kubectl';
+  let node: RealNode | undefined;
+  if (kubeconfig && realNodeWanted) {
+    throw new Error('--real-node starts the local control plane with a real node: unset KUBECONFIG first');
+  }
   if (kubeconfig) {
     say(`Using the cluster in KUBECONFIG (${kubeconfig}).`);
     kubectlBin = await run('sh', ['-c', 'command -v kubectl']).then(
@@ -42,11 +53,20 @@ async function main() {
       async () => join(await ensureBinaries(), 'kubectl'),
     );
   } else {
-    say('No KUBECONFIG set: starting the local control plane (the first run builds it, ~7 min).');
-    const cluster = await clusterUp('slipway');
+    say(
+      realNodeWanted
+        ? 'Starting the local control plane with a real node (the first run builds it, ~25 min).'
+        : 'No KUBECONFIG set: starting the local control plane (the first run builds it, ~7 min).',
+    );
+    const cluster = await clusterUp('slipway', { realNode: realNodeWanted });
     if (cluster.created) startedCluster = cluster.name;
     kubeconfig = cluster.kubeconfig;
     kubectlBin = join(cluster.binDir, 'kubectl');
+    if (cluster.node === 'real') {
+      node = realNode();
+      // Build Jobs download uploaded archives from the gateway: pods reach it at the host address.
+      gatewayUrl = `http://${node.hostAddress}:${ports.gateway}`;
+    }
   }
   const kc = kubeConfigFromFile(kubeconfig);
   await installCrds(kc);
@@ -64,6 +84,7 @@ async function main() {
     ...common,
     SLIPWAY_ADMIN_PORT: String(ports.admin.operator),
     SLIPWAY_GATEWAY_BASE_URL: gatewayUrl,
+    ...(node ? operatorEnvFor(node) : {}),
     POD_NAME: `local-${process.pid}`,
     POD_NAMESPACE: SYSTEM_NAMESPACE,
   });
@@ -81,7 +102,14 @@ async function main() {
     SLIPWAY_STATUS_NAMESPACE: DEMO_NAMESPACE,
   });
 
-  await kubectl('apply', '-f', join(root, 'examples', 'demo'));
+  let demoRepo: DemoRepo | undefined;
+  if (node) {
+    demoRepo = await serveDemoRepo(join(stateDir, 'demo-repo'), node.hostAddress);
+    helpers.push(demoRepo.server);
+    await applyRealNodeDemo(kubectlBin, kubeconfig, node, demoRepo);
+  } else {
+    await kubectl('apply', '-f', join(root, 'examples', 'demo'));
+  }
   say(`Demo applied in namespace ${DEMO_NAMESPACE}.`);
 
   for (const [name, port] of Object.entries(ports.admin)) {
@@ -109,7 +137,14 @@ async function main() {
     250,
   );
 
-  const endpoints = { kubeconfig, gatewayUrl, statusApiUrl, uploadScriptUrl: `${gatewayUrl}/upload.sh` };
+  const endpoints = {
+    kubeconfig,
+    gatewayUrl,
+    statusApiUrl,
+    uploadScriptUrl: `${gatewayUrl}/upload.sh`,
+    node: node ? 'real' : 'kwok',
+    ...(node ? { hostAddress: node.hostAddress, registry: node.registry, baseImages: node.baseImages } : {}),
+  };
   writeFileSync(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
   say(`
 Slipway is running.
@@ -124,8 +159,37 @@ Slipway is running.
   Endpoints file    .slipway/endpoints.json
 
 Try: curl -s ${statusApiUrl}/api/v1/status
-     kubectl get slipway -n ${DEMO_NAMESPACE}
+     kubectl get slipway -n ${DEMO_NAMESPACE}${
+       demoRepo
+         ? `
+Real node: the demo repository is ${demoRepo.url} (work tree ${demoRepo.workTree});
+     the first build is rolling out to staging: kubectl get bundles -n ${DEMO_NAMESPACE} -w`
+         : ''
+     }
 Ctrl-C stops everything.`);
+}
+
+/** The shared demo (namespace, status page) and the real-node project, filled in for this node. */
+async function applyRealNodeDemo(kubectlBin: string, kubeconfig: string, node: RealNode, repo: DemoRepo) {
+  const web = node.baseImages['static-web']!;
+  const values: Record<string, string> = {
+    STATIC_WEB_IMAGE: web.image,
+    STATIC_WEB_PORT: String(web.port),
+    REPOSITORY_URL: repo.url,
+    FIRST_COMMIT: repo.firstCommit,
+  };
+  const project = readFileSync(join(root, 'examples', 'real-node', '10-shop.yaml'), 'utf8').replace(
+    /\$\{([A-Z_]+)\}/g,
+    (_, key: string) => values[key] ?? '',
+  );
+  const demo = join(root, 'examples', 'demo');
+  const shared = ['00-namespace.yaml', '20-status.yaml'].map((f) => readFileSync(join(demo, f), 'utf8'));
+  const apply = spawn(kubectlBin, ['--kubeconfig', kubeconfig, 'apply', '-f', '-'], {
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  apply.stdin.end([...shared, project].join('\n---\n'));
+  const code = await new Promise<number | null>((resolve) => apply.on('close', resolve));
+  if (code !== 0) throw new Error('applying the real-node demo failed');
 }
 
 /** Runs one process; its JSON log goes to a file, and warnings and errors also to the terminal. */
@@ -162,17 +226,7 @@ async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   say('\nStopping Slipway...');
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-        }),
-    ),
-  );
+  await Promise.all([...children, ...helpers].map((child) => stopProcess(child)));
   if (startedCluster) await clusterDown(startedCluster).catch(() => undefined);
   process.exit(code);
 }

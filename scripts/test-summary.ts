@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const reports = ['unit', 'integration'].map((tier) =>
+const reports = ['unit', 'integration', 'e2e'].map((tier) =>
   join(import.meta.dirname, '..', '.slipway', `jest-${tier}.json`),
 );
 let passed = 0;

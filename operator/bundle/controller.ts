@@ -32,7 +32,7 @@ import { canonical, statusDiffers } from '../runtime/status.ts';
 import { decideBundle, type BundleAction, type BundleDecision, type BundleInputs } from './decide.ts';
 import { signArchiveUrl } from '../../webhook-gateway/archive/signed-url.ts';
 import { backupJob, backupLocation, buildJob } from './jobs.ts';
-import { isFinished, jobState, timeMs } from './state.ts';
+import { failedContainerOutput, isFinished, jobState, timeMs } from './state.ts';
 import { nextBundleStatus, transitionEvents } from './status.ts';
 
 /** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
@@ -124,14 +124,34 @@ export class BundleReconciler implements Reconciler {
     const runningBuilds = projectJobs.items.filter(
       (j) => j.metadata?.name !== buildJobName(name) && jobState(j).state === 'running',
     ).length;
+    const [buildOutput, backupOutput] = await Promise.all(
+      [buildJobObj, backupJobObj].map((job) => this.failedOutput(namespace, job)),
+    );
     return {
       ...cached,
       buildJob: buildJobObj,
       backupJob: backupJobObj,
       deployment,
       runningBuilds,
+      failedOutput: { build: buildOutput, backup: backupOutput },
       now: this.ctx.now(),
     };
+  }
+
+  /** For a failed Job: its failed container's last log lines, read once as the chain ends. */
+  private async failedOutput(namespace: string, job: V1Job | undefined): Promise<string | undefined> {
+    if (!job || jobState(job).state !== 'failed') return undefined;
+    try {
+      const pods = await this.ctx.clients.core.listNamespacedPod({
+        namespace,
+        labelSelector: `batch.kubernetes.io/job-name=${job.metadata!.name}`,
+      });
+      return failedContainerOutput(pods.items);
+    } catch (err) {
+      // The cause is a nicety: without it the Job's own reason still explains the failure.
+      this.ctx.log.warn({ err, job: job.metadata?.name }, 'reading the pods of a failed Job failed');
+      return undefined;
+    }
   }
 
   private async act(action: BundleAction, input: BundleInputs): Promise<void> {

@@ -45,6 +45,8 @@ export interface BundleInputs {
   image: string;
   /** Where the backup Job writes, as shown in status.backup.location. */
   backupLocation: string | undefined;
+  /** The last log lines of the failed container of a failed build or backup Job (read live). */
+  failedOutput?: { build?: string; backup?: string };
   now: Date;
 }
 
@@ -335,7 +337,7 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
       return undefined;
     }
     if (state.state === 'failed') {
-      const message = `build Job ${jobName} failed: ${state.message}`;
+      const message = withOutput(`build Job ${jobName} failed: ${state.message}`, input.failedOutput?.build);
       chain.set(cond('Built', 'False', 'BuildFailed', message));
       return chain.failed('Failed', 'BuildFailed', message);
     }
@@ -461,7 +463,10 @@ function backupStep(
     return undefined;
   }
   if (state.state === 'failed') {
-    const message = `backup Job ${jobName} failed: ${state.message}; nothing was deployed`;
+    const message = withOutput(
+      `backup Job ${jobName} failed: ${state.message}; nothing was deployed`,
+      input.failedOutput?.backup,
+    );
     chain.set(cond('BackedUp', 'False', 'BackupFailed', message));
     return chain.failed('Failed', 'BackupFailed', message);
   }
@@ -497,4 +502,9 @@ function environmentUpdate(
 function isoOf(t: Date | string | undefined): string | undefined {
   const ms = timeMs(t);
   return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+/** A failed step's message with what its container said last, when the operator could read it. */
+function withOutput(message: string, output: string | undefined): string {
+  return output ? `${message}. ${output}` : message;
 }

@@ -72,12 +72,14 @@ export const FETCH_SCRIPT = `set -eu
 mkdir -p /workspace/src /workspace/dockerfile /workspace/home
 export HOME=/workspace/home
 printf '%s' "$DOCKERFILE" > /workspace/dockerfile/Dockerfile
+if [ -n "\${BUILDKITD_CONFIG:-}" ]; then printf '%s' "$BUILDKITD_CONFIG" > /workspace/buildkitd.toml; fi
 if [ -n "\${ARCHIVE_URL:-}" ]; then
   echo "downloading the source archive"
   wget -q -O /workspace/source.tar.gz "$ARCHIVE_URL"
   size=$(wc -c < /workspace/source.tar.gz | tr -d ' ')
   if [ "$size" != "$ARCHIVE_SIZE" ]; then echo "archive has $size bytes, expected $ARCHIVE_SIZE" >&2; exit 1; fi
-  echo "$ARCHIVE_SHA256  /workspace/source.tar.gz" | sha256sum -c -s - || { echo "archive sha256 does not match" >&2; exit 1; }
+  sum=$(sha256sum /workspace/source.tar.gz | cut -d' ' -f1)
+  if [ "$sum" != "$ARCHIVE_SHA256" ]; then echo "archive sha256 is $sum, expected $ARCHIVE_SHA256" >&2; exit 1; fi
   tar -xzf /workspace/source.tar.gz -C /workspace/src
   rm -f /workspace/source.tar.gz
 else
@@ -96,14 +98,24 @@ else
   if git fetch -q --depth 1 origin "$GIT_COMMIT" 2>/dev/null; then
     git checkout -q --detach FETCH_HEAD
   else
+    # Servers that refuse fetching by commit id: fetch the branches, then look for it.
     git fetch -q origin '+refs/heads/*:refs/remotes/origin/*'
-    git checkout -q --detach "$GIT_COMMIT"
+    git checkout -q --detach "$GIT_COMMIT" 2>/dev/null || { echo "commit $GIT_COMMIT is not in the repository $GIT_URL" >&2; exit 1; }
   fi
   case "$(git rev-parse HEAD)" in "$GIT_COMMIT"*) ;; *) echo "checked out $(git rev-parse HEAD), not $GIT_COMMIT" >&2; exit 1;; esac
   rm -rf .git
 fi
 echo "source ready"
 `;
+
+/**
+ * BuildKit's configuration for a registry served over plain HTTP (SLIPWAY_REGISTRY_INSECURE):
+ * pushing there and pulling base images from there.
+ */
+export function plainHttpRegistryConfig(image: string): string {
+  const host = image.split('/')[0]!;
+  return `[registry.${JSON.stringify(host)}]\n  http = true\n  insecure = true\n`;
+}
 
 export function buildJob(
   bundle: BundleObject,
@@ -116,6 +128,8 @@ export function buildJob(
   const { namespace, name } = bundle.metadata;
   const source = bundle.spec.source;
   const env: V1EnvVar[] = [{ name: 'DOCKERFILE', value: dockerfile(bundle, settings.appRoot) }];
+  const buildkitdConfig = settings.registryInsecure ? plainHttpRegistryConfig(image) : undefined;
+  if (buildkitdConfig) env.push({ name: 'BUILDKITD_CONFIG', value: buildkitdConfig });
   if (source.archive) {
     env.push(
       { name: 'ARCHIVE_URL', value: archiveUrl ?? source.archive.url },
@@ -160,6 +174,8 @@ export function buildJob(
     command: ['/bin/sh', '-c', FETCH_SCRIPT],
     env,
     volumeMounts: fetchMounts,
+    // A failing step's last log lines become its termination message, shown on the pod.
+    terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
   };
   const build: V1Container = {
@@ -177,8 +193,14 @@ export function buildJob(
       '--output',
       output,
     ],
-    env: [{ name: 'BUILDKITD_FLAGS', value: '--oci-worker-no-process-sandbox' }],
+    env: [
+      {
+        name: 'BUILDKITD_FLAGS',
+        value: `--oci-worker-no-process-sandbox${buildkitdConfig ? ' --config=/workspace/buildkitd.toml' : ''}`,
+      },
+    ],
     volumeMounts: buildMounts,
+    terminationMessagePolicy: 'FallbackToLogsOnError',
     // Rootless BuildKit needs its own user namespaces: no seccomp/AppArmor filtering, but no root.
     securityContext: {
       seccompProfile: { type: 'Unconfined' },
@@ -303,6 +325,7 @@ export function backupJob(
                 { name: 'TARGET', value: `/backup/${path}` },
               ],
               volumeMounts: [{ name: 'backup', mountPath: '/backup' }],
+              terminationMessagePolicy: 'FallbackToLogsOnError',
               securityContext: { allowPrivilegeEscalation: false },
             },
           ],

@@ -1,7 +1,7 @@
 // Pure readings of the objects a bundle's chain depends on: is a Job done, is a rollout done,
 // is one bundle newer than another. No I/O.
 import { ANNOTATION_RECEIVED_AT } from '../../webhook-gateway/plan.ts';
-import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { isTrue } from '../../lib/conditions.ts';
 import { ANNOTATION_BUNDLE } from '../names.ts';
@@ -26,6 +26,41 @@ export function jobState(job: V1Job): JobState {
       };
   }
   return { state: 'running' };
+}
+
+/** At most this much of a failed container's output goes into a condition message. */
+const OUTPUT_LINES = 6;
+const OUTPUT_CHARS = 800;
+
+/**
+ * What the failed container of a Job's pods said last: its termination message, which the
+ * Job's containers fill with their last log lines on error (FallbackToLogsOnError). The newest
+ * pod first; undefined when no container failed with output.
+ */
+export function failedContainerOutput(pods: readonly V1Pod[]): string | undefined {
+  const newestFirst = [...pods].sort(
+    (a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0),
+  );
+  for (const pod of newestFirst) {
+    const statuses: V1ContainerStatus[] = [
+      ...(pod.status?.initContainerStatuses ?? []),
+      ...(pod.status?.containerStatuses ?? []),
+    ];
+    for (const s of statuses) {
+      const terminated = s.state?.terminated ?? s.lastState?.terminated;
+      if (!terminated || terminated.exitCode === 0) continue;
+      const lines = (terminated.message ?? '')
+        .split('\n')
+        .map((l) => l.trimEnd())
+        .filter(Boolean)
+        .slice(-OUTPUT_LINES);
+      let text = lines.join(' | ');
+      if (text.length > OUTPUT_CHARS) text = `…${text.slice(-OUTPUT_CHARS)}`;
+      const reason = terminated.reason && terminated.reason !== 'Error' ? ` (${terminated.reason})` : '';
+      return `Container ${s.name} exited with code ${terminated.exitCode}${reason}${text ? `: ${text}` : ''}`;
+    }
+  }
+  return undefined;
 }
 
 export type RolloutState =

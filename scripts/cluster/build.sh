@@ -34,35 +34,10 @@ mkdir -p "$WORK"
 start=$(date +%s)
 step() { log "[$(( $(date +%s) - start ))s] $*"; }
 
-# kube binaries: k8s.io/kubernetes pins its staging modules at v0.0.0 with local replaces,
-# so a wrapper module replaces each of them with the published v0.<minor>.<patch> tag.
+. "$(dirname "$0")/../kube-module.sh"
 kube() {
-  dir="$WORK/kubernetes"; mkdir -p "$dir"; cd "$dir"
-  [ -f go.mod ] || go mod init slipway.local/kube-build >/dev/null 2>&1
-  step "resolving k8s.io/kubernetes@$K8S_VERSION"
-  gomod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p')
-  staging="v0.${K8S_VERSION#v1.}"
-  for m in $(sed -n 's/^[[:space:]]*\(k8s\.io\/[a-z0-9-]*\) v0\.0\.0$/\1/p' "$gomod" | sort -u); do
-    go mod edit "-replace=$m=$m@$staging"
-  done
-  go mod edit "-require=k8s.io/kubernetes@$K8S_VERSION"
-  # The kubernetes go.mod's own replace directives are not inherited; copy the non-staging ones.
-  step "downloading modules (first time: several minutes)"
-  go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" \
-         "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S_VERSION" \
-         "k8s.io/kubernetes/cmd/kube-scheduler@$K8S_VERSION" \
-         "k8s.io/kubernetes/cmd/kubectl@$K8S_VERSION" >&2
-  minor=$(echo "$K8S_VERSION" | cut -d. -f2)
-  ld="-s -w"
-  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld="$ld -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
-  done
-  for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
-    [ -x "$BIN/$c" ] && continue
-    step "building $c $K8S_VERSION (first time: several minutes each on 2 cores)"
-    go build -trimpath -tags=selinux,notest -ldflags "$ld" -o "$BIN/$c.tmp" "k8s.io/kubernetes/cmd/$c"
-    mv "$BIN/$c.tmp" "$BIN/$c"
-  done
+  step "resolving and downloading k8s.io/kubernetes@$K8S_VERSION (first time: several minutes)"
+  build_kube_commands "$WORK/kubernetes" "$K8S_VERSION" "$BIN" kube-apiserver kube-controller-manager kube-scheduler kubectl
 }
 
 etcd() {

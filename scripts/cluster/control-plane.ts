@@ -1,12 +1,15 @@
 // The local control plane: real etcd, kube-apiserver, kube-controller-manager and
 // kube-scheduler, built from the Go module proxy (build.sh), run as local processes by
-// kwokctl's binary runtime, with kwok playing the nodes. See docs/local-control-plane.md.
+// kwokctl's binary runtime, with kwok playing the nodes — or, with `realNode`, one real
+// kubelet on this machine (real-node.ts). See docs/local-control-plane.md.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { waitFor } from '../../lib/wait.ts';
+import { nodeScript, realNodeCluster, recordRealNodeCluster } from './real-node.ts';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -22,6 +25,13 @@ export interface Cluster {
   binDir: string;
   /** Whether this call created it (and so a caller that only borrowed it leaves it running). */
   created: boolean;
+  /** `real`: one real kubelet on this machine; `kwok`: simulated nodes. */
+  node: 'kwok' | 'real';
+}
+
+export interface ClusterOptions {
+  /** A real kubelet on containerd instead of kwok nodes (root and Linux; builds it the first time). */
+  realNode?: boolean;
 }
 
 function log(message: string) {
@@ -65,14 +75,19 @@ async function answers(binDir: string, kubeconfig: string): Promise<boolean> {
   }
 }
 
-/** Starts the named cluster, or reuses it when it already answers. */
-export async function clusterUp(name = 'slipway'): Promise<Cluster> {
+/** Starts the named cluster, or reuses it when it already answers with the same kind of node. */
+export async function clusterUp(name = 'slipway', options: ClusterOptions = {}): Promise<Cluster> {
   const binDir = await ensureBinaries();
   const kubeconfig = kubeconfigPath(name);
-  if (await answers(binDir, kubeconfig)) {
-    log(`cluster ${name} is already running`);
-    return { name, kubeconfig, binDir, created: false };
+  const node = options.realNode ? 'real' : 'kwok';
+  const hasRealNode = realNodeCluster() === name;
+  if ((await answers(binDir, kubeconfig)) && hasRealNode === (node === 'real')) {
+    log(`cluster ${name} is already running (${node} node)`);
+    return { name, kubeconfig, binDir, created: false, node };
   }
+  if (hasRealNode) await nodeScript('down');
+  // Registry, images and containerd first: a missing package or a failed build stops here.
+  if (node === 'real') await nodeScript('host-up');
   // A cluster left half-made by a crash is removed before a fresh start.
   await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name], {
     env: env(binDir),
@@ -102,23 +117,45 @@ export async function clusterUp(name = 'slipway'): Promise<Cluster> {
       b('kwok'),
       '--extra-args',
       'etcd=unsafe-no-fsync=true',
+      // kubectl logs/exec reach the kubelet by its node IP (its host name resolves nowhere).
+      '--extra-args',
+      'kube-apiserver=kubelet-preferred-address-types=InternalIP',
       '--disable-qps-limits',
+      // The real node is a kubelet: no kwok controller may play it.
+      ...(node === 'real' ? ['--disable', 'kwok-controller'] : []),
       '--wait',
       '2m',
     ],
     { env: env(binDir), maxBuffer: 16 * 1024 * 1024 },
   );
-  await run(b('kwokctl'), ['scale', 'node', '--replicas', String(NODES), '--name', name], {
-    env: env(binDir),
-  });
-  await kubectl(binDir, kubeconfig, ['wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s']);
-  log(`cluster ${name} is up with ${NODES} kwok nodes`);
-  return { name, kubeconfig, binDir, created: true };
+  if (node === 'real') {
+    recordRealNodeCluster(name);
+    await nodeScript('kubelet-up', kubeconfig);
+  } else {
+    await run(b('kwokctl'), ['scale', 'node', '--replicas', String(NODES), '--name', name], {
+      env: env(binDir),
+    });
+  }
+  await waitForNodes(binDir, kubeconfig);
+  log(`cluster ${name} is up with ${node === 'real' ? 'a real node' : `${NODES} kwok nodes`}`);
+  return { name, kubeconfig, binDir, created: true, node };
 }
 
-/** Stops every process of the named cluster and removes its state. */
+async function waitForNodes(binDir: string, kubeconfig: string) {
+  // A kubelet registers its Node a few seconds after it starts; `kubectl wait` needs one to exist.
+  await waitFor(
+    'a node to register (see /var/lib/slipway-node/logs/kubelet.log)',
+    async () => (await kubectl(binDir, kubeconfig, ['get', 'nodes', '-o', 'name'])).stdout.trim() !== '',
+    60_000,
+    250,
+  );
+  await kubectl(binDir, kubeconfig, ['wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s']);
+}
+
+/** Stops every process of the named cluster (and its real node) and removes its state. */
 export async function clusterDown(name = 'slipway'): Promise<void> {
   const binDir = await ensureBinaries();
+  if (realNodeCluster() === name) await nodeScript('down');
   await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name], {
     env: env(binDir),
   });

@@ -34,6 +34,10 @@
 - apiGroups: ["batch"]
   resources: ["jobs"]
   verbs: ["get","list","watch","create","delete"]
+# a failed build or backup Job's pods, once: the failed container's last log lines (termination message) for the Bundle's condition
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["list"]
 # watch rollouts; set the environment container's image and the bundle annotation
 - apiGroups: ["apps"]
   resources: ["deployments"]

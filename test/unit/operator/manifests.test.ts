@@ -45,6 +45,33 @@ describe('build Job', () => {
     expect(job.spec?.backoffLimit).toBe(0);
   });
 
+  it('tells BuildKit to use plain HTTP for an insecure registry, and only then', () => {
+    const insecure = loadConfig({
+      SLIPWAY_REGISTRY: '172.30.255.1:5000/builds',
+      SLIPWAY_REGISTRY_INSECURE: 'true',
+    });
+    const job = buildJob(bundle('b1'), project(), '172.30.255.1:5000/builds/team/shop:b1', insecure);
+    expect(envOf(job, 'fetch').BUILDKITD_CONFIG).toBe(
+      '[registry."172.30.255.1:5000"]\n  http = true\n  insecure = true\n',
+    );
+    expect(envOf(job, 'build').BUILDKITD_FLAGS).toBe(
+      '--oci-worker-no-process-sandbox --config=/workspace/buildkitd.toml',
+    );
+    expect(job.spec!.template.spec!.containers[0]!.args).toContain(
+      'type=image,name=172.30.255.1:5000/builds/team/shop:b1,push=true,registry.insecure=true',
+    );
+    const secure = buildJob(bundle('b1'), project(), 'registry.test:5000/team/shop:b1', settings);
+    expect(envOf(secure, 'fetch').BUILDKITD_CONFIG).toBeUndefined();
+    expect(envOf(secure, 'build').BUILDKITD_FLAGS).toBe('--oci-worker-no-process-sandbox');
+  });
+
+  it('keeps the last log lines of a failing step as its termination message', () => {
+    const job = buildJob(bundle('b1'), project(), 'img', settings);
+    const spec = job.spec!.template.spec!;
+    for (const c of [...spec.initContainers!, ...spec.containers])
+      expect(c.terminationMessagePolicy).toBe('FallbackToLogsOnError');
+  });
+
   it('clones the commit with the project credentials', () => {
     const p = project('shop', {
       repository: { url: 'git@git.example.com:shop.git', credentialsSecretRef: { name: 'git-creds' } },

@@ -1,0 +1,58 @@
+// The real node: a kubelet on containerd and runc on this machine (root, Linux), beside the
+// local control plane instead of kwok's simulated nodes. The host side is scripts/real-node/
+// (packages, Go builds, images, processes, teardown); this module runs it and reads what it
+// reports. See docs/local-control-plane.md.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+const scripts = join(here, '..', 'real-node');
+export const NODE_DIR = '/var/lib/slipway-node';
+const CLUSTER_FILE = join(NODE_DIR, 'cluster');
+
+/** What pods and the host agree on, as node.sh wrote it. */
+export interface RealNode {
+  /** An address of this machine that pods reach (git servers, databases, the gateway listen there). */
+  hostAddress: string;
+  /** Where build Jobs push and the node pulls (plain HTTP). */
+  registry: string;
+  nodeName: string;
+  images: { fetch: string; builder: string; backupMysql: string; backupPostgresql: string };
+  /** Base software images built here: short name → image and the port it serves on. */
+  baseImages: Record<string, { image: string; port: number }>;
+}
+
+/** Runs `node.sh <args>` with its progress on stderr; rejects with its last lines on failure. */
+export async function nodeScript(...args: string[]): Promise<void> {
+  const child = spawn('sh', [join(scripts, 'node.sh'), ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`scripts/real-node/node.sh ${args[0]} failed (see the messages above)`);
+}
+
+export function realNode(): RealNode {
+  return JSON.parse(readFileSync(join(NODE_DIR, 'node.json'), 'utf8')) as RealNode;
+}
+
+/** The cluster the real node belongs to, if one is up on this machine. */
+export function realNodeCluster(): string | undefined {
+  return existsSync(CLUSTER_FILE) ? readFileSync(CLUSTER_FILE, 'utf8').trim() : undefined;
+}
+
+export function recordRealNodeCluster(name: string): void {
+  writeFileSync(CLUSTER_FILE, name);
+}
+
+/** The operator's settings for builds and backups on the real node. */
+export function operatorEnvFor(node: RealNode): Record<string, string> {
+  return {
+    SLIPWAY_REGISTRY: `${node.registry}/builds`,
+    SLIPWAY_REGISTRY_INSECURE: 'true',
+    SLIPWAY_FETCH_IMAGE: node.images.fetch,
+    SLIPWAY_BUILDER_IMAGE: node.images.builder,
+    SLIPWAY_BACKUP_IMAGE_MYSQL: node.images.backupMysql,
+    SLIPWAY_BACKUP_IMAGE_POSTGRESQL: node.images.backupPostgresql,
+  };
+}

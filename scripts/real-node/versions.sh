@@ -1,0 +1,16 @@
+# Sourced: the versions of everything the real node is built from, and where they are cached
+# (outside the clone, one folder per set of versions, so a version change builds afresh).
+K8S_VERSION="${SLIPWAY_K8S_VERSION:-v1.36.3}"
+CONTAINERD_VERSION="${SLIPWAY_CONTAINERD_VERSION:-v2.4.2}"
+BUILDKIT_VERSION="${SLIPWAY_BUILDKIT_VERSION:-v0.34.2}"
+ROOTLESSKIT_VERSION="${SLIPWAY_ROOTLESSKIT_VERSION:-v2.3.6}"
+REGISTRY_VERSION="${SLIPWAY_REGISTRY_VERSION:-v3.1.2}"
+CRANE_VERSION="${SLIPWAY_CRANE_VERSION:-v0.22.1}"
+# Raise when an image recipe in images.sh changes: the tag of every image built here.
+IMAGES_REVISION=r1
+DEBIAN_SUITE=bookworm
+CACHE_ROOT="${SLIPWAY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/slipway}"
+NODE_KEY="k8s-${K8S_VERSION}_containerd-${CONTAINERD_VERSION}_buildkit-${BUILDKIT_VERSION}_rootlesskit-${ROOTLESSKIT_VERSION}_registry-${REGISTRY_VERSION}_crane-${CRANE_VERSION}"
+NODE_CACHE="$CACHE_ROOT/real-node/$NODE_KEY"
+NODE_BIN="$NODE_CACHE/bin"
+NODE_IMAGES="$NODE_CACHE/images-$IMAGES_REVISION"

@@ -1,0 +1,337 @@
+// End to end on the real node, with no simulated step: a real git repository, the gateway and
+// the operator as their own processes, build Jobs that clone and build with rootless BuildKit
+// and push to the node's registry, backup Jobs that dump a real MariaDB and a real PostgreSQL,
+// Deployments whose real pods serve the pushed page. The steps run in order: each failure must
+// leave the last good version serving.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import { kubeClients, slipwayApi } from '../../lib/kube.ts';
+import { realNode } from '../../scripts/cluster/real-node.ts';
+import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import {
+  backupFile,
+  finalBundle,
+  githubPush,
+  readyCondition,
+  run,
+  servedPage,
+  step,
+} from './support/chain.ts';
+import {
+  startGitServer,
+  startMariaDb,
+  startPostgres,
+  type Database,
+  type GitServer,
+} from './support/host-services.ts';
+import { LOG_DIR, startSlipway, type Slipway } from './support/slipway.ts';
+
+const kc = testKubeConfig();
+const api = slipwayApi(kubeClients(kc).custom);
+const node = realNode();
+const web = node.baseImages['static-web']!;
+let ns: { name: string; remove: () => Promise<void> };
+let git: GitServer;
+let mariadb: Database;
+let postgres: Database;
+let slipway: Slipway;
+let hookUrl: string;
+let secret: string;
+const backups = mkdtempSync(join(tmpdir(), 'slipway-e2e-backups-'));
+const it$ = (name: string, fn: () => Promise<void>) =>
+  it(
+    name,
+    step(() => ns.name, fn),
+  );
+
+const apply = (...objects: unknown[]) =>
+  kubectl(['apply', '-n', ns.name, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+
+/** A Deployment serving the base image until a bundle replaces it; a 30 s progress deadline. */
+function deployment(name: string) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      progressDeadlineSeconds: 30,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          containers: [
+            {
+              name: 'web',
+              image: web.image,
+              ports: [{ containerPort: web.port }],
+              readinessProbe: { tcpSocket: { port: web.port }, periodSeconds: 1 },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+function databaseSecret(name: string, db: Database, password = db.password) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name },
+    stringData: {
+      host: db.host,
+      port: String(db.port),
+      database: db.database,
+      username: db.username,
+      password,
+    },
+  };
+}
+
+function environment(name: string, engine: 'mysql' | 'postgresql') {
+  return {
+    apiVersion: 'slipway.dev/v1alpha1',
+    kind: 'Environment',
+    metadata: { name },
+    spec: {
+      projectRef: { name: 'site' },
+      deploymentRef: { name: `site-${name}`, container: 'web' },
+      database: { engine, secretRef: { name: `db-${name}` } },
+      backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: 'site' },
+    },
+  };
+}
+
+function manualBundle(name: string, commit: string, base: string, environmentName: string) {
+  return {
+    apiVersion: 'slipway.dev/v1alpha1',
+    kind: 'Bundle',
+    metadata: { name },
+    spec: {
+      projectRef: { name: 'site' },
+      source: { git: { commit, branch: 'main' } },
+      comment: `manual build of ${commit.slice(0, 7)}`,
+      baseSoftware: { image: base },
+      directoryMap: { web: 'web' },
+      trigger: { type: 'Manual' },
+      deploy: { environmentRef: { name: environmentName }, backupBeforeDeploy: true },
+    },
+  };
+}
+
+async function push(commit: string, message: string): Promise<string> {
+  const res = await githubPush(hookUrl, secret, { branch: 'main', commit, message });
+  expect(res.status).toBe(201);
+  expect(res.body.bundles).toHaveLength(1);
+  return res.body.bundles![0]!.name;
+}
+
+const staging = (bundle?: string) => servedPage(kc, ns.name, 'site-staging', web.port, bundle);
+
+beforeAll(async () => {
+  ns = await createNamespace(kc, 'e2e');
+  const address = node.hostAddress;
+  [git, mariadb, postgres] = await Promise.all([
+    startGitServer(address, LOG_DIR),
+    startMariaDb(address, LOG_DIR),
+    startPostgres(address, LOG_DIR),
+  ]);
+  slipway = await startSlipway(testState().kubeconfig, ns.name, node);
+  await kubectl(
+    ['apply', '-f', '-'],
+    stringify({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: `${ns.name}-backups` },
+      spec: {
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: '',
+        claimRef: { namespace: ns.name, name: 'backups' },
+        hostPath: { path: backups, type: 'Directory' },
+      },
+    }),
+  );
+  await apply(
+    {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'backups' },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: '',
+        volumeName: `${ns.name}-backups`,
+        resources: { requests: { storage: '1Gi' } },
+      },
+    },
+    deployment('site-staging'),
+    deployment('site-production'),
+    databaseSecret('db-staging', mariadb),
+    databaseSecret('db-production', postgres),
+    {
+      apiVersion: 'slipway.dev/v1alpha1',
+      kind: 'Project',
+      metadata: { name: 'site' },
+      spec: { slug: `site-${ns.name}`, repository: { url: git.url } },
+    },
+    environment('staging', 'mysql'),
+    environment('production', 'postgresql'),
+    {
+      apiVersion: 'slipway.dev/v1alpha1',
+      kind: 'Webhook',
+      metadata: { name: 'main-to-staging' },
+      spec: {
+        projectRef: { name: 'site' },
+        branch: 'main',
+        matchMode: 'Exact',
+        environmentRef: { name: 'staging' },
+        backupBeforeDeploy: true,
+      },
+    },
+  );
+  const project = await waitFor('the project to publish its webhook URL', async () => {
+    const p = await api.get<ProjectObject>('Project', ns.name, 'site');
+    return p.status?.webhook?.url ? p : undefined;
+  });
+  hookUrl = project.status!.webhook!.url;
+  const { stdout } = await kubectl([
+    'get',
+    'secret',
+    '-n',
+    ns.name,
+    project.status!.webhook!.secretRef.name,
+    '-o',
+    'jsonpath={.data.secret}',
+  ]);
+  secret = Buffer.from(stdout, 'base64').toString();
+});
+
+afterAll(async () => {
+  await slipway?.stop();
+  await Promise.all([git?.stop(), mariadb?.stop(), postgres?.stop()]);
+  await ns?.remove();
+  await kubectl(['delete', 'pv', `${ns?.name}-backups`, '--ignore-not-found']).catch(() => undefined);
+  rmSync(backups, { recursive: true, force: true });
+});
+
+describe('push to deploy on a real node', () => {
+  let v1: string;
+
+  it$('a manual build of a commit is backed up from PostgreSQL and rolled out to production', async () => {
+    v1 = await git.commit({ 'web/index.html': '<h1>Site v1</h1>\n' }, 'First version');
+    await apply(manualBundle('site-manual-1', v1, web.image, 'production'));
+    const bundle = await finalBundle(kc, ns.name, 'site-manual-1');
+    expect(bundle.status?.phase).toBe('Ready');
+    expect(await servedPage(kc, ns.name, 'site-production', web.port, 'site-manual-1')).toBe(
+      '200 <h1>Site v1</h1>\n',
+    );
+    expect(await postgres.restoreRows(backupFile(bundle, backups))).toEqual(['one', 'two']);
+  });
+
+  it$(
+    'a GitHub push to main is built, backed up from MariaDB and serves the pushed page on staging',
+    async () => {
+      const name = await push(v1, 'First version');
+      const bundle = await finalBundle(kc, ns.name, name);
+      expect(bundle.status?.phase).toBe('Ready');
+      expect(bundle.status?.image).toContain(`${node.registry}/`);
+      expect(await staging(name)).toBe('200 <h1>Site v1</h1>\n');
+      expect(await mariadb.restoreRows(backupFile(bundle, backups))).toEqual(['one', 'two']);
+    },
+  );
+
+  it$('a second push that changes a file changes the served page', async () => {
+    const v2 = await git.commit({ 'web/index.html': '<h1>Site v2</h1>\n' }, 'Second version');
+    const name = await push(v2, 'Second version');
+    expect((await finalBundle(kc, ns.name, name)).status?.phase).toBe('Ready');
+    expect(await staging(name)).toBe('200 <h1>Site v2</h1>\n');
+  });
+
+  it$('the real upload.sh uploads a directory with curl and the same chain serves it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-e2e-upload-'));
+    mkdirSync(join(dir, 'web'));
+    writeFileSync(join(dir, 'web', 'index.html'), '<h1>Site v3, uploaded</h1>\n');
+    const script = join(dir, 'upload.sh');
+    writeFileSync(script, await (await fetch(`${slipway.gatewayUrl}/upload.sh`)).text());
+    const before = new Set((await api.list<BundleObject>('Bundle', ns.name)).map((b) => b.metadata.name));
+    const upload = run('sh', [
+      script,
+      `site-${ns.name}`,
+      '-',
+      'c0ffee0000000000000000000000000000000003',
+      dir,
+      'Uploaded from CI',
+      'main',
+    ]);
+    upload.child.stdin!.end(`${secret}\n`);
+    await upload;
+    rmSync(dir, { recursive: true, force: true });
+    const created = (await api.list<BundleObject>('Bundle', ns.name)).filter(
+      (b) => !before.has(b.metadata.name),
+    );
+    expect(created.map((b) => b.spec.trigger.type)).toEqual(['Upload']);
+    const name = created[0]!.metadata.name;
+    expect((await finalBundle(kc, ns.name, name)).status?.phase).toBe('Ready');
+    expect(await staging(name)).toBe('200 <h1>Site v3, uploaded</h1>\n');
+  });
+
+  describe('failures leave the last good version serving', () => {
+    const serving = '200 <h1>Site v3, uploaded</h1>\n';
+
+    it$('a push of a commit the repository does not have fails the build', async () => {
+      const name = await push('0123456789abcdef0123456789abcdef01234567', 'Not in the repository');
+      const bundle = await finalBundle(kc, ns.name, name);
+      expect(bundle.status?.phase).toBe('Failed');
+      expect(readyCondition(bundle)?.reason).toBe('BuildFailed');
+      expect(readyCondition(bundle)?.message).toMatch(
+        /Container fetch exited with code 1: .*commit 0123456789abcdef0123456789abcdef01234567 is not in the repository git:/,
+      );
+      expect(await staging()).toBe(serving);
+    });
+
+    it$('a wrong database password fails the backup and deploys nothing', async () => {
+      await apply(databaseSecret('db-staging', mariadb, 'not-the-password'));
+      const v4 = await git.commit({ 'web/index.html': '<h1>Site v4</h1>\n' }, 'Fourth version');
+      const name = await push(v4, 'Fourth version');
+      const bundle = await finalBundle(kc, ns.name, name);
+      await apply(databaseSecret('db-staging', mariadb));
+      expect(bundle.status?.phase).toBe('Failed');
+      expect(readyCondition(bundle)?.reason).toBe('BackupFailed');
+      expect(readyCondition(bundle)?.message).toMatch(
+        /Container dump exited with code 2: .*Access denied for user 'app'/,
+      );
+      expect(readyCondition(bundle)?.message).not.toContain('not-the-password');
+      expect(await staging()).toBe(serving);
+    });
+
+    it$('a base image that does not exist fails the build', async () => {
+      const head = await git.commit({ 'web/index.html': '<h1>Site v5</h1>\n' }, 'Fifth version');
+      await apply(
+        manualBundle('site-missing-base', head, `${node.registry}/slipway/no-such-image:1`, 'staging'),
+      );
+      const bundle = await finalBundle(kc, ns.name, 'site-missing-base');
+      expect(bundle.status?.phase).toBe('Failed');
+      expect(readyCondition(bundle)?.reason).toBe('BuildFailed');
+      expect(readyCondition(bundle)?.message).toMatch(
+        /Container build exited with code 1: .*no-such-image:1.*not found/,
+      );
+      expect(await staging()).toBe(serving);
+    });
+
+    it$('a container that exits at start fails the rollout', async () => {
+      const head = await git.commit({ 'web/index.html': '<h1>Site v6</h1>\n' }, 'Sixth version');
+      // The tools image's command is a shell that exits at once without a terminal.
+      await apply(manualBundle('site-exits', head, node.images.fetch, 'staging'));
+      const bundle = await finalBundle(kc, ns.name, 'site-exits');
+      expect(bundle.status?.phase).toBe('Failed');
+      expect(readyCondition(bundle)?.reason).toBe('RolloutFailed');
+      expect(readyCondition(bundle)?.message).toContain('exceeded its progress deadline');
+      expect(await staging()).toBe(serving);
+    });
+  });
+});

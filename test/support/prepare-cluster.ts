@@ -1,0 +1,38 @@
+// A tier's cluster: an existing one (kubeconfig given), or the local control plane started for
+// the run with kwok nodes or the real node; CRDs installed; recorded in STATE_FILE for the tests
+// and the global teardown.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { installCrds } from '../../crds/install.ts';
+import { kubeConfigFromFile } from '../../lib/kube.ts';
+import { clusterUp } from '../../scripts/cluster/control-plane.ts';
+import { STATE_DIR, STATE_FILE, type TestClusterState } from './state.ts';
+
+export async function prepareTestCluster(options: {
+  tier: string;
+  cluster: string;
+  existingKubeconfig?: string;
+  realNode?: boolean;
+}): Promise<TestClusterState> {
+  const started = Date.now();
+  let state: TestClusterState;
+  if (options.existingKubeconfig) {
+    state = { kubeconfig: options.existingKubeconfig, created: false };
+  } else {
+    const cluster = await clusterUp(options.cluster, { realNode: options.realNode });
+    state = {
+      kubeconfig: cluster.kubeconfig,
+      binDir: cluster.binDir,
+      name: cluster.name,
+      created: cluster.created,
+      node: cluster.node,
+    };
+  }
+  await installCrds(kubeConfigFromFile(state.kubeconfig));
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(STATE_FILE, JSON.stringify(state));
+  process.env.SLIPWAY_TEST_KUBECONFIG = state.kubeconfig;
+  process.stderr.write(
+    `\n[${options.tier}] API server ready with CRDs in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  return state;
+}
