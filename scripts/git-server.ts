@@ -28,14 +28,19 @@ export async function commitAndPush(
   branch = 'main',
 ): Promise<string> {
   const git = (...args: string[]) => run('git', args, { cwd: workTree });
-  await git('checkout', '-q', '-B', branch);
+  const exists = await git('rev-parse', '--verify', '-q', `refs/heads/${branch}`).then(
+    () => true,
+    () => false,
+  );
+  // A new branch starts from the current commit; an existing one is continued.
+  await git('checkout', '-q', ...(exists ? [branch] : ['-B', branch]));
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(workTree, path)), { recursive: true });
     writeFileSync(join(workTree, path), content);
   }
   await git('add', '-A');
   await git('commit', '-q', '-m', message);
-  await git('push', '-q', '-f', 'origin', branch);
+  await git('push', '-q', '-f', '--set-upstream', 'origin', branch);
   return (await git('rev-parse', 'HEAD')).stdout.trim();
 }
 

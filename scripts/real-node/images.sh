@@ -68,8 +68,12 @@ printf 'root:x:0:\nuser:x:1000:\nnogroup:x:65534:\n' > "$bb/etc/group"
 chmod 1777 "$bb/tmp"
 layer busybox "$bb"
 crane append --oci-empty-base -f "$work/busybox.tar" -t "$(image static-web)"
+# The server runs under a shell that exits on SIGTERM: a server that is PID 1 gets no default
+# signal handling, so it would ignore SIGTERM and every old pod of a rollout would linger for
+# its whole grace period. (crane splits --cmd on commas: the commands hold none.)
+serve() { echo "trap 'exit 0' TERM INT; $1 & wait"; }
 crane mutate --set-platform linux/amd64 --env PATH=/bin --workdir /app --user 65534:65534 --exposed-ports 8080/tcp \
-  --cmd httpd,-f,-v,-p,8080,-h,/app/web -t "$(image static-web)" "$(image static-web)"
+  --cmd "/bin/sh,-c,$(serve 'httpd -f -v -p 8080 -h /app/web')" -t "$(image static-web)" "$(image static-web)"
 
 step "Debian $DEBIAN_SUITE minbase (debootstrap, about 2 min)"
 rootfs="$work/$DEBIAN_SUITE"
@@ -100,7 +104,7 @@ step "php (php-cli with mysql and pgsql)"
 debian php "php-cli php-mysql php-pgsql" "mkdir -p /app/web"
 crane append --oci-empty-base -f "$work/php.tar" -t "$(image php)"
 crane mutate --set-platform linux/amd64 --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  --workdir /app --user 65534:65534 --exposed-ports 8080/tcp --cmd php,-S,0.0.0.0:8080,-t,/app/web \
+  --workdir /app --user 65534:65534 --exposed-ports 8080/tcp --cmd "/bin/sh,-c,$(serve 'php -S 0.0.0.0:8080 -t /app/web')" \
   -t "$(image php)" "$(image php)"
 
 step "buildkit (rootless)"
@@ -126,5 +130,7 @@ for i in $IMAGES; do
 done
 cleanup; trap - EXIT
 rm -rf "$work"
+# Images of earlier recipe revisions are not used again.
+for d in "$NODE_CACHE"/images-*; do [ "$d" = "$NODE_IMAGES" ] || rm -rf "$d"; done
 step "done ($(du -sh "$NODE_IMAGES" | cut -f1))"
 echo "$NODE_IMAGES"

@@ -280,6 +280,20 @@ describe('push to deploy on a real node', () => {
     expect(await staging(name)).toBe('200 <h1>Site v3, uploaded</h1>\n');
   });
 
+  it$("a bundle on the PHP base image runs the project's PHP", async () => {
+    const php = node.baseImages.php!;
+    const head = await git.commit(
+      { 'web/index.php': '<?php echo "PHP says " . (6 * 7) . "\\n";\n' },
+      'Add PHP',
+      'php',
+    );
+    await apply(manualBundle('site-php', head, php.image, 'production'));
+    expect((await finalBundle(kc, ns.name, 'site-php')).status?.phase).toBe('Ready');
+    expect(await servedPage(kc, ns.name, 'site-production', php.port, 'site-php', '/index.php')).toBe(
+      '200 PHP says 42\n',
+    );
+  });
+
   describe('failures leave the last good version serving', () => {
     const serving = '200 <h1>Site v3, uploaded</h1>\n';
 
