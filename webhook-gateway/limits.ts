@@ -22,6 +22,8 @@ export const DEFAULT_COMPRESSION_RATIO_GRACE_BYTES = 64 * MiB;
 export const DEFAULT_MAX_ARCHIVE_ENTRIES = 100_000;
 /** Longest entry path or link target inside an archive. */
 export const MAX_ARCHIVE_PATH_BYTES = 4096;
+/** Longest component of an entry path (NAME_MAX of Linux file systems). */
+export const MAX_ARCHIVE_NAME_BYTES = 255;
 /** Most symlink hops followed when checking where a link points; more is treated as a loop. */
 export const MAX_SYMLINK_HOPS = 40;
 

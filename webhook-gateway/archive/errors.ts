@@ -8,6 +8,7 @@ export type ArchiveErrorCode =
   | 'empty_archive'
   | 'unsafe_path'
   | 'unsafe_link'
+  | 'path_conflict'
   | 'unsupported_entry'
   | 'too_many_entries'
   | 'uncompressed_too_large'

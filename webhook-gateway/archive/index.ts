@@ -1,6 +1,6 @@
 export { archiveLimits, defaultArchiveLimits, type ArchiveLimits } from './archive-limits.ts';
 export { ArchiveError, type ArchiveErrorCode } from './errors.ts';
-export { validateArchive, type ArchiveDigest } from './validate.ts';
+export { canonicalizeArchive, type ArchiveDigest } from './canonical.ts';
 export {
   FilesystemArchiveStore,
   archiveKey,

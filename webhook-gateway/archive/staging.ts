@@ -1,5 +1,6 @@
 // Where an upload waits while it is validated, for every store: a temporary file in a local
-// directory, written chunk by chunk as validateArchive passes them on. Disk use is bounded by the
+// directory, the canonical re-write of the upload written chunk by chunk as canonicalizeArchive
+// passes it on. Disk use is bounded by the
 // archive limit, memory does not grow with the archive, and a refused or broken-off upload leaves
 // no file. The filesystem store then renames the file into place; the S3 store PUTs it.
 import { randomUUID } from 'node:crypto';
@@ -7,7 +8,7 @@ import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promise
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArchiveLimits } from './archive-limits.ts';
-import { validateArchive, type ArchiveDigest } from './validate.ts';
+import { canonicalizeArchive, type ArchiveDigest } from './canonical.ts';
 
 const TEMP_PREFIX = '.incoming-';
 
@@ -34,7 +35,7 @@ export async function stageArchive(
   let handle: FileHandle | undefined = await open(path, 'wx', 0o600);
   try {
     const file = handle;
-    const digest = await validateArchive(source, (chunk) => writeFully(file, chunk), limits);
+    const digest = await canonicalizeArchive(source, (chunk) => writeFully(file, chunk), limits);
     if (options.sync) await handle.sync();
     await handle.close();
     handle = undefined;

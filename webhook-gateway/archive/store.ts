@@ -8,13 +8,12 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArchiveLimits } from './archive-limits.ts';
+import type { ArchiveDigest } from './canonical.ts';
 import { removeStaleTemporaryFiles, stageArchive } from './staging.ts';
 
-export interface StoredArchive {
+/** Where an upload's canonical archive was stored, and its digest. */
+export interface StoredArchive extends ArchiveDigest {
   key: string;
-  sha256: string;
-  sizeBytes: number;
-  entries: number;
   /** The same content was already stored for this project (an earlier upload owns the file). */
   alreadyStored: boolean;
 }

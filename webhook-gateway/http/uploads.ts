@@ -40,7 +40,12 @@ export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug
   try {
     const target = { namespace: project.namespace, project: project.name };
     const { fields, archive } = await receiveUploadForm(ctx, exchange, target);
-    exchange.log.archive = { sha256: archive.sha256, sizeBytes: archive.sizeBytes, entries: archive.entries };
+    exchange.log.archive = {
+      sha256: archive.sha256,
+      sizeBytes: archive.sizeBytes,
+      uploadedBytes: archive.uploadedBytes,
+      entries: archive.entries,
+    };
     try {
       const { commit, branch, comment } = uploadFields(fields);
       exchange.log.changes = [`${branch}@${commit}`];

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +12,19 @@ import {
   archiveLimits,
   archiveUrl,
   signArchiveUrl,
-  validateArchive,
+  canonicalizeArchive,
   verifyArchiveSignature,
   type ArchiveLimits,
 } from '../../../webhook-gateway/archive/index.ts';
-import { baseDirectory, tarGz, tarball, type TestEntry } from './support/tarballs.ts';
+import {
+  CANONICAL_BASE_NAMES,
+  baseDirectory,
+  readTarGz,
+  sha256,
+  tarGz,
+  tarball,
+  type TestEntry,
+} from './support/tarballs.ts';
 
 const MiB = 1024 * 1024;
 const target = { namespace: 'team-web', project: 'shop' };
@@ -61,26 +69,35 @@ async function refused(archive: Buffer, limits: Partial<ArchiveLimits> = {}): Pr
 }
 
 describe('archive store', () => {
-  it('stores a valid archive under its content address, byte for byte', async () => {
+  it('stores the canonical re-write of a valid archive under its content address', async () => {
     const archive = await tarGz(baseDirectory());
-    const sha256 = createHash('sha256').update(archive).digest('hex');
     const stored = await store.receive(chunked(archive, 7), target, archiveLimits());
+    expect(await storedFiles()).toEqual([stored.key]);
+    const canonical = await readFile(join(dir, stored.key));
     expect(stored).toEqual({
-      key: `team-web/shop/${sha256}.tar.gz`,
-      sha256,
-      sizeBytes: archive.length,
-      entries: 6,
+      key: `team-web/shop/${sha256(canonical)}.tar.gz`,
+      sha256: sha256(canonical),
+      sizeBytes: canonical.length,
+      uploadedBytes: archive.length,
+      entries: 5,
       alreadyStored: false,
     });
-    expect(await storedFiles()).toEqual([stored.key]);
-    expect(await readFile(join(dir, stored.key))).toEqual(archive);
+    const entries = await readTarGz(canonical);
+    expect(entries.map((e) => e.name)).toEqual(CANONICAL_BASE_NAMES);
+    expect(entries.find((e) => e.name === 'web/index.php')).toMatchObject({
+      type: 'file',
+      mode: 0o644,
+      uid: 0,
+      content: '<?php echo "hi";\n',
+    });
 
     const again = await store.receive(chunked(archive), target, archiveLimits());
     expect(again.alreadyStored).toBe(true);
+    expect(again.sha256).toBe(stored.sha256);
     expect(await storedFiles()).toEqual([stored.key]);
 
     const download = await store.open(stored.key);
-    expect(download?.sizeBytes).toBe(archive.length);
+    expect(download?.sizeBytes).toBe(canonical.length);
     download?.stream.destroy();
     await store.remove(stored.key);
     expect(await storedFiles()).toEqual([]);
@@ -88,7 +105,33 @@ describe('archive store', () => {
     expect(await store.open('../etc/passwd')).toBeUndefined();
   });
 
-  it('accepts links that stay inside the tree', async () => {
+  it('re-writes modes and owners: no setuid, setgid or sticky bits; executables stay executable', async () => {
+    const raw = await tarball([
+      { name: 'web/index.php' },
+      { name: 'bin/run' },
+      { name: 'tmp/', type: 'directory' },
+    ]);
+    // Headers at 0, 1024 and 2048 (each file is one header and one data block): set the modes.
+    const setMode = (offset: number, mode: number) => {
+      raw.write(`${mode.toString(8).padStart(7, '0')}\0`, offset + 100, 'ascii');
+      raw.fill(' ', offset + 148, offset + 156);
+      let sum = 0;
+      for (let i = offset; i < offset + 512; i += 1) sum += raw[i]!;
+      raw.write(`${sum.toString(8).padStart(6, '0')}\0 `, offset + 148, 'ascii');
+    };
+    setMode(0, 0o6755);
+    setMode(1024, 0o4711);
+    setMode(2048, 0o1777);
+    const stored = await store.receive(chunked(gzipSync(raw)), target, archiveLimits());
+    const entries = await readTarGz(await readFile(join(dir, stored.key)));
+    expect(entries.map((e) => [e.name, e.mode])).toEqual([
+      ['web/index.php', 0o755],
+      ['bin/run', 0o755],
+      ['tmp/', 0o755],
+    ]);
+  });
+
+  it('keeps symlinks that stay inside the tree and turns hard links into relative symlinks', async () => {
     const stored = await store.receive(
       chunked(
         await tarGz([
@@ -96,12 +139,19 @@ describe('archive store', () => {
           { name: 'web/assets', type: 'symlink', linkname: '../config' },
           { name: 'web/favicon.ico', type: 'symlink', linkname: 'index.php' },
           { name: 'web/copy.php', type: 'link', linkname: 'web/index.php' },
+          { name: 'templates/copy.php', type: 'link', linkname: './web/index.php' },
         ]),
       ),
       target,
       archiveLimits(),
     );
-    expect(stored.entries).toBe(9);
+    const links = (await readTarGz(await readFile(join(dir, stored.key)))).filter((e) => e.linkname);
+    expect(links.map((e) => [e.name, e.type, e.linkname])).toEqual([
+      ['web/assets', 'symlink', '../config'],
+      ['web/favicon.ico', 'symlink', 'index.php'],
+      ['web/copy.php', 'symlink', 'index.php'],
+      ['templates/copy.php', 'symlink', '../web/index.php'],
+    ]);
   });
 
   it('leaves nothing behind when the upload breaks off mid-stream', async () => {
@@ -175,8 +225,8 @@ describe('hostile and broken archives are refused with nothing left in the store
     [
       'a hard link escaping the tree',
       [{ name: 'file' }, { name: 'web/pw', type: 'link', linkname: '../../etc/passwd' }],
-      'unsafe_link',
-      /outside/,
+      'unsafe_path',
+      /contains '\.\.'/,
     ],
     [
       'a hard link to an absolute path',
@@ -322,9 +372,9 @@ describe('streaming', () => {
     // A slow disk: each write takes a timer tick, and writes must never overlap.
     let writing = 0;
     let maxConcurrentWrites = 0;
-    const digest = await validateArchive(
+    const digest = await canonicalizeArchive(
       source,
-      async (chunk) => {
+      async (chunk: Buffer) => {
         writing += 1;
         maxConcurrentWrites = Math.max(maxConcurrentWrites, writing);
         await new Promise((resolve) => setTimeout(resolve, 0));
@@ -333,8 +383,8 @@ describe('streaming', () => {
       },
       archiveLimits(),
     );
-    expect(digest.sizeBytes).toBe(archive.length);
-    expect(written).toBe(archive.length);
+    expect(digest.uploadedBytes).toBe(archive.length);
+    expect(written).toBe(digest.sizeBytes);
     expect(maxConcurrentWrites).toBe(1);
     expect(maxInFlight).toBeLessThan(2 * MiB);
   }, 30_000);

@@ -19,7 +19,14 @@ import {
 } from '../../../webhook-gateway/archive/index.ts';
 import { EMPTY_PAYLOAD_SHA256, signRequest } from '../../../webhook-gateway/archive/sigv4.ts';
 import { S3_BUCKET, S3_SECRET_ACCESS_KEY, startS3, type S3Fixture } from './support/s3.ts';
-import { baseDirectory, tarGz, type TestEntry } from './support/tarballs.ts';
+import {
+  CANONICAL_BASE_NAMES,
+  baseDirectory,
+  canonicalSha256,
+  readTarGz,
+  tarGz,
+  type TestEntry,
+} from './support/tarballs.ts';
 
 /** A port on 127.0.0.1 nothing listens on (it was free a moment ago). */
 async function closedPort(): Promise<number> {
@@ -160,12 +167,13 @@ describe('S3 archive store against a real S3-compatible server', () => {
     const archive = await tarGz(baseDirectory());
     const before = s3.requests.length;
     const stored = await store.receive(Readable.from([archive]), target, archiveLimits());
-    const key = `team-web/shop/${sha256(archive)}.tar.gz`;
+    const key = `team-web/shop/${stored.sha256}.tar.gz`;
     expect(stored).toEqual({
       key,
-      sha256: sha256(archive),
-      sizeBytes: archive.length,
-      entries: baseDirectory().length,
+      sha256: stored.sha256,
+      sizeBytes: stored.sizeBytes,
+      uploadedBytes: archive.length,
+      entries: baseDirectory().length - 1,
       alreadyStored: false,
     });
     expect(requestsSince(before)).toEqual(['HEAD 404', 'PUT 200']);
@@ -174,7 +182,10 @@ describe('S3 archive store against a real S3-compatible server', () => {
     expect(s3.requests[before]!.path).toBe(`/${S3_BUCKET}/${wirePrefix}${key}`);
     const inBucket = await objects();
     expect([...inBucket.keys()]).toEqual([prefix + key]);
-    expect(sha256(inBucket.get(prefix + key)!)).toBe(sha256(archive));
+    const object = inBucket.get(prefix + key)!;
+    expect(sha256(object)).toBe(stored.sha256);
+    expect(object.length).toBe(stored.sizeBytes);
+    expect((await readTarGz(object)).map((e) => e.name)).toEqual(CANONICAL_BASE_NAMES);
     expect(await stagedFiles()).toEqual([]);
 
     const again = before + 2;
@@ -192,13 +203,17 @@ describe('S3 archive store against a real S3-compatible server', () => {
       ...baseDirectory(),
       { name: './big.bin', content: Buffer.alloc(300_000, 3) },
     ]);
-    const { key } = await store.receive(Readable.from([archive]), target, archiveLimits());
+    const {
+      key,
+      sizeBytes,
+      sha256: stored,
+    } = await store.receive(Readable.from([archive]), target, archiveLimits());
 
     const found = await store.open(key);
-    expect(found?.sizeBytes).toBe(archive.length);
+    expect(found?.sizeBytes).toBe(sizeBytes);
     const chunks: Buffer[] = [];
     for await (const chunk of found!.stream) chunks.push(chunk as Buffer);
-    expect(Buffer.concat(chunks).equals(archive)).toBe(true);
+    expect(sha256(Buffer.concat(chunks))).toBe(stored);
 
     await store.remove(key);
     expect(await objects()).toEqual(new Map());
@@ -258,21 +273,20 @@ describe('S3 archive store against a real S3-compatible server', () => {
   it('a wrong secret key: a clear error naming the object and the credentials, and nothing stored', async () => {
     const wrong = s3.store({ stagingDir, prefix, secretAccessKey: 'not-the-secret' });
     const archive = await tarGz(baseDirectory());
-    const key = `team-web/shop/${sha256(archive)}.tar.gz`;
     const error = await wrong
       .receive(Readable.from([archive]), target, archiveLimits())
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(S3StoreError);
     expect((error as S3StoreError).status).toBe(403);
     expect((error as Error).message).toBe(
-      `S3 HEAD ${s3.endpoint}/${S3_BUCKET}/${prefix}${key} failed: 403 no details in a HEAD response; ` +
-        'check the access key id, the secret access key and their permissions on the bucket',
+      `S3 HEAD ${s3.endpoint}/${S3_BUCKET}/${prefix}team-web/shop/${await canonicalSha256(archive)}.tar.gz failed: ` +
+        '403 no details in a HEAD response; check the access key id, the secret access key and their permissions on the bucket',
     );
     expect(await objects()).toEqual(new Map());
     expect(await stagedFiles()).toEqual([]);
 
     // Requests with a body say why.
-    await store.receive(Readable.from([archive]), target, archiveLimits());
+    const { key } = await store.receive(Readable.from([archive]), target, archiveLimits());
     const download = await wrong.open(key).catch((e: unknown) => e);
     expect(download).toBeInstanceOf(S3StoreError);
     expect((download as S3StoreError).code).toBe('SignatureDoesNotMatch');

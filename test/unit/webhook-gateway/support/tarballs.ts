@@ -1,6 +1,10 @@
 // Builds .tar.gz archives in memory for tests, hostile ones included.
-import { gzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, gzipSync } from 'node:zlib';
 import tarStream from 'tar-stream';
+import { archiveLimits, canonicalizeArchive } from '../../../../webhook-gateway/archive/index.ts';
 
 export interface TestEntry {
   name: string;
@@ -52,4 +56,53 @@ export function baseDirectory(): TestEntry[] {
     { name: './web/index.php', content: '<?php echo "hi";\n' },
     { name: './templates/index.twig', content: '{{ hello }}\n' },
   ];
+}
+
+export const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** An entry of a .tar.gz as read back: name, type, mode, owner, link target and content. */
+export interface ReadEntry {
+  name: string;
+  type: string;
+  mode: number;
+  uid: number;
+  linkname?: string;
+  content?: string;
+}
+
+/** Reads a .tar.gz back, for tests that check what was stored. */
+export async function readTarGz(archive: Buffer): Promise<ReadEntry[]> {
+  const entries: ReadEntry[] = [];
+  const extract = tarStream.extract();
+  extract.on('entry', (header, stream, next) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: unknown) => chunks.push(c as Buffer));
+    stream.on('end', () => {
+      entries.push({
+        name: header.name,
+        type: header.type ?? 'unknown',
+        mode: header.mode ?? 0,
+        uid: header.uid ?? 0,
+        ...(header.linkname ? { linkname: header.linkname } : {}),
+        ...(header.type === 'file' ? { content: Buffer.concat(chunks).toString() } : {}),
+      });
+      next();
+    });
+  });
+  await pipeline(Readable.from([archive]), createGunzip(), extract);
+  return entries;
+}
+
+/** The canonical archive of baseDirectory(): the root left out, directories with a slash. */
+export const CANONICAL_BASE_NAMES = [
+  'config/',
+  'config/general.php',
+  'web/',
+  'web/index.php',
+  'templates/index.twig',
+];
+
+/** The sha256 the gateway gives the canonical re-write of `archive` (its store key). */
+export async function canonicalSha256(archive: Buffer): Promise<string> {
+  return (await canonicalizeArchive(Readable.from([archive]), async () => {}, archiveLimits())).sha256;
 }
