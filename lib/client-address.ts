@@ -63,3 +63,29 @@ export function clientAddress(
   }
   return client;
 }
+
+/**
+ * The key a client is limited by (failed authentications, rate limits): an IPv4 address as it
+ * is, an IPv6 address by its /64 — one subscriber's allocation, whose 2^64 addresses a client
+ * can rotate through freely.
+ */
+export function limitKey(address: string): string {
+  if (familyOf(address) !== 'ipv6') return address;
+  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address, in lower-case hex without leading zeros. */
+function ipv6Groups(address: string): string[] {
+  let text = address.toLowerCase().split('%')[0]!;
+  // An embedded IPv4 tail (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) is two groups.
+  const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...zeros, ...right].map((g) => parseInt(g, 16).toString(16));
+}

@@ -14,7 +14,7 @@ import {
   type EndpointResult,
 } from './endpoints.ts';
 import { notFound } from './errors.ts';
-import { clientAddress, parseTrustedProxies } from '../lib/client-address.ts';
+import { clientAddress, limitKey, parseTrustedProxies } from '../lib/client-address.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
 import { sendError, sendJson } from './http/respond.ts';
 import type { StatusSnapshot } from './model/snapshot.ts';
@@ -146,7 +146,8 @@ export function createStatusApp(options: StatusAppOptions): Express {
     const policy = `${burst};w=${Math.max(1, Math.round(burst / requestsPerSecond))}`;
     app.use((req, res, next) => {
       const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
-      const decision = limiter.take(client, clock().getTime());
+      // IPv6 clients by their /64: rotating addresses inside it does not buy more requests.
+      const decision = limiter.take(limitKey(client), clock().getTime());
       res.setHeader('RateLimit-Policy', policy);
       res.setHeader('RateLimit-Limit', decision.limit);
       res.setHeader('RateLimit-Remaining', decision.remaining);

@@ -40,10 +40,12 @@ export const MAX_CONCURRENT_UPLOADS = 8;
 /** Retry-After sent with 503 when overloaded or not ready. */
 export const RETRY_AFTER_SECONDS = 10;
 
-/** Failed authentications (wrong token, secret or signature) one client address may make per window. */
+/** Failed authentications (wrong token, secret or signature) one client address may make per project per window. */
 export const AUTH_FAILURE_LIMIT = 10;
+/** Failed authentications one client address may make per window across all projects (probing many names). */
+export const AUTH_FAILURE_LIMIT_PER_CLIENT = 30;
 export const AUTH_FAILURE_WINDOW_MS = 10 * 60_000;
-/** Client addresses the failure counter remembers; the oldest are forgotten first. */
+/** Client addresses (IPv6: /64 prefixes) the failure counter remembers; the oldest are forgotten first. */
 export const AUTH_FAILURE_TRACKED_CLIENTS = 10_000;
 
 /** After an early error response, the rest of a request body is read and dropped for at most this long

@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { archiveLimits, type ArchiveLimits } from '../archive/archive-limits.ts';
 import type { ArchiveStore } from '../archive/store.ts';
+import { AUTH_FAILURE_LIMIT_PER_CLIENT } from '../limits.ts';
 import { renderUploadScript } from '../upload-script.ts';
 import { AuthFailureLimiter, type AuthFailureOptions } from './auth-failures.ts';
 import type { CreateBundles, GatewayLogger, ProjectBySlug, RequestObservation } from './ports.ts';
@@ -21,7 +22,10 @@ export interface GatewayDependencies {
   isReady?: () => boolean;
   /** The address failed authentications are counted against; defaults to the socket's peer. */
   clientAddress?: (req: IncomingMessage) => string;
+  /** Failed authentications per client and project. */
   authFailures?: AuthFailureOptions;
+  /** Failed authentications per client across projects (a higher limit). */
+  clientAuthFailures?: AuthFailureOptions;
   maxConcurrentUploads?: number;
   logger?: GatewayLogger;
   observe?: (observation: RequestObservation) => void;
@@ -39,6 +43,7 @@ export interface GatewayContext {
   isReady: () => boolean;
   clientAddress: (req: IncomingMessage) => string;
   authFailures: AuthFailureLimiter;
+  clientAuthFailures: AuthFailureLimiter;
   maxConcurrentUploads: number;
   activeUploads: number;
   logger: GatewayLogger;
@@ -60,6 +65,7 @@ export function gatewayContext(deps: GatewayDependencies, maxConcurrentUploads: 
     isReady: deps.isReady ?? (() => true),
     clientAddress: deps.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown'),
     authFailures: new AuthFailureLimiter(deps.authFailures),
+    clientAuthFailures: new AuthFailureLimiter({ limit: AUTH_FAILURE_LIMIT_PER_CLIENT, ...deps.clientAuthFailures }),
     maxConcurrentUploads: deps.maxConcurrentUploads ?? maxConcurrentUploads,
     activeUploads: 0,
     logger: deps.logger ?? silent,

@@ -1,5 +1,6 @@
 // The checks every POST route runs first, in Flux's order: throttled → 429, too big → 413,
-// not ready → 503, unknown project → 404, project not ready → 503.
+// not ready → 503, unknown project → the route's answer for a wrong secret, project not ready → 503.
+import { limitKey } from '../../lib/client-address.ts';
 import { RETRY_AFTER_SECONDS } from '../limits.ts';
 import type { GatewayContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
@@ -8,29 +9,38 @@ import type { ProjectLookup } from './ports.ts';
 import { rejectDeclaredLength } from './read-body.ts';
 
 /**
- * Failed authentications count per sender and project: one stale hook (a deleted project, an old
- * secret) slows down its own deliveries, not every project's that share the sender's address.
+ * Failed authentications count per sender and project — one stale hook (a deleted project, an old
+ * secret) slows down its own deliveries, not every project's that share the sender's address — and
+ * per sender across projects, with a higher limit, so probing many project names is slowed too.
+ * IPv6 senders count by their /64.
  */
-function failureKey(ctx: GatewayContext, exchange: Exchange): string {
-  return `${ctx.clientAddress(exchange.req)} ${String(exchange.log.slug ?? '')}`;
+function failureKeys(ctx: GatewayContext, exchange: Exchange): { perProject: string; perClient: string } {
+  const client = limitKey(ctx.clientAddress(exchange.req));
+  return { perProject: `${client} ${String(exchange.log.slug ?? '')}`, perClient: client };
 }
 
 export function rejectThrottledClient(ctx: GatewayContext, exchange: Exchange): void {
-  const retryAfter = ctx.authFailures.retryAfterSeconds(failureKey(ctx, exchange), ctx.now());
+  const keys = failureKeys(ctx, exchange);
+  const now = ctx.now();
+  const perProject = ctx.authFailures.retryAfterSeconds(keys.perProject, now);
+  const perClient = ctx.clientAuthFailures.retryAfterSeconds(keys.perClient, now);
+  const retryAfter = Math.max(perProject, perClient);
   if (retryAfter > 0) {
     throw new HttpError(
       429,
       'too_many_failures',
-      'too many failed authentications from this address for this project; try again later',
-      {
-        'Retry-After': String(retryAfter),
-      },
+      perClient > 0
+        ? 'too many failed authentications from this address; try again later'
+        : 'too many failed authentications from this address for this project; try again later',
+      { 'Retry-After': String(retryAfter) },
     );
   }
 }
 
 export function recordAuthFailure(ctx: GatewayContext, exchange: Exchange): void {
-  ctx.authFailures.recordFailure(failureKey(ctx, exchange), ctx.now());
+  const keys = failureKeys(ctx, exchange);
+  ctx.authFailures.recordFailure(keys.perProject, ctx.now());
+  ctx.clientAuthFailures.recordFailure(keys.perClient, ctx.now());
 }
 
 /** Throttle, size, readiness and project lookup, in that order. */
@@ -39,15 +49,16 @@ export async function admitProjectRequest(
   exchange: Exchange,
   slug: string,
   maxBodyBytes: number,
-  unknownMessage: string = NO_SUCH_HOOK,
+  unknown: HttpError = new HttpError(404, 'not_found', NO_SUCH_HOOK),
 ): Promise<ProjectLookup & { secret: string }> {
   rejectThrottledClient(ctx, exchange);
   rejectDeclaredLength(exchange, maxBodyBytes);
   if (!ctx.isReady()) throw unavailable('the gateway is starting; try again shortly');
   const project = await ctx.projectBySlug(slug);
   if (!project) {
+    // The same answer as for a wrong secret or token (`unknown`): project names cannot be probed.
     recordAuthFailure(ctx, exchange);
-    throw new HttpError(404, 'not_found', unknownMessage);
+    throw unknown;
   }
   exchange.log.project = `${project.namespace}/${project.name}`;
   if (project.secret === undefined) throw unavailable('the project is not ready yet; try again shortly');

@@ -1,5 +1,6 @@
 // POST /uploads/{slug}: a CI upload of the base directory (multipart: commit, branch, comment, archive).
-// Order of checks: 429 → 413 → 503 → 404 → 503 → 415 → 401 → 503 (busy) → stream (413/422/400) → action.
+// Order of checks: 429 → 413 → 503 → 401 (unknown project or wrong secret, one answer) → 503 →
+// 415 → 503 (busy) → stream (413/422/400) → action.
 import { archiveUrl } from '../archive/signed-url.ts';
 import { MAX_UPLOAD_OVERHEAD_BYTES } from '../limits.ts';
 import { planBundles } from '../plan.ts';
@@ -16,22 +17,24 @@ const MAX_COMMIT_LENGTH = 128;
 const MAX_BRANCH_LENGTH = 255;
 const MAX_COMMENT_LENGTH = 4096;
 
+/** An unknown project and a wrong secret get this same answer. */
+const unauthenticated = () =>
+  new HttpError(401, 'unauthenticated', NOT_AUTHENTICATED, { 'WWW-Authenticate': 'Bearer realm="slipway"' });
+
 export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug: string): Promise<void> {
   const project = await admitProjectRequest(
     ctx,
     exchange,
     slug,
     ctx.limits.maxArchiveBytes + MAX_UPLOAD_OVERHEAD_BYTES,
-    'no project with this slug',
+    unauthenticated(),
   );
-  if (mediaType(exchange) !== 'multipart/form-data') {
-    throw new HttpError(415, 'unsupported_media_type', 'send the upload as multipart/form-data');
-  }
   if (!bearerMatches(exchange.req.headers.authorization, project.secret)) {
     recordAuthFailure(ctx, exchange);
-    throw new HttpError(401, 'unauthenticated', NOT_AUTHENTICATED, {
-      'WWW-Authenticate': 'Bearer realm="slipway"',
-    });
+    throw unauthenticated();
+  }
+  if (mediaType(exchange) !== 'multipart/form-data') {
+    throw new HttpError(415, 'unsupported_media_type', 'send the upload as multipart/form-data');
   }
   if (ctx.activeUploads >= ctx.maxConcurrentUploads)
     throw unavailable('too many uploads in progress; try again shortly');

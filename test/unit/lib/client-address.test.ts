@@ -1,6 +1,6 @@
 // Whose request is it: X-Forwarded-For is believed only from trusted proxies.
 import { describe, expect, it } from '@jest/globals';
-import { clientAddress, parseTrustedProxies } from '../../../lib/client-address.ts';
+import { clientAddress, parseTrustedProxies, limitKey } from '../../../lib/client-address.ts';
 
 const proxies = parseTrustedProxies(['10.0.0.0/8', '192.168.1.1', 'fd00::/8']);
 
@@ -37,6 +37,20 @@ describe('clientAddress', () => {
   ];
   it.each(rows)('%s', (_name, peer, header, trusted, expected) => {
     expect(clientAddress(peer, header, trusted)).toBe(expected);
+  });
+});
+
+describe('limitKey', () => {
+  it('keeps IPv4 addresses and keys IPv6 addresses by their /64, however they are written', () => {
+    expect(limitKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(limitKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(limitKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(limitKey('2001:DB8:1:2:0:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(limitKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(limitKey('::1')).toBe('0:0:0:0::/64');
+    expect(limitKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
+    expect(limitKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(limitKey('unknown')).toBe('unknown');
   });
 });
 

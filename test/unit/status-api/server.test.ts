@@ -295,6 +295,14 @@ describe('rate limit', () => {
     expect((await hit(base, { 'X-Forwarded-For': '198.51.100.1' })).status).toBe(429);
   });
 
+  it('limits an IPv6 client by its /64: rotating addresses inside it buys no more requests', async () => {
+    const { base } = await serve({ config: { ...limited, trustedProxies: ['127.0.0.0/8'] } });
+    for (let i = 1; i <= 10; i += 1)
+      await hit(base, { 'X-Forwarded-For': `2001:db8:7:7::${i.toString(16)}` });
+    expect((await hit(base, { 'X-Forwarded-For': '2001:db8:7:7:abcd::1' })).status).toBe(429);
+    expect((await hit(base, { 'X-Forwarded-For': '2001:db8:7:8::1' })).status).toBe(200);
+  });
+
   it('limits each forwarded client apart when the peer is a trusted proxy', async () => {
     const { base } = await serve({ config: { ...limited, trustedProxies: ['127.0.0.0/8'] } });
     for (let i = 0; i < 10; i += 1) await hit(base, { 'X-Forwarded-For': '203.0.113.1' });

@@ -116,8 +116,27 @@ describe.each(STORES)('POST /uploads/{slug} with the %s archive store', (storeTy
     expect(gateway.bundles.size).toBe(0);
   });
 
-  it('404 for an unknown project, 415 for a body that is not multipart', async () => {
-    expect((await upload(await tarGz(baseDirectory()), { slug: 'nope' })).status).toBe(404);
+  it('an unknown project and a wrong secret get the same 401; 415 for a body that is not multipart', async () => {
+    const archive = await tarGz(baseDirectory());
+    const unknown = await upload(archive, { slug: 'nope' });
+    const wrongSecret = await upload(archive, { secret: 'not-the-secret' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.json).toEqual({
+      error: { code: 'unauthenticated', message: 'the request could not be authenticated' },
+    });
+    expect(wrongSecret.status).toBe(unknown.status);
+    expect(wrongSecret.json).toEqual(unknown.json);
+    expect(wrongSecret.headers['www-authenticate']).toBe(unknown.headers['www-authenticate']);
+    // Even with the wrong media type: the answer comes before anything that needs the project.
+    const unknownJson = await send(gateway.baseUrl, '/uploads/nope', {
+      headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+      body: '{}',
+    });
+    const wrongJson = await send(gateway.baseUrl, `/uploads/${PROJECT}`, {
+      headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+      body: '{}',
+    });
+    expect([unknownJson.status, wrongJson.status]).toEqual([401, 401]);
     const json = await send(gateway.baseUrl, `/uploads/${PROJECT}`, {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_SECRET}` },
       body: '{}',
