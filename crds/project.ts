@@ -10,7 +10,15 @@ import {
   type KindDefinition,
 } from './common.ts';
 
+/** The git providers whose deliveries the gateway verifies. */
+export const gitProviders = ['github', 'gitlab', 'bitbucket', 'azure-devops'] as const;
+export type GitProvider = (typeof gitProviders)[number];
+
 export const projectSpec = z.object({
+  provider: z.enum(gitProviders).optional().meta({
+    description:
+      "The git provider that sends this project's push deliveries; the gateway verifies a delivery only by its scheme. Defaults to the provider of repository.url when that is github.com, gitlab.com, bitbucket.org or dev.azure.com; set it for self-hosted servers.",
+  }),
   slug: dnsLabel().optional().meta({
     description: 'Unique across the cluster; appears in the webhook URL. Defaults to metadata.name.',
   }),
@@ -59,3 +67,28 @@ export const Project: KindDefinition<typeof projectSpec, typeof projectStatus> =
     ageColumn,
   ],
 };
+
+const WELL_KNOWN_HOSTS: ReadonlyArray<[RegExp, GitProvider]> = [
+  [/^(www\.)?github\.com$/, 'github'],
+  [/^(www\.)?gitlab\.com$/, 'gitlab'],
+  [/^(www\.)?bitbucket\.org$/, 'bitbucket'],
+  [/^(ssh\.)?dev\.azure\.com$|^([a-z0-9-]+\.)?visualstudio\.com$/, 'azure-devops'],
+];
+
+/** The provider a repository URL (https://, ssh://, git@host:path) belongs to, when its host is well known. */
+export function repositoryProvider(url: string | undefined): GitProvider | undefined {
+  if (!url) return undefined;
+  const host =
+    /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:?#]+)/i.exec(url)?.[1] ??
+    /^(?:[^@/:]+@)?([^/:]+):/.exec(url)?.[1];
+  const lower = host?.toLowerCase();
+  return lower ? WELL_KNOWN_HOSTS.find(([pattern]) => pattern.test(lower))?.[1] : undefined;
+}
+
+/** The provider a project's deliveries must come from: spec.provider, else its repository's. */
+export function projectProvider(spec: {
+  provider?: GitProvider;
+  repository?: { url: string };
+}): GitProvider | undefined {
+  return spec.provider ?? repositoryProvider(spec.repository?.url);
+}

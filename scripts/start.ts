@@ -37,6 +37,7 @@ const children: ChildProcess[] = [];
 /** Processes that serve the demo (its git server); stopped with the rest. */
 const helpers: ChildProcess[] = [];
 let startedCluster: string | undefined;
+let startingCluster: string | undefined;
 
 async function main() {
   mkdirSync(logDir, { recursive: true });
@@ -55,10 +56,13 @@ async function main() {
   } else {
     say(
       realNodeWanted
-        ? 'Starting the local control plane with a real node (the first run builds it, ~25 min).'
+        ? 'Starting the local control plane with a real node (the first run builds it, ~15 min).'
         : 'No KUBECONFIG set: starting the local control plane (the first run builds it, ~7 min).',
     );
+    // Ctrl-C while it starts must still stop what was started.
+    startingCluster = 'slipway';
     const cluster = await clusterUp('slipway', { realNode: realNodeWanted });
+    startingCluster = undefined;
     if (cluster.created) startedCluster = cluster.name;
     kubeconfig = cluster.kubeconfig;
     kubectlBin = join(cluster.binDir, 'kubectl');
@@ -227,7 +231,8 @@ async function stop(code: number) {
   stopping = true;
   say('\nStopping Slipway...');
   await Promise.all([...children, ...helpers].map((child) => stopProcess(child)));
-  if (startedCluster) await clusterDown(startedCluster).catch(() => undefined);
+  const cluster = startedCluster ?? startingCluster;
+  if (cluster) await clusterDown(cluster).catch(() => undefined);
   process.exit(code);
 }
 

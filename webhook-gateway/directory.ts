@@ -1,11 +1,13 @@
-// The gateway's view of the cluster: Projects by slug, their Webhooks, their latest manual
-// Bundle and their webhook Secret, all from informer caches — a delivery never lists anything.
-import type { KubeConfig, KubernetesObject, V1Secret } from '@kubernetes/client-node';
-import type { BundleObject, ProjectObject, WebhookObject } from '../crds/index.ts';
+// The gateway's view of the cluster: Projects by slug, their Webhooks and their latest manual
+// Bundle from informer caches — a delivery never lists anything — and each project's webhook
+// Secret, read by name behind a short cache (secret-reader.ts): the gateway cannot list Secrets.
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { projectProvider, type BundleObject, type ProjectObject, type WebhookObject } from '../crds/index.ts';
 import { Informer, objectKey } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
 import type { BundleCreation, ProjectLookup } from './http/ports.ts';
+import { SecretReader } from './secret-reader.ts';
 
 type Cached<T> = T & KubernetesObject;
 const BY_SLUG = 'slug';
@@ -18,7 +20,7 @@ export class ProjectDirectory {
   private readonly projects: Informer<Cached<ProjectObject>>;
   private readonly webhooks: Informer<Cached<WebhookObject>>;
   private readonly bundles: Informer<Cached<BundleObject>>;
-  private readonly secrets: Informer<V1Secret>;
+  private readonly secrets: SecretReader;
 
   constructor(kc: KubeConfig, namespace: string | undefined, log: Logger) {
     // The operator publishes status.slug once the slug is the project's (not a SlugConflict).
@@ -34,51 +36,40 @@ export class ProjectDirectory {
       BY_PROJECT,
       (b) => (b.spec?.trigger?.type === 'Manual' ? projectKey(b, b.spec.projectRef?.name) : []),
     );
-    const secretsPath = namespace ? `/api/v1/namespaces/${namespace}/secrets` : '/api/v1/secrets';
-    this.secrets = new Informer<V1Secret>(kc, secretsPath, log);
+    this.secrets = new SecretReader(kc, log);
   }
 
   async start(): Promise<void> {
-    await Promise.all([
-      this.projects.start(),
-      this.webhooks.start(),
-      this.bundles.start(),
-      this.secrets.start(),
-    ]);
+    await Promise.all([this.projects.start(), this.webhooks.start(), this.bundles.start()]);
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.projects.stop(), this.webhooks.stop(), this.bundles.stop(), this.secrets.stop()]);
+    await Promise.all([this.projects.stop(), this.webhooks.stop(), this.bundles.stop()]);
   }
 
   synced(): boolean {
-    return [this.projects, this.webhooks, this.bundles, this.secrets].every((i) => i.hasSynced());
+    return [this.projects, this.webhooks, this.bundles].every((i) => i.hasSynced());
   }
 
-  projectBySlug = (slug: string): ProjectLookup | undefined => {
+  projectBySlug = async (slug: string): Promise<ProjectLookup | undefined> => {
     const candidates = this.projects.byIndex(BY_SLUG, slug);
     if (candidates.length === 0) return undefined;
     const owner = candidates.find((p) => p.status?.slug === slug && p.status.webhook);
     const project = owner ?? candidates[0]!;
     const { namespace, name, uid } = project.metadata;
     const key = objectKey(namespace, name);
+    const ref = owner?.status?.webhook?.secretRef;
     return {
       namespace,
       name,
       uid,
       // Not yet published by the operator (or a slug conflict): the gateway answers 503.
-      secret: owner ? this.secret(namespace, owner.status!.webhook!.secretRef) : undefined,
+      secret: ref ? await this.secrets.value(namespace, ref.name, ref.key) : undefined,
+      provider: projectProvider(project.spec),
       webhooks: this.webhooks.byIndex(BY_PROJECT, key),
       latestManualBundle: newest(this.bundles.byIndex(BY_PROJECT, key)),
     };
   };
-
-  private secret(namespace: string, ref: { name: string; key: string }): string | undefined {
-    const data = this.secrets.get(namespace, ref.name)?.data?.[ref.key];
-    // An empty secret authenticates nothing: treat it as missing (503), never as "".
-    const secret = data === undefined ? '' : Buffer.from(data, 'base64').toString('utf8');
-    return secret === '' ? undefined : secret;
-  }
 }
 
 /** Creates each Bundle; AlreadyExists means a redelivery already made it. */

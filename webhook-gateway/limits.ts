@@ -48,6 +48,11 @@ export const AUTH_FAILURE_WINDOW_MS = 10 * 60_000;
 /** Client addresses (IPv6: /64 prefixes) the failure counter remembers; the oldest are forgotten first. */
 export const AUTH_FAILURE_TRACKED_CLIENTS = 10_000;
 
+/** How long a project's webhook Secret, once read, is used before it is read again (a rotation shows within it). */
+export const SECRET_CACHE_TTL_MS = 30_000;
+/** How long a missing webhook Secret is remembered as missing. */
+export const SECRET_MISSING_TTL_MS = 5_000;
+
 /** After an early error response, the rest of a request body is read and dropped for at most this long
  * so that the client sees the response instead of a connection reset. */
 export const LINGER_AFTER_ERROR_MS = 5_000;

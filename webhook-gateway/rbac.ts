@@ -1,6 +1,7 @@
 // Every API permission the gateway uses, and why: the single list the Helm chart's role and the
 // least-privilege tests share. Adding a call to the gateway means adding its rule here.
-// Its informers only list and watch (directory.ts); a delivery never reads the API server.
+// Its informers only list and watch (directory.ts); webhook Secrets are read by name, at most once
+// per project per 30 s (secret-reader.ts): the internet-facing gateway cannot list Secrets.
 // It records no Events.
 import type { PolicyRule } from '../lib/rbac.ts';
 
@@ -21,7 +22,7 @@ export const gatewayRules: readonly PolicyRule[] = [
   {
     apiGroups: [''],
     resources: ['secrets'],
-    verbs: ['list', 'watch'],
-    why: "informer of the projects' webhook Secrets, to verify deliveries",
+    verbs: ['get'],
+    why: "a project's webhook Secret by name (its status.webhook.secretRef), to verify deliveries",
   },
 ];

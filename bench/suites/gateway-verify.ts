@@ -58,7 +58,7 @@ export async function gatewayVerifySuite(options: SuiteOptions): Promise<SuiteRe
   // Correctness first: a benchmark of a path that fails fast would be meaningless.
   if (!isWebhookToken(token, SECRET, SLUG)) throw new Error('token check failed');
   if (recogniseProvider(headers, body) !== 'github') throw new Error('not recognised as GitHub');
-  if (!verifyDelivery('github', headers, body, SECRET)) throw new Error('signature check failed');
+  if (!verifyDelivery('github', headers, body, SECRET, 'github')) throw new Error('signature check failed');
   const parsed = parseDelivery('github', headers, body);
   if (parsed.kind !== 'push') throw new Error(`parsed as ${parsed.kind}`);
   const plan = () =>
@@ -79,13 +79,17 @@ export async function gatewayVerifySuite(options: SuiteOptions): Promise<SuiteRe
   const path = () => {
     if (!isWebhookToken(token, SECRET, SLUG)) return undefined;
     const source = recogniseProvider(headers, body);
-    if (source === undefined || !verifyDelivery(source, headers, body, SECRET)) return undefined;
+    if (source === undefined || !verifyDelivery(source, headers, body, SECRET, 'github')) return undefined;
     return parseDelivery(source, headers, body);
   };
   const results = [
     measure('URL token check', () => isWebhookToken(token, SECRET, SLUG), seconds),
     measure('recognise provider', () => recogniseProvider(headers, body), seconds),
-    measure('verify signature (HMAC-SHA256)', () => verifyDelivery('github', headers, body, SECRET), seconds),
+    measure(
+      'verify signature (HMAC-SHA256)',
+      () => verifyDelivery('github', headers, body, SECRET, 'github'),
+      seconds,
+    ),
     measure('parse payload', () => parseDelivery('github', headers, body), seconds),
     measure('verify-only path (token+recognise+verify+parse)', path, seconds),
     measure('plan bundles (match 3 webhooks)', plan, seconds),

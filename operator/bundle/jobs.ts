@@ -100,7 +100,9 @@ else
   else
     # Servers that refuse fetching by commit id: fetch the branches, then look for it.
     git fetch -q origin '+refs/heads/*:refs/remotes/origin/*'
-    git checkout -q --detach "$GIT_COMMIT" 2>/dev/null || { echo "commit $GIT_COMMIT is not in the repository $GIT_URL" >&2; exit 1; }
+    # The URL as shown in messages, without credentials someone put into it (https://user:token@…).
+    shown=$(printf '%s' "$GIT_URL" | sed 's#//[^/@]*@#//#')
+    git checkout -q --detach "$GIT_COMMIT" 2>/dev/null || { echo "commit $GIT_COMMIT is not in the repository $shown" >&2; exit 1; }
   fi
   case "$(git rev-parse HEAD)" in "$GIT_COMMIT"*) ;; *) echo "checked out $(git rev-parse HEAD), not $GIT_COMMIT" >&2; exit 1;; esac
   rm -rf .git

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { waitFor } from '../../lib/wait.ts';
-import { nodeScript, realNodeCluster, recordRealNodeCluster } from './real-node.ts';
+import { nodeScript, realNodeCluster } from './real-node.ts';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -85,9 +85,16 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
     log(`cluster ${name} is already running (${node} node)`);
     return { name, kubeconfig, binDir, created: false, node };
   }
+  const other = realNodeCluster();
+  if (node === 'real' && other && other !== name && (await answers(binDir, kubeconfigPath(other)))) {
+    throw new Error(
+      `the real node of cluster ${other} is running, and a machine has one real node at a time: ` +
+        `stop it first (SLIPWAY_CLUSTER_NAME=${other} npm run cluster:down)`,
+    );
+  }
   if (hasRealNode) await nodeScript('down');
   // Registry, images and containerd first: a missing package or a failed build stops here.
-  if (node === 'real') await nodeScript('host-up');
+  if (node === 'real') await nodeScript('host-up', name);
   // A cluster left half-made by a crash is removed before a fresh start.
   await run(join(binDir, 'kwokctl'), ['delete', 'cluster', '--name', name], {
     env: env(binDir),
@@ -129,7 +136,6 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
     { env: env(binDir), maxBuffer: 16 * 1024 * 1024 },
   );
   if (node === 'real') {
-    recordRealNodeCluster(name);
     await nodeScript('kubelet-up', kubeconfig);
   } else {
     await run(b('kwokctl'), ['scale', 'node', '--replicas', String(NODES), '--name', name], {

@@ -3,7 +3,7 @@
 // (packages, Go builds, images, processes, teardown); this module runs it and reads what it
 // reports. See docs/local-control-plane.md.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,13 +36,9 @@ export function realNode(): RealNode {
   return JSON.parse(readFileSync(join(NODE_DIR, 'node.json'), 'utf8')) as RealNode;
 }
 
-/** The cluster the real node belongs to, if one is up on this machine. */
+/** The cluster the real node belongs to (node.sh host-up records it first thing), if one is up. */
 export function realNodeCluster(): string | undefined {
   return existsSync(CLUSTER_FILE) ? readFileSync(CLUSTER_FILE, 'utf8').trim() : undefined;
-}
-
-export function recordRealNodeCluster(name: string): void {
-  writeFileSync(CLUSTER_FILE, name);
 }
 
 /** The operator's settings for builds and backups on the real node. */

@@ -25,13 +25,19 @@ BIN=$(sh "$here/build.sh")
 work="$NODE_IMAGES.work"
 REG=127.0.0.1:25099
 crane() { "$BIN/crane" "$@" >>"$work/crane.log" 2>&1 || { tail -n 20 "$work/crane.log" >&2; return 1; }; }
+# Unmounts what a chroot build mounted (also one killed halfway, of any revision): nothing may be
+# deleted through a bind mount of the host's /dev.
+unmount_builds() {
+  for m in $(awk -v w="$NODE_CACHE/" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r); do umount "$m" 2>/dev/null || umount -l "$m"; done
+}
 cleanup() {
-  for m in $(awk -v w="$work" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r); do umount "$m" 2>/dev/null || umount -l "$m"; done
+  unmount_builds
   [ -f "$work/registry.pid" ] && kill "$(cat "$work/registry.pid")" 2>/dev/null || true
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 cleanup
-rm -rf "$work"; mkdir -p "$work" "$NODE_IMAGES"
+rm -rf --one-file-system "$work"; mkdir -p "$work" "$NODE_IMAGES"
 log "building the node's images into $NODE_IMAGES (one time, about 5 min; later runs reuse them)"
 
 # A scratch registry on loopback to assemble the images in; each is saved as a tarball.
@@ -51,7 +57,11 @@ image() { echo "$REG/slipway/$1:$IMAGES_REVISION"; }
 
 step "pause"
 mkdir -p "$work/pause"
-pause_c="$(cd "$NODE_CACHE/work/kubernetes" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')/build/pause/linux/pause.c"
+. "$here/../require-go.sh"
+require_go "the pod sandbox image"
+kube_dir=$(cd "$NODE_CACHE/work/kubernetes" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+pause_c="$kube_dir/build/pause/linux/pause.c"
+[ -f "$pause_c" ] || { log "pause.c not found in k8s.io/kubernetes@$K8S_VERSION ($pause_c)"; exit 1; }
 gcc -Os -static -Wall -DVERSION="$K8S_VERSION-slipway" -o "$work/pause/pause" "$pause_c"
 strip "$work/pause/pause"
 layer pause "$work/pause"
@@ -111,6 +121,7 @@ step "buildkit (rootless)"
 bk="$work/buildkit"; mkdir -p "$bk/usr/local/bin" "$bk/usr/bin"
 cp "$BIN/buildkitd" "$BIN/buildctl" "$BIN/rootlesskit" "$bk/usr/local/bin/"
 bk_dir=$(cd "$NODE_CACHE/work/buildkit" && go mod download -json "github.com/moby/buildkit@$BUILDKIT_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+[ -f "$bk_dir/examples/buildctl-daemonless/buildctl-daemonless.sh" ] || { log "buildctl-daemonless.sh not found in BuildKit $BUILDKIT_VERSION"; exit 1; }
 cp "$bk_dir/examples/buildctl-daemonless/buildctl-daemonless.sh" "$bk/usr/local/bin/"
 chmod 755 "$bk/usr/local/bin/"*
 # Debian's setuid newuidmap fails in an unprivileged pod ("newuidmap: write to uid_map failed:
@@ -129,8 +140,8 @@ for i in $IMAGES; do
   mv "$NODE_IMAGES/$i.tar.tmp" "$NODE_IMAGES/$i.tar"
 done
 cleanup; trap - EXIT
-rm -rf "$work"
-# Images of earlier recipe revisions are not used again.
-for d in "$NODE_CACHE"/images-*; do [ "$d" = "$NODE_IMAGES" ] || rm -rf "$d"; done
+rm -rf --one-file-system "$work"
+# Images of earlier recipe revisions are not used again (their build folders are unmounted above).
+for d in "$NODE_CACHE"/images-*; do [ "$d" = "$NODE_IMAGES" ] || rm -rf --one-file-system "$d"; done
 step "done ($(du -sh "$NODE_IMAGES" | cut -f1))"
 echo "$NODE_IMAGES"

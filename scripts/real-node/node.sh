@@ -1,28 +1,34 @@
 #!/bin/sh
-# The host side of the real node: run as root.
-#   node.sh host-up     registry (with the cached images pushed) and containerd on HOST_ADDRESS
+# The host side of the real node: run as root, on Linux.
+#   node.sh host-up <cluster>         registry (with the cached images pushed) and containerd on HOST_ADDRESS
 #   node.sh kubelet-up <kubeconfig>   the kubelet, registering node "slipway-node"
-#   node.sh down        stops all of it and undoes every host change (also after a crash)
-# Every process is recorded in a pid file and stopped only if it is still that process; the
-# state lives in $NODE_DIR and $RUN_DIR, so down can always find and remove it.
+#   node.sh down                      stops all of it and undoes every host change (also after a crash)
+# Every process is recorded in a pid file and stopped only if it is still that process. What the
+# host looked like before (sysctls, iptables chains, folders the kubelet and CNI create) is
+# recorded in $NODE_DIR at host-up, so down removes only what this node added, even after a crash.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.sh"
-HOST_ADDRESS="${SLIPWAY_NODE_ADDRESS:-172.30.255.1}"
-REGISTRY="$HOST_ADDRESS:5000"
 NODE_NAME=slipway-node
 NODE_DIR=/var/lib/slipway-node
 RUN_DIR=/run/slipway-node
 BRIDGE=slipway0
-POD_SUBNET=10.88.0.0/16
+POD_SUBNET=10.213.0.0/16
+POD_PREFIX=10.213.
 CNI_NETWORK=slipway-pods
+CGROUP_ROOT=slipway
 LOGS="$NODE_DIR/logs"
+# Kernel settings the kubelet changes (setupKernelTunables) and the CNI bridge sets.
+SYSCTLS="net.ipv4.ip_forward kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes"
+# Host folders the kubelet and CNI create outside our own (device-plugin socket, CNI cache, log links).
+HOST_PATHS="/var/lib/kubelet /var/lib/cni /var/log/containers"
 log() { printf '[real-node] %s\n' "$*" >&2; }
 
 # start <name> <command...>: runs a daemon with its log in $LOGS and its pid in $RUN_DIR.
 start() {
   name=$1; shift
-  "$@" >"$LOGS/$name.log" 2>&1 &
+  # (fd 9, the lock, is not passed on: a daemon holding it would block every later call)
+  "$@" >"$LOGS/$name.log" 2>&1 9>&- &
   echo $! > "$RUN_DIR/$name.pid"
 }
 # stop <name> <text its command line contains>
@@ -49,12 +55,19 @@ until_ok() {
 }
 
 host_up() {
-  [ "$(id -u)" = 0 ] || { log "a real node needs root: run this as root (CI machines are root)."; exit 1; }
+  HOST_ADDRESS="${SLIPWAY_NODE_ADDRESS:-172.30.255.1}"
+  REGISTRY="$HOST_ADDRESS:5000"
   sh "$here/packages.sh"
   BIN=$(sh "$here/build.sh")
   IMAGES=$(sh "$here/images.sh")
   mkdir -p "$NODE_DIR" "$RUN_DIR" "$LOGS"
-  sysctl -n net.ipv4.ip_forward > "$NODE_DIR/ip_forward.before"
+  echo "$1" > "$NODE_DIR/cluster"
+  echo "$HOST_ADDRESS" > "$NODE_DIR/address"
+  # The host as it was, for down.
+  for k in $SYSCTLS; do v=$(sysctl -n "$k" 2>/dev/null) && echo "$k=$v"; done > "$NODE_DIR/sysctl.before"
+  for d in $HOST_PATHS; do [ -e "$d" ] && echo "$d"; done > "$NODE_DIR/paths.before" || true
+  ls /var/lib/cni/results 2>/dev/null > "$NODE_DIR/cni-results.before" || true
+  for ipt in iptables ip6tables; do "$ipt-save" 2>/dev/null | sed -n 's/^:\(KUBE-[^ ]*\) .*/\1/p'; done | sort -u > "$NODE_DIR/chains.before" || true
   # One address both the host (containerd pulling) and pods (BuildKit pushing, git, databases)
   # reach: an extra address on lo (this kernel has no dummy interfaces).
   ip addr add "$HOST_ADDRESS/32" dev lo 2>/dev/null || true
@@ -81,14 +94,18 @@ Y
   {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
    "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET"}]], "routes": [{"dst": "0.0.0.0/0"}],
             "dataDir": "$NODE_DIR/cni-ipam"}},
-  {"type": "portmap", "capabilities": {"portMappings": true}}, {"type": "loopback"}]}
+  {"type": "loopback"}]}
 Y
   cat > "$NODE_DIR/containerd.toml" <<Y
 version = 3
 root = "$NODE_DIR/containerd"
 state = "$RUN_DIR/containerd"
+# NRI would listen on /var/run/nri/nri.sock; nothing here uses it.
+disabled_plugins = ['io.containerd.nri.v1.nri']
 [grpc]
   address = "$RUN_DIR/containerd.sock"
+[plugins.'io.containerd.internal.v1.opt']
+  path = '$NODE_DIR/opt'
 [plugins.'io.containerd.cri.v1.images']
   snapshotter = 'overlayfs'
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
@@ -123,14 +140,21 @@ Y
 kubelet_up() {
   BIN=$(sh "$here/build.sh")
   kubeconfig=$1
+  HOST_ADDRESS=$(cat "$NODE_DIR/address")
   mkdir -p "$NODE_DIR/kubelet" "$NODE_DIR/pod-logs"
-  grep -v '^#' /etc/resolv.conf > "$NODE_DIR/resolv.conf"
+  # Pods use the host's resolvers (no cluster DNS); a loopback stub resolver is not reachable from a pod.
+  resolv=/etc/resolv.conf
+  if grep -q '^nameserver 127\.' "$resolv" && [ -f /run/systemd/resolve/resolv.conf ]; then resolv=/run/systemd/resolve/resolv.conf; fi
+  grep -v '^#' "$resolv" > "$NODE_DIR/resolv.conf"
+  # Pod cgroups under /slipway in every hierarchy, so down removes only this node's.
+  for h in /sys/fs/cgroup/*/; do [ -d "$h" ] && mkdir -p "$h$CGROUP_ROOT" 2>/dev/null || true; done
   cat > "$NODE_DIR/kubelet.yaml" <<Y
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 # This VM mounts cgroup v1 hierarchies; kubelet >= 1.35 refuses them unless told otherwise.
 failCgroupV1: false
 cgroupDriver: cgroupfs
+cgroupRoot: /$CGROUP_ROOT
 containerRuntimeEndpoint: unix://$RUN_DIR/containerd.sock
 address: $HOST_ADDRESS
 port: 10250
@@ -149,13 +173,13 @@ imageGCHighThresholdPercent: 99
 imageGCLowThresholdPercent: 98
 Y
   start kubelet "$BIN/kubelet" --config "$NODE_DIR/kubelet.yaml" --kubeconfig "$kubeconfig" \
-    --root-dir "$NODE_DIR/kubelet" --hostname-override "$NODE_NAME" --node-ip "$HOST_ADDRESS" --v=1
+    --root-dir "$NODE_DIR/kubelet" --cert-dir "$NODE_DIR/kubelet/pki" --hostname-override "$NODE_NAME" --node-ip "$HOST_ADDRESS" --v=1
   until_ok "the kubelet's health endpoint" 60 curl -sf http://127.0.0.1:10248/healthz ||
     { tail -n 30 "$LOGS/kubelet.log" >&2; exit 1; }
 }
 
 down() {
-  [ "$(id -u)" = 0 ] || { log "stopping the real node needs root."; exit 1; }
+  [ -d "$NODE_DIR" ] || [ -d "$RUN_DIR" ] || return 0
   stop kubelet "$NODE_DIR/kubelet.yaml"
   # Containers first (runc knows them even when containerd is gone), then their shims.
   if [ -d "$RUN_DIR/runc" ]; then
@@ -167,45 +191,76 @@ down() {
   stop containerd "$NODE_DIR/containerd.toml"
   for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $RUN_DIR/containerd.sock" || true); do kill -9 "$pid" 2>/dev/null || true; done
   stop registry "$NODE_DIR/registry.yml"
-  # Mounts under our folders (overlay rootfs, volumes, shm), deepest first; network namespaces.
+  # Mounts under our folders (overlay rootfs, volumes, shm), deepest first.
   for m in $(awk -v a="$NODE_DIR/" -v b="$RUN_DIR/" 'index($2, a) == 1 || index($2, b) == 1 {print $2}' /proc/mounts | sort -r); do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
   done
-  for m in $(awk '$2 ~ "^/run/netns/cni-" {print $2}' /proc/mounts); do umount "$m" 2>/dev/null || true; rm -f "$m"; done
-  # Network: the bridge, the lo address, ip_forward as it was, the kubelet's and CNI's iptables chains.
+  # Network namespaces of our pods: those holding an address of our pod subnet.
+  for m in $(awk '$2 ~ "^/run/netns/cni-" {print $2}' /proc/mounts); do
+    if ip -n "$(basename "$m")" -4 -o addr 2>/dev/null | grep -q " inet $POD_PREFIX"; then
+      umount "$m" 2>/dev/null || true; rm -f "$m"
+    fi
+  done
+  rmdir /run/netns 2>/dev/null || true
+  # Network: the bridge, the lo address, CNI's masquerading for our network, the kubelet's chains.
   ip link del "$BRIDGE" 2>/dev/null || true
-  ip addr del "$HOST_ADDRESS/32" dev lo 2>/dev/null || true
-  [ -f "$NODE_DIR/ip_forward.before" ] && sysctl -qw "net.ipv4.ip_forward=$(cat "$NODE_DIR/ip_forward.before")"
+  [ -f "$NODE_DIR/address" ] && ip addr del "$(cat "$NODE_DIR/address")/32" dev lo 2>/dev/null || true
   for ipt in iptables ip6tables; do
     command -v "$ipt-save" >/dev/null 2>&1 || continue
     for table in filter nat mangle; do
       rules=$("$ipt-save" -t "$table" 2>/dev/null || true)
-      # Rules that jump to our chains, then the chains (CNI-* from the bridge's ipMasq and portmap).
-      echo "$rules" | grep -E '^-A [A-Z]+ .*-j (KUBE-|CNI-)' | sed 's/^-A /-D /' | while read -r rule; do
-        eval "$ipt -t $table $rule" 2>/dev/null || true
+      ours=$(echo "$rules" | grep -F "\"$CNI_NETWORK\"" | sed -n 's/.* -j \(CNI-[^ ]*\).*/\1/p' | sort -u)
+      for chain in $(echo "$rules" | sed -n 's/^:\(KUBE-[^ ]*\) .*/\1/p'); do
+        grep -qx "$chain" "$NODE_DIR/chains.before" 2>/dev/null || ours="$ours $chain"
       done
-      for chain in $(echo "$rules" | sed -n 's/^:\(\(KUBE\|CNI\)-[^ ]*\) .*/\1/p'); do
-        "$ipt" -t "$table" -F "$chain" 2>/dev/null || true
+      # Rules jumping to those chains or naming our network, then the chains themselves.
+      echo "$rules" | grep '^-A ' | while read -r rule; do
+        drop=false
+        case "$rule" in *"\"$CNI_NETWORK\""*) drop=true ;; esac
+        for chain in $ours; do case "$rule" in *" -j $chain"|*" -j $chain "*) drop=true ;; esac; done
+        $drop && eval "$ipt -t $table $(echo "$rule" | sed 's/^-A /-D /')" 2>/dev/null || true
       done
-      for chain in $(echo "$rules" | sed -n 's/^:\(\(KUBE\|CNI\)-[^ ]*\) .*/\1/p'); do
-        "$ipt" -t "$table" -X "$chain" 2>/dev/null || true
-      done
+      for chain in $ours; do "$ipt" -t "$table" -F "$chain" 2>/dev/null || true; done
+      for chain in $ours; do "$ipt" -t "$table" -X "$chain" 2>/dev/null || true; done
     done
   done
-  # cgroups the kubelet made, deepest first.
-  for h in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
+  # Kernel settings as they were.
+  if [ -f "$NODE_DIR/sysctl.before" ]; then
+    while IFS= read -r setting; do sysctl -qw "$setting" 2>/dev/null || true; done < "$NODE_DIR/sysctl.before"
+  fi
+  # This node's cgroups, deepest first.
+  for h in /sys/fs/cgroup/*/"$CGROUP_ROOT"; do
     [ -d "$h" ] && find "$h" -depth -type d -exec rmdir {} + 2>/dev/null || true
   done
-  # State: containers, images, volumes, logs of this node; CNI's result cache for our network.
-  rm -rf "$RUN_DIR" "$NODE_DIR" /var/lib/cni/results/"$CNI_NETWORK"-* 2>/dev/null || true
+  # Folders the kubelet and CNI made outside ours, and CNI's cached results of our pods.
+  if [ -d /var/lib/cni/results ]; then
+    for f in /var/lib/cni/results/*; do
+      [ -e "$f" ] || continue
+      grep -qx "$(basename "$f")" "$NODE_DIR/cni-results.before" 2>/dev/null || rm -f "$f"
+    done
+  fi
   find /var/log/containers -xtype l -delete 2>/dev/null || true
-  rmdir /var/log/containers 2>/dev/null || true
-  rmdir /run/netns 2>/dev/null || true
+  for d in $HOST_PATHS; do
+    grep -qx "$d" "$NODE_DIR/paths.before" 2>/dev/null && continue
+    [ -f "$NODE_DIR/paths.before" ] && rm -rf --one-file-system "$d"
+  done
+  rm -rf --one-file-system "$RUN_DIR" "$NODE_DIR"
 }
 
+if [ "$(uname -s)" != Linux ]; then
+  log "a real node needs Linux (this is $(uname -s)); use the default kwok nodes instead."
+  exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+  log "a real node needs root (it runs containerd and a kubelet and changes the network): run this as root, as CI does."
+  exit 1
+fi
+# One real node per machine: node.sh calls wait for each other.
+exec 9>/run/slipway-node.lock
+flock 9
 case "${1:-}" in
-  host-up) down; host_up ;;
+  host-up) down; host_up "${2:-slipway}" ;;
   kubelet-up) kubelet_up "$2" ;;
   down) down ;;
-  *) echo "usage: node.sh host-up | kubelet-up <kubeconfig> | down" >&2; exit 2 ;;
+  *) echo "usage: node.sh host-up <cluster> | kubelet-up <kubeconfig> | down" >&2; exit 2 ;;
 esac

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages a real node needs, when any is missing: runc and the CNI plugins
-# (the node), iptables/conntrack/socat (the kubelet and the CNI bridge), busybox-static, gcc and
+# (the node), iptables/conntrack (the kubelet and the CNI bridge), util-linux (flock), busybox-static, gcc and
 # debootstrap (the images), uidmap and libcap2-bin (rootless BuildKit), MariaDB, PostgreSQL and
 # git (the e2e tier serves a repository and two databases from this machine).
 set -eu
 log() { printf '[real-node:packages] %s\n' "$*" >&2; }
-PACKAGES="runc containernetworking-plugins iptables conntrack socat iproute2 kmod psmisc curl ca-certificates
+PACKAGES="runc containernetworking-plugins iptables conntrack iproute2 kmod psmisc util-linux curl ca-certificates
   busybox-static gcc libc6-dev debootstrap uidmap libcap2-bin git
   mariadb-server mariadb-client postgresql postgresql-client"
 
@@ -30,13 +30,16 @@ log "installing Debian packages:$missing"
 logfile=$(mktemp)
 policy=""
 [ -e /usr/sbin/policy-rc.d ] || policy=/usr/sbin/policy-rc.d
+# Whatever happens (an error, Ctrl-C, a CI time-out's SIGTERM), the policy that stops services
+# from starting must not outlive this script.
+cleanup() { [ -z "$policy" ] || rm -f "$policy"; rm -f "$logfile"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 {
   apt-get update -q &&
   # The database servers are started by the e2e tier on their own ports, not as services.
   { [ -z "$policy" ] || { printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod +x "$policy"; }; } &&
   # shellcheck disable=SC2086
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
-} >"$logfile" 2>&1 || { status=$?; [ -z "$policy" ] || rm -f "$policy"; tail -n 40 "$logfile" >&2; rm -f "$logfile"; exit $status; }
-[ -z "$policy" ] || rm -f "$policy"
-rm -f "$logfile"
+} >"$logfile" 2>&1 || { status=$?; tail -n 40 "$logfile" >&2; exit $status; }
 log "packages installed"

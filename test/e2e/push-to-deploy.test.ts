@@ -133,7 +133,13 @@ async function push(commit: string, message: string): Promise<string> {
 
 const staging = (bundle?: string) => servedPage(kc, ns.name, 'site-staging', web.port, bundle);
 
-beforeAll(async () => {
+beforeAll(
+  step(() => ns.name, setUp),
+  300_000,
+);
+
+/** Namespace, host services, Slipway's processes and the project's objects. */
+async function setUp() {
   ns = await createNamespace(kc, 'e2e');
   const address = node.hostAddress;
   [git, mariadb, postgres] = await Promise.all([
@@ -209,7 +215,7 @@ beforeAll(async () => {
     'jsonpath={.data.secret}',
   ]);
   secret = Buffer.from(stdout, 'base64').toString();
-});
+}
 
 afterAll(async () => {
   await slipway?.stop();
@@ -311,9 +317,12 @@ describe('push to deploy on a real node', () => {
     it$('a wrong database password fails the backup and deploys nothing', async () => {
       await apply(databaseSecret('db-staging', mariadb, 'not-the-password'));
       const v4 = await git.commit({ 'web/index.html': '<h1>Site v4</h1>\n' }, 'Fourth version');
-      const name = await push(v4, 'Fourth version');
-      const bundle = await finalBundle(kc, ns.name, name);
-      await apply(databaseSecret('db-staging', mariadb));
+      let bundle: BundleObject;
+      try {
+        bundle = await finalBundle(kc, ns.name, await push(v4, 'Fourth version'));
+      } finally {
+        await apply(databaseSecret('db-staging', mariadb));
+      }
       expect(bundle.status?.phase).toBe('Failed');
       expect(readyCondition(bundle)?.reason).toBe('BackupFailed');
       expect(readyCondition(bundle)?.message).toMatch(

@@ -65,7 +65,10 @@ export function gatewayContext(deps: GatewayDependencies, maxConcurrentUploads: 
     isReady: deps.isReady ?? (() => true),
     clientAddress: deps.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown'),
     authFailures: new AuthFailureLimiter(deps.authFailures),
-    clientAuthFailures: new AuthFailureLimiter({ limit: AUTH_FAILURE_LIMIT_PER_CLIENT, ...deps.clientAuthFailures }),
+    clientAuthFailures: new AuthFailureLimiter({
+      limit: AUTH_FAILURE_LIMIT_PER_CLIENT,
+      ...deps.clientAuthFailures,
+    }),
     maxConcurrentUploads: deps.maxConcurrentUploads ?? maxConcurrentUploads,
     activeUploads: 0,
     logger: deps.logger ?? silent,

@@ -50,7 +50,7 @@ export async function handleHook(
     );
   }
   exchange.observation.provider = source;
-  if (!verifyDelivery(source, headers, body, project.secret)) {
+  if (!verifyDelivery(source, headers, body, project.secret, project.provider)) {
     recordAuthFailure(ctx, exchange);
     throw new HttpError(401, 'unauthenticated', NOT_AUTHENTICATED);
   }

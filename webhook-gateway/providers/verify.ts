@@ -2,14 +2,23 @@
 // Every comparison is constant-time; a failure never says which part was wrong.
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../constant-time.ts';
+import type { GitProvider } from '../../crds/project.ts';
 import { headerValue, type DeliverySource, type RequestHeaders } from './types.ts';
 
+/**
+ * Whether the delivery is authentic. `expected` is the project's provider (spec.provider, or its
+ * repository's host): a delivery dressed as any other provider fails, and only a project whose
+ * provider is Bitbucket accepts an unsigned Bitbucket delivery on the URL token alone.
+ */
 export function verifyDelivery(
   source: DeliverySource,
   headers: RequestHeaders,
   body: Buffer,
   secret: string,
+  expected: GitProvider | undefined,
 ): boolean {
+  const provider = source === 'bitbucket-server' ? 'bitbucket' : source;
+  if (expected !== undefined && provider !== expected) return false;
   switch (source) {
     case 'github':
       // Signing is not optional: the secret is set in GitHub's webhook form.
@@ -19,9 +28,10 @@ export function verifyDelivery(
     case 'bitbucket':
     case 'bitbucket-server': {
       // Bitbucket signs only when a secret was entered in its form; without one the URL token,
-      // already checked by the HTTP layer, is the authentication.
+      // already checked by the HTTP layer, is the authentication — for Bitbucket projects only.
       const signature = headerValue(headers, 'x-hub-signature');
-      return signature === undefined || hmacSignatureMatches(signature, body, secret);
+      if (signature === undefined) return expected === 'bitbucket';
+      return hmacSignatureMatches(signature, body, secret);
     }
     case 'azure-devops':
       return matchesSecret(headerValue(headers, 'x-provider-service-key'), secret);

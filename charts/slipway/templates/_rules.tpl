@@ -66,10 +66,10 @@
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
   verbs: ["create"]
-# informer of the projects' webhook Secrets, to verify deliveries
+# a project's webhook Secret by name (its status.webhook.secretRef), to verify deliveries
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["list","watch"]
+  verbs: ["get"]
 {{- end }}
 
 {{/* status-api/rbac.ts: in the status namespace only. */}}

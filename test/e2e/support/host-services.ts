@@ -18,6 +18,7 @@ import { promisify } from 'node:util';
 import { commitAndPush, createRepository, serveRepositories } from '../../../scripts/git-server.ts';
 import { stopProcess } from '../../../scripts/processes.ts';
 import { waitFor } from '../../support/cluster.ts';
+import { track } from './leftovers.ts';
 
 const run = promisify(execFile);
 
@@ -44,7 +45,7 @@ function daemon(
   const out = openLog(logFile);
   const child = spawn(command, args, { stdio: ['ignore', out, out], ...options });
   closeSync(out);
-  return child;
+  return track(child, command);
 }
 
 export interface GitServer {
@@ -60,6 +61,7 @@ export async function startGitServer(address: string, logDir: string): Promise<G
   const workTree = await createRepository(dir, 'site');
   const log = openLog(join(logDir, 'git-daemon.log'));
   const { url, server } = await serveRepositories(dir, address, await freePort(address), 'site', log);
+  track(server, 'git');
   closeSync(log);
   return {
     url,

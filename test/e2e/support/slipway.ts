@@ -9,11 +9,13 @@ import { operatorEnvFor, type RealNode } from '../../../scripts/cluster/real-nod
 import { stopProcess } from '../../../scripts/processes.ts';
 import { waitFor } from '../../support/cluster.ts';
 import { freePort } from './host-services.ts';
+import { LOG_DIR, track } from './leftovers.ts';
+
+export { LOG_DIR };
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 const root = join(here, '..', '..', '..');
-export const LOG_DIR = join(root, '.slipway', 'e2e-logs');
 
 export interface Slipway {
   gatewayUrl: string;
@@ -30,7 +32,7 @@ function startProcess(name: string, entry: string, env: Record<string, string>):
     stdio: ['ignore', out, out],
   });
   closeSync(out);
-  return child;
+  return track(child, entry);
 }
 
 /** Starts the operator and the gateway for `namespace`, the gateway on the node's host address. */

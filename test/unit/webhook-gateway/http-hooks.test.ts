@@ -88,6 +88,28 @@ describe('POST /hooks/{slug}/{token}', () => {
     expect(gateway.bundles.size).toBe(0);
   });
 
+  it("verifies only by the project's provider: a Bitbucket-dressed delivery without a signature to a GitHub project gets 401", async () => {
+    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, provider: 'github' });
+    const bitbucket = signedFixture('bitbucket-repo-push');
+    const headers = Object.fromEntries(
+      Object.entries(bitbucket.headers).filter(([name]) => name.toLowerCase() !== 'x-hub-signature'),
+    );
+    const unsigned = await send(gateway.baseUrl, hookPath(), { headers, body: bitbucket.body });
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.json).toEqual({
+      error: { code: 'unauthenticated', message: 'the request could not be authenticated' },
+    });
+    // Even correctly signed: GitLab's scheme is not this project's.
+    const gitlab = signedFixture('gitlab-push');
+    expect(
+      (await send(gateway.baseUrl, hookPath(), { headers: gitlab.headers, body: gitlab.body })).status,
+    ).toBe(401);
+    expect(gateway.bundles.size).toBe(0);
+    // A Bitbucket project takes the unsigned delivery on its URL token.
+    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, provider: 'bitbucket' });
+    expect((await send(gateway.baseUrl, hookPath(), { headers, body: bitbucket.body })).status).toBe(201);
+  });
+
   it('an unknown project and a wrong token get the same 404', async () => {
     const unknown = await deliver('github-push', hookPath('nope'));
     const wrongToken = await deliver('github-push', hookPath(PROJECT, 'another-secret'));

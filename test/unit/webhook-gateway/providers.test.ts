@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { projectProvider, repositoryProvider, type GitProvider } from '../../../crds/index.ts';
 import {
   MalformedPayloadError,
   UnsupportedProviderError,
@@ -25,7 +26,9 @@ import {
 function receive(delivery: Delivery, secret: string = TEST_SECRET): ParsedDelivery {
   const source = recogniseProvider(delivery.headers, delivery.body);
   if (source === undefined) throw new Error('not recognised');
-  if (!verifyDelivery(source, delivery.headers, delivery.body, secret)) throw new Error('not verified');
+  const provider = source === 'bitbucket-server' ? 'bitbucket' : source;
+  if (!verifyDelivery(source, delivery.headers, delivery.body, secret, provider))
+    throw new Error('not verified');
   return parseDelivery(source, delivery.headers, delivery.body);
 }
 
@@ -146,7 +149,9 @@ describe('provider deliveries replayed from the fixtures', () => {
     (name) => {
       const delivery = signedFixture(name);
       expect(recogniseProvider(delivery.headers, delivery.body)).toBe('bitbucket-server');
-      expect(verifyDelivery('bitbucket-server', delivery.headers, delivery.body, TEST_SECRET)).toBe(true);
+      expect(
+        verifyDelivery('bitbucket-server', delivery.headers, delivery.body, TEST_SECRET, 'bitbucket'),
+      ).toBe(true);
       expect(() => parseDelivery('bitbucket-server', delivery.headers, delivery.body)).toThrow(
         UnsupportedProviderError,
       );
@@ -170,8 +175,10 @@ describe('provider deliveries replayed from the fixtures', () => {
       const delivery = loadFixture(name);
       const source = recogniseProvider(delivery.headers, delivery.body);
       expect(source).toBeDefined();
-      expect(verifyDelivery(source!, delivery.headers, delivery.body, DOCUMENTED_SECRET)).toBe(true);
-      expect(verifyDelivery(source!, delivery.headers, delivery.body, TEST_SECRET)).toBe(false);
+      expect(verifyDelivery(source!, delivery.headers, delivery.body, DOCUMENTED_SECRET, undefined)).toBe(
+        true,
+      );
+      expect(verifyDelivery(source!, delivery.headers, delivery.body, TEST_SECRET, undefined)).toBe(false);
     }
   });
 
@@ -179,8 +186,12 @@ describe('provider deliveries replayed from the fixtures', () => {
     const vectors = readFileSync(new URL('hmac-test-vectors.txt', FIXTURE_DIR), 'utf8');
     const header = /^X-Hub-Signature-256: (.+)$/m.exec(vectors)![1]!;
     const headers = { 'x-github-event': 'push', 'x-hub-signature-256': header };
-    expect(verifyDelivery('github', headers, Buffer.from('Hello, World!'), DOCUMENTED_SECRET)).toBe(true);
-    expect(verifyDelivery('github', headers, Buffer.from('Hello, World?'), DOCUMENTED_SECRET)).toBe(false);
+    expect(verifyDelivery('github', headers, Buffer.from('Hello, World!'), DOCUMENTED_SECRET, 'github')).toBe(
+      true,
+    );
+    expect(verifyDelivery('github', headers, Buffer.from('Hello, World?'), DOCUMENTED_SECRET, 'github')).toBe(
+      false,
+    );
   });
 });
 
@@ -262,13 +273,50 @@ describe('verification rejects', () => {
       azure.body,
     ],
   ])('%s', (_name, source, headers, body) => {
-    expect(verifyDelivery(source, headers, body, TEST_SECRET)).toBe(false);
+    expect(verifyDelivery(source, headers, body, TEST_SECRET, undefined)).toBe(false);
+    expect(verifyDelivery(source, headers, body, TEST_SECRET, source as GitProvider)).toBe(false);
   });
 
-  it('accepts an unsigned Bitbucket delivery: the URL token is its authentication', () => {
+  it('accepts an unsigned Bitbucket delivery on the URL token only for a Bitbucket project', () => {
+    const unsigned = without(bitbucket, 'x-hub-signature');
+    expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, 'bitbucket')).toBe(true);
+    expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, 'github')).toBe(false);
+    expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, undefined)).toBe(false);
+  });
+
+  it('refuses a correctly signed delivery of another provider than the project names', () => {
+    const signedGitlab = signedFixture('gitlab-push');
+    expect(verifyDelivery('gitlab', signedGitlab.headers, signedGitlab.body, TEST_SECRET, 'gitlab')).toBe(
+      true,
+    );
+    expect(verifyDelivery('gitlab', signedGitlab.headers, signedGitlab.body, TEST_SECRET, 'github')).toBe(
+      false,
+    );
+  });
+});
+
+describe('the provider of a project', () => {
+  it.each([
+    ['https://github.com/acme/shop.git', 'github'],
+    ['git@github.com:acme/shop.git', 'github'],
+    ['ssh://git@gitlab.com/acme/shop.git', 'gitlab'],
+    ['https://user:token@bitbucket.org/acme/shop.git', 'bitbucket'],
+    ['https://dev.azure.com/acme/shop/_git/shop', 'azure-devops'],
+    ['git@ssh.dev.azure.com:v3/acme/shop/shop', 'azure-devops'],
+    ['https://acme.visualstudio.com/shop/_git/shop', 'azure-devops'],
+    ['https://git.example.com/acme/shop.git', undefined],
+    ['https://github.com.evil.example/acme/shop.git', undefined],
+    ['git://172.30.255.1:9418/shop.git', undefined],
+  ])('%s → %s', (url, provider) => {
+    expect(repositoryProvider(url)).toBe(provider);
+  });
+
+  it('is spec.provider when set, for self-hosted servers', () => {
     expect(
-      verifyDelivery('bitbucket', without(bitbucket, 'x-hub-signature'), bitbucket.body, TEST_SECRET),
-    ).toBe(true);
+      projectProvider({ provider: 'gitlab', repository: { url: 'https://git.example.com/a.git' } }),
+    ).toBe('gitlab');
+    expect(projectProvider({ repository: { url: 'https://github.com/a/b.git' } })).toBe('github');
+    expect(projectProvider({})).toBeUndefined();
   });
 });
 
