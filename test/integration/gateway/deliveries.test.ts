@@ -235,3 +235,32 @@ describe('upload script', () => {
     rmSync(scriptFile, { force: true });
   });
 });
+
+describe("the project's provider", () => {
+  it('a GitHub project refuses a Bitbucket-dressed delivery without a signature, and any other provider, with 401', async () => {
+    await kubectl([
+      'patch',
+      'project',
+      'shop',
+      '-n',
+      ns.name,
+      '--type=merge',
+      '-p',
+      '{"spec":{"repository":{"url":"https://github.com/acme/shop.git"}}}',
+    ]);
+    const bitbucket = signedFixture('bitbucket-repo-push', secret);
+    const unsigned = Object.fromEntries(
+      Object.entries(bitbucket.headers).filter(([name]) => name.toLowerCase() !== 'x-hub-signature'),
+    );
+    // The gateway sees the new repository URL through its informer.
+    const refused = await waitFor('the gateway to bind the project to GitHub', async () => {
+      const res = await fetch(hookUrl, { method: 'POST', headers: unsigned, body: bitbucket.body });
+      return res.status === 401 ? ((await res.json()) as Record<string, unknown>) : undefined;
+    });
+    expect(refused).toEqual({
+      error: { code: 'unauthenticated', message: 'the request could not be authenticated' },
+    });
+    expect((await deliver('gitlab-push')).status).toBe(401);
+    expect((await deliver('github-push')).status).toBeLessThan(300);
+  });
+});

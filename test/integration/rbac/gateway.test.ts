@@ -17,7 +17,7 @@ import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/
 import { gatewayRules } from '../../../webhook-gateway/rbac.ts';
 import { manualBundle, webhook } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { canIEach, processIdentity, statusOf, type ProcessIdentity } from '../../support/rbac.ts';
+import { canI, canIEach, processIdentity, statusOf, type ProcessIdentity } from '../../support/rbac.ts';
 import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { clients, createProject, startOperator } from '../operator/support.ts';
 
@@ -113,6 +113,9 @@ describe('gateway under its service account', () => {
       'list slipway.dev/environments': 'no',
     };
     expect(await canIEach(asGateway, ns, Object.keys(expected))).toEqual(expected);
+    // Cluster-wide too: the internet-facing gateway cannot list or watch anyone's Secrets.
+    expect(await canI(asGateway, 'list', '/secrets', '')).toBe(false);
+    expect(await canI(asGateway, 'watch', '/secrets', '')).toBe(false);
 
     // And the API server refuses the real calls.
     const own = kubeClients(asGateway);

@@ -248,38 +248,18 @@ describe('POST /hooks/{slug}/{token}', () => {
       authFailures: { limit: 100, windowMs: 60_000 },
       clientAuthFailures: { limit: 5, windowMs: 60_000 },
     });
+    const probe = (slug: string, client: string) =>
+      send(limited.baseUrl, hookPath(slug, 'x'), { headers: { 'x-test-client': client }, body: '{}' });
     try {
       // Five different project names from one address: the sixth request is throttled.
-      for (let i = 0; i < 5; i += 1) {
-        const reply = await send(limited.baseUrl, hookPath(`probe-${i}`, 'x'), {
-          headers: { 'x-test-client': '203.0.113.9' },
-          body: '{}',
-        });
-        expect(reply.status).toBe(404);
-      }
-      const blocked = await send(limited.baseUrl, hookPath('probe-6', 'x'), {
-        headers: { 'x-test-client': '203.0.113.9' },
-        body: '{}',
-      });
+      for (let i = 0; i < 5; i += 1) expect((await probe(`probe-${i}`, '203.0.113.9')).status).toBe(404);
+      const blocked = await probe('probe-6', '203.0.113.9');
       expect(blocked.status).toBe(429);
       expect(blocked.json).toMatchObject({ error: { code: 'too_many_failures' } });
       // Five addresses of one /64 count as one client; another /64 is not affected.
-      for (let i = 1; i <= 5; i += 1) {
-        await send(limited.baseUrl, hookPath(`probe-${i}`, 'x'), {
-          headers: { 'x-test-client': `2001:db8:1:2::${i.toString(16)}` },
-          body: '{}',
-        });
-      }
-      const rotated = await send(limited.baseUrl, hookPath('probe-9', 'x'), {
-        headers: { 'x-test-client': '2001:db8:1:2:ffff:ffff:ffff:fffe' },
-        body: '{}',
-      });
-      expect(rotated.status).toBe(429);
-      const neighbour = await send(limited.baseUrl, hookPath('probe-9', 'x'), {
-        headers: { 'x-test-client': '2001:db8:1:3::1' },
-        body: '{}',
-      });
-      expect(neighbour.status).toBe(404);
+      for (let i = 1; i <= 5; i += 1) await probe(`probe-${i}`, `2001:db8:1:2::${i.toString(16)}`);
+      expect((await probe('probe-9', '2001:db8:1:2:ffff:ffff:ffff:fffe')).status).toBe(429);
+      expect((await probe('probe-9', '2001:db8:1:3::1')).status).toBe(404);
     } finally {
       await limited.close();
     }
