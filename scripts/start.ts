@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../lib/kube.ts';
-import { installCrds } from '../crds/install.ts';
+import { installCrds } from './cluster/install-crds.ts';
 import { waitFor } from '../lib/wait.ts';
 import { clusterDown, clusterUp, ensureBinaries } from './cluster/control-plane.ts';
 import { operatorEnvFor, realNode, type RealNode } from './cluster/real-node.ts';

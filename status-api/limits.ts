@@ -3,8 +3,8 @@
 /** Records per page of the components and notices lists. */
 export const PAGE_SIZE = 25;
 
-/** A notice that ended at most this long ago is `past_recent`; earlier ones are `past_distant`. */
-export const RECENT_PAST_MS = 168 * 60 * 60 * 1000;
+// RECENT_PAST_MS (when a past notice stops being recent) is part of the notice timeline,
+// crds/notice-timeline.ts, which the operator shares.
 
 /** Requests per second each client may make, and the burst it may save up. */
 export const DEFAULT_REQUESTS_PER_SECOND = 10;

@@ -13,17 +13,14 @@ export type {
   ProjectLookup,
   RequestObservation,
 } from './http/ports.ts';
-export { deriveWebhookToken, isWebhookToken, uploadScriptUrl, webhookUrl } from './token.ts';
+export { isWebhookToken } from './token.ts';
 export { matchesBranch } from './matching.ts';
 export { LABEL_PROJECT, LABEL_TRIGGER, LABEL_WEBHOOK, bundleName, planBundles, type Plan } from './plan.ts';
 export {
   ArchiveError,
   FilesystemArchiveStore,
   S3ArchiveStore,
-  archiveKeyFromPath,
   archiveLimits,
-  archiveUrl,
-  signArchiveUrl,
   verifyArchiveSignature,
   type ArchiveLimits,
   type ArchiveStore,

@@ -57,8 +57,6 @@ export const SECRET_MISSING_TTL_MS = 5_000;
  * so that the client sees the response instead of a connection reset. */
 export const LINGER_AFTER_ERROR_MS = 5_000;
 
-/** Characters of the URL token in `/hooks/{slug}/{token}` (base64url, 6 bits each: 192 bits). */
-export const WEBHOOK_URL_TOKEN_LENGTH = 32;
 /** Lifetime of a signed archive download URL the operator hands to a build Job. */
 export const DEFAULT_ARCHIVE_URL_TTL_MS = 60 * 60_000;
 

@@ -3,12 +3,17 @@
 // API server's "already exists" is how a duplicate is recognised.
 import { createHash } from 'node:crypto';
 import { API_VERSION, type BundleObject, type Provider, type WebhookObject } from '../crds/index.ts';
+import {
+  ANNOTATION_RECEIVED_AT,
+  LABEL_PROJECT,
+  LABEL_TRIGGER,
+  LABEL_WEBHOOK,
+  labelValue,
+} from '../crds/labels.ts';
 import { matchesBranch } from './matching.ts';
 import type { BranchChange } from './providers/index.ts';
 
-export const LABEL_PROJECT = 'slipway.dev/project';
-export const LABEL_WEBHOOK = 'slipway.dev/webhook';
-export const LABEL_TRIGGER = 'slipway.dev/trigger';
+export { LABEL_PROJECT, LABEL_TRIGGER, LABEL_WEBHOOK } from '../crds/labels.ts';
 
 export interface PlanProject {
   namespace: string;
@@ -35,9 +40,6 @@ export interface PlanInput {
   /** When the push or upload arrived; orders bundles created within the same second. */
   receivedAt?: Date;
 }
-
-/** Millisecond arrival time; creationTimestamp only has whole seconds. */
-export const ANNOTATION_RECEIVED_AT = 'slipway.dev/received-at';
 
 export interface PlannedBundle {
   bundle: BundleObject;
@@ -121,8 +123,12 @@ function plannedBundle(
   const webhookName = webhook?.metadata.name;
   const environment = webhook?.spec.environmentRef?.name;
 
-  const labels: Record<string, string> = { [LABEL_PROJECT]: project.name, [LABEL_TRIGGER]: trigger.type };
-  if (webhookName) labels[LABEL_WEBHOOK] = webhookName;
+  // Label values are cut to 63 characters the way the operator cuts them (crds/labels.ts).
+  const labels: Record<string, string> = {
+    [LABEL_PROJECT]: labelValue(project.name),
+    [LABEL_TRIGGER]: trigger.type,
+  };
+  if (webhookName) labels[LABEL_WEBHOOK] = labelValue(webhookName);
 
   const spec: BundleObject['spec'] = {
     projectRef: { name: project.name },

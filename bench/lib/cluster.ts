@@ -2,7 +2,7 @@
 // suites of one run. It is stopped at the end only when this run started it.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { installCrds } from '../../crds/install.ts';
+import { installCrds } from '../../scripts/cluster/install-crds.ts';
 import { clusterDown, clusterUp, type Cluster } from '../../scripts/cluster/control-plane.ts';
 
 export const BENCH_CLUSTER = 'slipway-bench';

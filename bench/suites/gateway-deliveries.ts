@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { kubeClients, slipwayApi } from '../../lib/kube.ts';
 import * as build from '../../test/support/builders.ts';
-import { deriveWebhookToken } from '../../webhook-gateway/token.ts';
+import { deriveWebhookToken } from '../../crds/webhook-url.ts';
 import { commitId, githubPushOf, type Delivery } from '../fixtures/github.ts';
 import { ChildServer } from '../lib/child.ts';
 import { until } from '../lib/cluster.ts';

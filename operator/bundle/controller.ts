@@ -30,7 +30,7 @@ import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
 import { canonical, statusDiffers } from '../runtime/status.ts';
 import { decideBundle, type BundleAction, type BundleDecision, type BundleInputs } from './decide.ts';
-import { signArchiveUrl } from '../../webhook-gateway/archive/signed-url.ts';
+import { signArchiveUrl } from '../../crds/archive-url.ts';
 import { backupJob, backupLocation, buildJob } from './jobs.ts';
 import { failedContainerOutput, isFinished, jobState, timeMs } from './state.ts';
 import { nextBundleStatus, transitionEvents } from './status.ts';

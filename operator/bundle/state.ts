@@ -1,10 +1,9 @@
 // Pure readings of the objects a bundle's chain depends on: is a Job done, is a rollout done,
 // is one bundle newer than another. No I/O.
-import { ANNOTATION_RECEIVED_AT } from '../../webhook-gateway/plan.ts';
 import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { isTrue } from '../../lib/conditions.ts';
-import { ANNOTATION_BUNDLE } from '../names.ts';
+import { ANNOTATION_BUNDLE, ANNOTATION_RECEIVED_AT } from '../../crds/labels.ts';
 
 /** Timestamps arrive as strings from watches and as Dates from typed reads. */
 export function timeMs(t: Date | string | undefined | null): number | undefined {

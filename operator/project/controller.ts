@@ -7,7 +7,7 @@ import type { ConditionUpdate } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
-import { uploadScriptUrl, webhookUrl } from '../../webhook-gateway/token.ts';
+import { uploadScriptUrl, webhookUrl } from '../../crds/webhook-url.ts';
 import { isFinished } from '../bundle/state.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';

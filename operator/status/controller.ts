@@ -8,7 +8,7 @@ import { Informer, objectKey } from '../../lib/informer.ts';
 import { kindPath, type SlipwayApi } from '../../lib/kube.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
-import { noticeAt, noticeFromObject } from '../../status-api/model/notice.ts';
+import { noticeAt, noticeFromObject } from '../../crds/notice-timeline.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
 import { statusDiffers } from '../runtime/status.ts';

@@ -1,8 +1,8 @@
 // The page: its identity, and its state derived from the notices (spec section 3.1).
 import type { ComponentState, StatusPageObject } from '../../crds/index.ts';
 import type { NoticeType, NoticeState } from '../../crds/index.ts';
-import type { TimelineState } from './notice.ts';
-import { createdAt, updatedAt } from './time.ts';
+import type { TimelineState } from '../../crds/notice-timeline.ts';
+import { createdAt, updatedAt } from '../../crds/timestamps.ts';
 
 export type PageState = ComponentState;
 

@@ -1,10 +1,16 @@
 // The JSON bodies, field for field as spec sections 2.3–2.6 and DESIGN section 4 list them.
 // Key order follows the spec's tables so responses read like the documentation.
 import type { NoticeState, NoticeType } from '../../crds/index.ts';
-import { noticeAt, type Notice, type NoticeAtTime, type NoticeUpdate, type TimelineState } from './notice.ts';
+import {
+  noticeAt,
+  type Notice,
+  type NoticeAtTime,
+  type NoticeUpdate,
+  type TimelineState,
+} from '../../crds/notice-timeline.ts';
 import { pageState, pageStateTexts, type PageState } from './page.ts';
 import type { ComponentEntry, StatusSnapshot } from './snapshot.ts';
-import { formatOptionalTime, formatTime } from './time.ts';
+import { formatOptionalTime, formatTime } from '../../crds/timestamps.ts';
 
 export const COMPONENTS_HREF = '/api/v1/components';
 export const NOTICES_HREF = '/api/v1/notices';

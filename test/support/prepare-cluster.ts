@@ -2,7 +2,7 @@
 // the run with kwok nodes or the real node; CRDs installed; recorded in STATE_FILE for the tests
 // and the global teardown.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { installCrds } from '../../crds/install.ts';
+import { installCrds } from '../../scripts/cluster/install-crds.ts';
 import { kubeConfigFromFile } from '../../lib/kube.ts';
 import { clusterUp } from '../../scripts/cluster/control-plane.ts';
 import { STATE_DIR, STATE_FILE, type TestClusterState } from './state.ts';

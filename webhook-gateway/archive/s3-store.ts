@@ -12,7 +12,8 @@ import { fetch, type Response } from 'undici';
 import type { ArchiveLimits } from './archive-limits.ts';
 import { EMPTY_PAYLOAD_SHA256, encodePath, signRequest, type SigV4Credentials } from './sigv4.ts';
 import { removeStaleTemporaryFiles, stageArchive } from './staging.ts';
-import { archiveKey, isArchiveKey, type ArchiveStore, type StoredArchive } from './store.ts';
+import { archiveKey, isArchiveKey } from '../../crds/archive-url.ts';
+import type { ArchiveStore, StoredArchive } from './store.ts';
 
 export interface S3ArchiveStoreOptions {
   /** `http(s)://host[:port]` of the service, optionally with a base path. */

@@ -8,6 +8,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArchiveLimits } from './archive-limits.ts';
+import { archiveKey, isArchiveKey } from '../../crds/archive-url.ts';
 import type { ArchiveDigest } from './canonical.ts';
 import { removeStaleTemporaryFiles, stageArchive } from './staging.ts';
 
@@ -28,18 +29,6 @@ export interface ArchiveStore {
   /** A stored archive for download, or undefined when there is none under `key`. */
   open(key: string): Promise<{ stream: Readable; sizeBytes: number } | undefined>;
   remove(key: string): Promise<void>;
-}
-
-const KEY_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[a-f0-9]{64}\.tar\.gz$/;
-
-export function archiveKey(namespace: string, project: string, sha256: string): string {
-  const key = `${namespace}/${project}/${sha256}.tar.gz`;
-  if (!isArchiveKey(key)) throw new Error(`not a valid archive key: ${key}`);
-  return key;
-}
-
-export function isArchiveKey(key: string): boolean {
-  return KEY_PATTERN.test(key);
 }
 
 export class FilesystemArchiveStore implements ArchiveStore {

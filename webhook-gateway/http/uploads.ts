@@ -1,7 +1,7 @@
 // POST /uploads/{slug}: a CI upload of the base directory (multipart: commit, branch, comment, archive).
 // Order of checks: 429 → 413 → 503 → 401 (unknown project or wrong secret, one answer) → 503 →
 // 415 → 503 (busy) → stream (413/422/400) → action.
-import { archiveUrl } from '../archive/signed-url.ts';
+import { archiveUrl } from '../../crds/archive-url.ts';
 import { MAX_UPLOAD_OVERHEAD_BYTES } from '../limits.ts';
 import { planBundles } from '../plan.ts';
 import { constantTimeEqual } from '../constant-time.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
-import { webhookUrl } from '../../../webhook-gateway/token.ts';
+import { webhookUrl } from '../../../crds/webhook-url.ts';
 import { environment, manualBundle, project, webhook } from '../../support/builders.ts';
 import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { BundleObject } from '../../../crds/index.ts';
 import { isNewer } from '../../../operator/bundle/state.ts';
-import { ANNOTATION_RECEIVED_AT } from '../../../webhook-gateway/plan.ts';
+import { ANNOTATION_RECEIVED_AT } from '../../../crds/labels.ts';
 
 const bundle = (name: string, created: string, receivedAt?: string) =>
   ({

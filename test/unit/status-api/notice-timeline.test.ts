@@ -8,7 +8,7 @@ import {
   timelineState,
   type Notice,
   type TimelineState,
-} from '../../../status-api/model/notice.ts';
+} from '../../../crds/notice-timeline.ts';
 import { DAY, HOUR, NOW, iso, noticeObject, shifted, type NoticeOptions } from './builders.ts';
 
 function notice(type: NoticeType, options: NoticeOptions): Notice {

@@ -7,7 +7,7 @@ import {
   type NoticeCondition,
   type PageState,
 } from '../../../status-api/model/page.ts';
-import type { TimelineState } from '../../../status-api/model/notice.ts';
+import type { TimelineState } from '../../../crds/notice-timeline.ts';
 import { serializePage } from '../../../status-api/model/serialize.ts';
 import { HOUR, NOW, iso, noticeObject, snapshotOf } from './builders.ts';
 

@@ -8,14 +8,12 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   ArchiveError,
   FilesystemArchiveStore,
-  archiveKeyFromPath,
   archiveLimits,
-  archiveUrl,
-  signArchiveUrl,
   canonicalizeArchive,
   verifyArchiveSignature,
   type ArchiveLimits,
 } from '../../../webhook-gateway/archive/index.ts';
+import { archiveKeyFromPath, archiveUrl, signArchiveUrl } from '../../../crds/archive-url.ts';
 import {
   CANONICAL_BASE_NAMES,
   baseDirectory,

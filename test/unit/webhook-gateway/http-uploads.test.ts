@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { signArchiveUrl } from '../../../webhook-gateway/archive/index.ts';
+import { signArchiveUrl } from '../../../crds/archive-url.ts';
 import { TEST_SECRET } from './support/fixtures.ts';
 import { SIGNING_KEY, multipart, send, startGateway, type Harness } from './support/gateway.ts';
 import { NAMESPACE, PROJECT } from './support/objects.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { bundleSpec, type BundleObject } from '../../../crds/index.ts';
+import { labelValue } from '../../../crds/labels.ts';
 import { bundleName, planBundles, type BuildTrigger, type PlanInput } from '../../../webhook-gateway/plan.ts';
 import { NAMESPACE, PROJECT, manualBundle, webhook } from './support/objects.ts';
 
@@ -161,6 +162,20 @@ describe('planBundles for a push', () => {
       webhooks: [webhook('elsewhere', 'develop', 'Exact', {}, 'blog'), deleting],
     });
     expect(result.outcome).toBe('ignored');
+  });
+
+  it('labels bundles of a project with a 70-character name the way the operator selects them', () => {
+    const longName = `shop-${'x'.repeat(65)}`;
+    const [bundle] = created(
+      plan(push('feature/x'), {
+        project: { ...project, name: longName },
+        webhooks: [webhook('features', 'feature/', 'StartsWith', {}, longName)],
+      }),
+    );
+    const value = bundle!.metadata.labels!['slipway.dev/project']!;
+    expect(value.length).toBeLessThanOrEqual(63);
+    expect(value).toBe(labelValue(longName));
+    expect(bundle!.spec.projectRef.name).toBe(longName);
   });
 
   it('makes the project the owner when its uid is known', () => {

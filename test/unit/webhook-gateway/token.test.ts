@@ -1,12 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { constantTimeEqual } from '../../../webhook-gateway/constant-time.ts';
-import {
-  deriveWebhookToken,
-  isWebhookToken,
-  uploadScriptUrl,
-  webhookUrl,
-} from '../../../webhook-gateway/token.ts';
+import { deriveWebhookToken, uploadScriptUrl, webhookUrl } from '../../../crds/webhook-url.ts';
+import { isWebhookToken } from '../../../webhook-gateway/token.ts';
 
 describe('webhook URL token', () => {
   it('is base64url(HMAC-SHA256(secret, "slipway-webhook-url:" + slug)) cut to 32 characters', () => {

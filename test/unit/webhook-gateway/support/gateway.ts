@@ -15,7 +15,7 @@ import {
   type ProjectLookup,
   type RequestObservation,
 } from '../../../../webhook-gateway/index.ts';
-import { deriveWebhookToken } from '../../../../webhook-gateway/token.ts';
+import { deriveWebhookToken } from '../../../../crds/webhook-url.ts';
 import { TEST_SECRET } from './fixtures.ts';
 import { NAMESPACE, PROJECT, manualBundle, webhook } from './objects.ts';
 import type { S3Fixture } from './s3.ts';

@@ -7,8 +7,8 @@ import {
   type KubeConfig,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-import { waitFor } from '../lib/wait.ts';
-import { CRD_DIR } from './paths.ts';
+import { waitFor } from '../../lib/wait.ts';
+import { CRD_DIR } from '../../crds/paths.ts';
 
 export function generatedCrds(): V1CustomResourceDefinition[] {
   return (

@@ -1,0 +1,33 @@
+// The labels and annotations Slipway puts on objects, and the rule for their values: shared by
+// the gateway (which labels the Bundles it creates) and the operator (which labels its Jobs and
+// selects by these labels). A label value has at most 63 characters; longer names are cut and
+// made unique with a hash of the whole name (boundedName), the same way everywhere.
+import { createHash } from 'node:crypto';
+
+export const MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const LABEL_PROJECT = 'slipway.dev/project';
+export const LABEL_BUNDLE = 'slipway.dev/bundle';
+export const LABEL_WEBHOOK = 'slipway.dev/webhook';
+export const LABEL_TRIGGER = 'slipway.dev/trigger';
+export const LABEL_STEP = 'slipway.dev/step';
+/** On a Bundle made by the gateway: its millisecond arrival time (creationTimestamp has whole seconds). */
+export const ANNOTATION_RECEIVED_AT = 'slipway.dev/received-at';
+/** On the Deployment and its pod template: the bundle it runs. */
+export const ANNOTATION_BUNDLE = 'slipway.dev/bundle';
+
+const shortHash = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 8);
+
+/**
+ * `${base}-${suffix}` when it fits in `max` characters; otherwise a cut base with a hash of the
+ * whole base, so two long names that share a prefix still differ.
+ */
+export function boundedName(base: string, suffix: string, max = 63): string {
+  const full = suffix ? `${base}-${suffix}` : base;
+  if (full.length <= max) return full;
+  const tail = suffix ? `-${shortHash(base)}-${suffix}` : `-${shortHash(base)}`;
+  const head = base.slice(0, Math.max(1, max - tail.length)).replace(/[-.]+$/, '');
+  return `${head}${tail}`;
+}
+
+/** A label value (at most 63 characters); long object names are shortened with a hash. */
+export const labelValue = (name: string) => boundedName(name, '', 63);
