@@ -78,11 +78,19 @@ const WELL_KNOWN_HOSTS: ReadonlyArray<[RegExp, GitProvider]> = [
 /** The provider a repository URL (https://, ssh://, git@host:path) belongs to, when its host is well known. */
 export function repositoryProvider(url: string | undefined): GitProvider | undefined {
   if (!url) return undefined;
-  const host =
-    /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:?#]+)/i.exec(url)?.[1] ??
-    /^(?:[^@/:]+@)?([^/:]+):/.exec(url)?.[1];
-  const lower = host?.toLowerCase();
-  return lower ? WELL_KNOWN_HOSTS.find(([pattern]) => pattern.test(lower))?.[1] : undefined;
+  let host: string | undefined;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      return undefined;
+    }
+  } else {
+    // scp-like: [user@]host:path
+    host = /^(?:[^@/:?#\\]+@)?([a-z0-9.-]+):/i.exec(url)?.[1];
+  }
+  const name = host?.toLowerCase().replace(/\.$/, '');
+  return name ? WELL_KNOWN_HOSTS.find(([pattern]) => pattern.test(name))?.[1] : undefined;
 }
 
 /** The provider a project's deliveries must come from: spec.provider, else its repository's. */

@@ -400,6 +400,11 @@ const cases: Case[] = [
   },
   { name: 'no end-of-archive blocks', archive: gzipSync(Buffer.concat([ok])), expect: tree(...OK_TREE) },
   {
+    name: 'a modification time after 2038 (beyond 32 bits): clamped',
+    archive: tarGz(file('web/future.txt', 'x', { mtime: 2 ** 33 }), symlink('web/link', 'future.txt')),
+    expect: tree('web/', 'web/future.txt', 'web/link -> future.txt'),
+  },
+  {
     name: 'a pax header with a comment and mtime',
     archive: tarGz(pax({ mtime: '1700000000.5', comment: 'built by CI' }), ok),
     expect: tree(...OK_TREE),

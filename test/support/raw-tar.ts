@@ -17,6 +17,8 @@ export interface RawHeader {
   /** `ustar` (POSIX, prefix honoured by every reader), `gnu` (GNU magic: the prefix field is not a prefix), `v7`. */
   magic?: 'ustar' | 'gnu' | 'v7';
   prefix?: string | Buffer;
+  /** Seconds since 1970 (octal in the header, so up to 8^11 - 1). */
+  mtime?: number;
   /** Write a wrong checksum. */
   badChecksum?: boolean;
 }
@@ -36,7 +38,7 @@ export function header(h: RawHeader): Buffer {
   octal(block, 116, 8, h.uid ?? 1000);
   if (h.sizeField) h.sizeField.copy(block, 124, 0, 12);
   else octal(block, 124, 12, h.size ?? 0);
-  octal(block, 136, 12, 1_700_000_000);
+  octal(block, 136, 12, h.mtime ?? 1_700_000_000);
   block.fill(' ', 148, 156);
   block.write(h.type, 156, 'ascii');
   if (h.linkname !== undefined) field(block, 157, 100, h.linkname);

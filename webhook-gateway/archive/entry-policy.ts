@@ -21,21 +21,39 @@ export interface EntryHeader {
 
 /** An entry as the canonical archive holds it: owner root, no special mode bits. */
 export type CanonicalEntry =
-  | { type: 'file'; path: string; mode: 0o644 | 0o755; size: number; mtime: Date | undefined }
-  | { type: 'directory'; path: string; mode: 0o755; mtime: Date | undefined }
-  | { type: 'symlink'; path: string; target: string };
+  | { type: 'file'; path: string; mode: 0o644 | 0o755; size: number; mtime: Date }
+  | { type: 'directory'; path: string; mode: 0o755; mtime: Date }
+  | { type: 'symlink'; path: string; target: string; mtime: Date };
 
 const REGULAR = new Set(['file', 'contiguous-file']);
+
+/** One path of the unpacked tree: what the archive made it, and what is below it. */
+interface PathNode {
+  kind: 'directory' | 'file' | 'symlink';
+  /** For a symlink: its target as written. */
+  target?: string;
+  children?: Map<string, PathNode>;
+}
+
+/**
+ * Symlink resolution steps for a whole archive; beyond it the archive is refused. Legitimate
+ * trees need a few per link; a crafted one (thousands of long, chained links) could otherwise
+ * keep the gateway busy for minutes.
+ */
+const MAX_RESOLUTION_STEPS = 2_000_000;
 
 export class ArchiveEntryPolicy {
   readonly #limits: Pick<ArchiveLimits, 'maxEntries' | 'maxUncompressedBytes'>;
   #entries = 0;
+  #files = 0;
   #declaredBytes = 0;
-  /** Symlink path (normalised) → its target as written. */
-  readonly #symlinks = new Map<string, string>();
-  /** Paths of regular files and of directories (named or implied by a deeper entry). */
-  readonly #files = new Set<string>();
-  readonly #directories = new Set<string>();
+  /** The tree as unpacking would build it, one node per path component: each check walks it once. */
+  readonly #root: PathNode = { kind: 'directory', children: new Map() };
+  /** Nodes in the tree, implied directories included; bounded like the entries. */
+  #nodes = 0;
+  #resolutionSteps = 0;
+  /** Every symlink: where it is and its target, checked again once the whole tree is known. */
+  readonly #symlinks: Array<{ path: string; parent: string[]; target: string }> = [];
 
   constructor(limits: Pick<ArchiveLimits, 'maxEntries' | 'maxUncompressedBytes'>) {
     this.#limits = limits;
@@ -67,18 +85,31 @@ export class ArchiveEntryPolicy {
     if (segments.length === 0 && type !== 'directory') {
       throw new ArchiveError('unsafe_path', `an entry of type ${type} has an empty name`);
     }
+    if (segments.length === 0) return undefined;
     const path = segments.join('/');
-    if (path === '') return undefined;
-    this.#rejectInsideSymlink(segments, header.name);
-    // A later entry of the same name replaces a link on disk, while these checks would go on
-    // resolving paths through the link they remember: refuse to let a link be replaced.
-    if (this.#symlinks.has(path)) {
+    const parent = this.#parentOf(segments, header.name);
+    const name = segments[segments.length - 1]!;
+    const existing = parent.children!.get(name);
+    if (existing?.kind === 'symlink') {
+      // A later entry of the same name replaces a link on disk, while these checks would go on
+      // resolving paths through the link they remember: refuse to let a link be replaced.
       throw new ArchiveError(
         'unsafe_link',
         `entry ${quoteEntry(header.name)} replaces a link of the same name`,
       );
     }
-    this.#rejectConflicts(segments, header.name, type);
+    if (existing?.kind === 'file') {
+      throw new ArchiveError(
+        'path_conflict',
+        `entry ${quoteEntry(header.name)} appears twice in the archive`,
+      );
+    }
+    if (existing && type !== 'directory') {
+      throw new ArchiveError(
+        'path_conflict',
+        `entry ${quoteEntry(header.name)} is a ${type === 'unknown' ? 'non-directory' : type} where the archive has a directory`,
+      );
+    }
 
     const size = header.size ?? 0;
     this.#declaredBytes += size;
@@ -88,38 +119,35 @@ export class ArchiveEntryPolicy {
         `the archive unpacks to more than ${this.#limits.maxUncompressedBytes} bytes (at entry ${quoteEntry(header.name)})`,
       );
     }
-    const mtime = header.mtime ?? undefined;
+    const mtime = canonicalTime(header.mtime);
 
     if (REGULAR.has(type)) {
-      this.#files.add(path);
+      this.#add(parent, name, { kind: 'file' });
+      this.#files += 1;
       const mode = (header.mode ?? 0) & 0o111 ? 0o755 : 0o644;
       return { type: 'file', path, mode, size, mtime };
     }
     if (type === 'directory') {
-      if (this.#directories.has(path)) return undefined;
-      this.#directories.add(path);
+      if (existing) return undefined;
+      this.#add(parent, name, { kind: 'directory', children: new Map() });
       return { type: 'directory', path, mode: 0o755, mtime };
     }
     if (type === 'symlink') {
       const target = linkTarget(header, 'symlink');
-      this.#symlinks.set(path, target);
-      this.#rejectEscapingSymlink(path, target);
-      return { type: 'symlink', path, target };
+      return this.#addSymlink(parent, segments, path, target, mtime);
     }
     if (type === 'link') {
       // A hard link becomes a relative symlink to the file it names: the canonical archive holds
       // no hard links, and a symlink is checked like every other one.
       const target = linkTarget(header, 'hard link');
-      const targetPath = entrySegments(target).join('/');
-      if (!this.#files.has(targetPath)) {
+      const targetSegments = entrySegments(target);
+      if (this.#lookup(targetSegments)?.kind !== 'file') {
         throw new ArchiveError(
           'unsafe_link',
           `hard link ${quoteEntry(header.name)} names ${quoteEntry(target)}, which is not a file earlier in the archive`,
         );
       }
-      const relative = relativeTarget(segments, targetPath.split('/'));
-      this.#symlinks.set(path, relative);
-      return { type: 'symlink', path, target: relative };
+      return this.#addSymlink(parent, segments, path, relativeTarget(segments, targetSegments), mtime);
     }
     throw new ArchiveError(
       'unsupported_entry',
@@ -127,51 +155,70 @@ export class ArchiveEntryPolicy {
     );
   }
 
-  /** Each path is one thing: a file, a directory or a link, named once (directories may repeat). */
-  #rejectConflicts(segments: string[], name: string, type: string): void {
-    for (let i = 1; i < segments.length; i += 1) {
-      const parent = segments.slice(0, i).join('/');
-      if (this.#files.has(parent)) {
-        throw new ArchiveError(
-          'path_conflict',
-          `entry ${quoteEntry(name)} needs ${quoteEntry(parent)} to be a directory, but it is a file`,
-        );
-      }
-    }
-    const path = segments.join('/');
-    if (this.#files.has(path)) {
-      throw new ArchiveError('path_conflict', `entry ${quoteEntry(name)} appears twice in the archive`);
-    }
-    if (this.#directories.has(path) && type !== 'directory') {
-      throw new ArchiveError(
-        'path_conflict',
-        `entry ${quoteEntry(name)} is a ${type === 'unknown' ? 'non-directory' : type} where the archive has a directory`,
-      );
-    }
-    for (let i = 1; i < segments.length; i += 1) this.#directories.add(segments.slice(0, i).join('/'));
-  }
-
   /** Checks that need the whole archive: at least one file, and links through links that appear later. */
   finish(): void {
-    if (this.#files.size === 0) throw new ArchiveError('empty_archive', 'the archive contains no files');
-    for (const [path, target] of this.#symlinks) this.#rejectEscapingSymlink(path, target);
+    if (this.#files === 0) throw new ArchiveError('empty_archive', 'the archive contains no files');
+    for (const link of this.#symlinks) this.#rejectEscapingSymlink(link.path, link.parent, link.target);
   }
 
-  #rejectInsideSymlink(segments: string[], name: string): void {
-    for (let i = 1; i < segments.length; i += 1) {
-      const parent = segments.slice(0, i).join('/');
-      if (this.#symlinks.has(parent)) {
+  /** The directory an entry goes into, made (implied) where missing; never through a link or a file. */
+  #parentOf(segments: readonly string[], name: string): PathNode {
+    let node = this.#root;
+    for (let i = 0; i < segments.length - 1; i += 1) {
+      let child = node.children!.get(segments[i]!);
+      if (child?.kind === 'symlink') {
         throw new ArchiveError(
           'unsafe_link',
-          `entry ${quoteEntry(name)} would be written through the symlink ${quoteEntry(parent)}`,
+          `entry ${quoteEntry(name)} would be written through the symlink ${quoteEntry(segments.slice(0, i + 1).join('/'))}`,
         );
       }
+      if (child?.kind === 'file') {
+        throw new ArchiveError(
+          'path_conflict',
+          `entry ${quoteEntry(name)} needs ${quoteEntry(segments.slice(0, i + 1).join('/'))} to be a directory, but it is a file`,
+        );
+      }
+      if (!child) child = this.#add(node, segments[i]!, { kind: 'directory', children: new Map() });
+      node = child;
     }
+    return node;
   }
 
-  #rejectEscapingSymlink(path: string, target: string): void {
-    const parent = path.split('/').slice(0, -1);
-    const where = resolveInsideTree(parent, target.split('/'), this.#symlinks);
+  #add(parent: PathNode, name: string, node: PathNode): PathNode {
+    this.#nodes += 1;
+    if (this.#nodes > 2 * this.#limits.maxEntries) {
+      throw new ArchiveError(
+        'too_many_entries',
+        `the archive's paths name more than ${2 * this.#limits.maxEntries} files and directories`,
+      );
+    }
+    parent.children!.set(name, node);
+    return node;
+  }
+
+  #addSymlink(
+    parent: PathNode,
+    segments: string[],
+    path: string,
+    target: string,
+    mtime: Date,
+  ): CanonicalEntry {
+    this.#add(parent, segments[segments.length - 1]!, { kind: 'symlink', target });
+    const link = { path, parent: segments.slice(0, -1), target };
+    this.#symlinks.push(link);
+    this.#rejectEscapingSymlink(link.path, link.parent, link.target);
+    return { type: 'symlink', path, target, mtime };
+  }
+
+  /** The node at `segments`, without following links; undefined when there is none. */
+  #lookup(segments: readonly string[]): PathNode | undefined {
+    let node: PathNode | undefined = this.#root;
+    for (const segment of segments) node = node?.children?.get(segment);
+    return node;
+  }
+
+  #rejectEscapingSymlink(path: string, parent: readonly string[], target: string): void {
+    const where = this.#resolve(parent, target);
     if (where === 'escapes') {
       throw new ArchiveError(
         'unsafe_link',
@@ -181,6 +228,49 @@ export class ArchiveEntryPolicy {
     if (where === 'loop')
       throw new ArchiveError('unsafe_link', `symlink ${quoteEntry(path)} is part of a symlink loop`);
   }
+
+  /**
+   * Walks `from` + `target` as the kernel would after unpacking, substituting the archive's
+   * symlinks as it meets them, and reports whether the walk ever climbs above the archive root.
+   * One step per path component (the tree is walked node by node, never by joined paths).
+   */
+  #resolve(from: readonly string[], target: string): 'inside' | 'escapes' | 'loop' {
+    const stack: Array<PathNode | undefined> = [this.#root];
+    for (const segment of from) stack.push(stack[stack.length - 1]?.children?.get(segment));
+    // Components still to walk, last first (so a link's target is pushed in front cheaply).
+    const pending = target.split('/').reverse();
+    let hops = 0;
+    while (pending.length > 0) {
+      this.#resolutionSteps += 1;
+      if (this.#resolutionSteps > MAX_RESOLUTION_STEPS) {
+        throw new ArchiveError('unsafe_link', "the archive's symlinks take too many steps to resolve");
+      }
+      const segment = pending.pop()!;
+      if (segment === '' || segment === '.') continue;
+      if (segment === '..') {
+        if (stack.length === 1) return 'escapes';
+        stack.pop();
+        continue;
+      }
+      const node = stack[stack.length - 1]?.children?.get(segment);
+      if (node?.kind === 'symlink') {
+        hops += 1;
+        if (hops > MAX_SYMLINK_HOPS) return 'loop';
+        if (node.target!.startsWith('/')) return 'escapes';
+        pending.push(...node.target!.split('/').reverse());
+        continue;
+      }
+      // A path that does not exist (yet) is walked as an empty directory: finish() checks again.
+      stack.push(node);
+    }
+    return 'inside';
+  }
+}
+
+/** Entry times as the canonical archive writes them: whole seconds from 1970 to 2038. */
+function canonicalTime(mtime: Date | null | undefined): Date {
+  const seconds = Math.floor((mtime?.getTime() ?? 0) / 1000);
+  return new Date(Math.min(Math.max(Number.isFinite(seconds) ? seconds : 0, 0), 2 ** 31 - 1) * 1000);
 }
 
 /**
@@ -244,38 +334,6 @@ function linkTarget(header: EntryHeader, kind: 'symlink' | 'hard link'): string 
     );
   }
   return target;
-}
-
-/**
- * Walks `from` + `rest` as the kernel would after unpacking, substituting the archive's symlinks
- * as it meets them, and reports whether the walk ever climbs above the archive root.
- */
-export function resolveInsideTree(
-  from: readonly string[],
-  rest: readonly string[],
-  symlinks: ReadonlyMap<string, string>,
-): 'inside' | 'escapes' | 'loop' {
-  const stack = [...from];
-  const queue = [...rest];
-  let hops = 0;
-  while (queue.length > 0) {
-    const segment = queue.shift() as string;
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (stack.length === 0) return 'escapes';
-      stack.pop();
-      continue;
-    }
-    stack.push(segment);
-    const target = symlinks.get(stack.join('/'));
-    if (target === undefined) continue;
-    hops += 1;
-    if (hops > MAX_SYMLINK_HOPS) return 'loop';
-    if (target.startsWith('/')) return 'escapes';
-    stack.pop();
-    queue.unshift(...target.split('/'));
-  }
-  return 'inside';
 }
 
 function describeType(type: string): string {

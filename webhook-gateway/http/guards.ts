@@ -1,4 +1,4 @@
-// The checks every POST route runs first, in Flux's order: throttled → 429, too big → 413,
+// The checks every POST route runs first: too big → 413,
 // not ready → 503, unknown project → the route's answer for a wrong secret, project not ready → 503.
 import { limitKey } from '../../lib/client-address.ts';
 import { RETRY_AFTER_SECONDS } from '../limits.ts';
@@ -19,31 +19,32 @@ function failureKeys(ctx: GatewayContext, exchange: Exchange): { perProject: str
   return { perProject: `${client} ${String(exchange.log.slug ?? '')}`, perClient: client };
 }
 
-export function rejectThrottledClient(ctx: GatewayContext, exchange: Exchange): void {
+/**
+ * A failed authentication: counted, and answered with `answer` — or with 429 once the client is
+ * over a limit. Only failures are throttled: a delivery that authenticates always goes through,
+ * so nobody can lock a project out by failing on purpose from a provider's shared addresses.
+ */
+export function authFailure(ctx: GatewayContext, exchange: Exchange, answer: HttpError): HttpError {
   const keys = failureKeys(ctx, exchange);
   const now = ctx.now();
+  // Over a limit already? (The first `limit` failures get the plain answer.)
   const perProject = ctx.authFailures.retryAfterSeconds(keys.perProject, now);
   const perClient = ctx.clientAuthFailures.retryAfterSeconds(keys.perClient, now);
+  ctx.authFailures.recordFailure(keys.perProject, now);
+  ctx.clientAuthFailures.recordFailure(keys.perClient, now);
   const retryAfter = Math.max(perProject, perClient);
-  if (retryAfter > 0) {
-    throw new HttpError(
-      429,
-      'too_many_failures',
-      perClient > 0
-        ? 'too many failed authentications from this address; try again later'
-        : 'too many failed authentications from this address for this project; try again later',
-      { 'Retry-After': String(retryAfter) },
-    );
-  }
+  if (retryAfter === 0) return answer;
+  return new HttpError(
+    429,
+    'too_many_failures',
+    perClient > 0
+      ? 'too many failed authentications from this address; try again later'
+      : 'too many failed authentications from this address for this project; try again later',
+    { 'Retry-After': String(retryAfter) },
+  );
 }
 
-export function recordAuthFailure(ctx: GatewayContext, exchange: Exchange): void {
-  const keys = failureKeys(ctx, exchange);
-  ctx.authFailures.recordFailure(keys.perProject, ctx.now());
-  ctx.clientAuthFailures.recordFailure(keys.perClient, ctx.now());
-}
-
-/** Throttle, size, readiness and project lookup, in that order. */
+/** Size, readiness and project lookup, in that order. */
 export async function admitProjectRequest(
   ctx: GatewayContext,
   exchange: Exchange,
@@ -51,17 +52,20 @@ export async function admitProjectRequest(
   maxBodyBytes: number,
   unknown: HttpError = new HttpError(404, 'not_found', NO_SUCH_HOOK),
 ): Promise<ProjectLookup & { secret: string }> {
-  rejectThrottledClient(ctx, exchange);
   rejectDeclaredLength(exchange, maxBodyBytes);
   if (!ctx.isReady()) throw unavailable('the gateway is starting; try again shortly');
   const project = await ctx.projectBySlug(slug);
   if (!project) {
     // The same answer as for a wrong secret or token (`unknown`): project names cannot be probed.
-    recordAuthFailure(ctx, exchange);
-    throw unknown;
+    throw authFailure(ctx, exchange, unknown);
   }
   exchange.log.project = `${project.namespace}/${project.name}`;
-  if (project.secret === undefined) throw unavailable('the project is not ready yet; try again shortly');
+  if (project.secret === undefined) {
+    // Not published yet, a slug conflict, or its Secret missing or empty: the caller gets the
+    // unknown-project answer (telling it apart would reveal the name); the log says why.
+    ctx.logger.warn({ project: exchange.log.project }, 'the project has no usable webhook secret yet');
+    throw authFailure(ctx, exchange, unknown);
+  }
   return { ...project, secret: project.secret };
 }
 

@@ -1,5 +1,6 @@
 // POST /hooks/{slug}/{token}: a git provider's push notification.
-// Order of checks (Flux's receiver): 429 → 413 → 503 → 404 → 503 → 415 → 401 → 400 → action.
+// Order of checks: 413 → 503 → 404 → 503 → 415 → 401 → 400 → action; a failed authentication
+// (404 or 401) becomes 429 once the client failed too often.
 import { HOOK_BODY_TIMEOUT_MS, MAX_HOOK_BODY_BYTES } from '../limits.ts';
 import { planBundles } from '../plan.ts';
 import {
@@ -14,7 +15,7 @@ import { isWebhookToken } from '../token.ts';
 import { applyPlan } from './apply-plan.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
-import { admitProjectRequest, recordAuthFailure } from './guards.ts';
+import { admitProjectRequest, authFailure } from './guards.ts';
 import { HttpError, NOT_AUTHENTICATED, NO_SUCH_HOOK } from './http-error.ts';
 import { mediaType, readBody } from './read-body.ts';
 
@@ -26,8 +27,7 @@ export async function handleHook(
 ): Promise<void> {
   const project = await admitProjectRequest(ctx, exchange, slug, MAX_HOOK_BODY_BYTES);
   if (!isWebhookToken(token, project.secret, slug)) {
-    recordAuthFailure(ctx, exchange);
-    throw new HttpError(404, 'not_found', NO_SUCH_HOOK);
+    throw authFailure(ctx, exchange, new HttpError(404, 'not_found', NO_SUCH_HOOK));
   }
 
   const type = mediaType(exchange);
@@ -51,8 +51,7 @@ export async function handleHook(
   }
   exchange.observation.provider = source;
   if (!verifyDelivery(source, headers, body, project.secret, project.provider)) {
-    recordAuthFailure(ctx, exchange);
-    throw new HttpError(401, 'unauthenticated', NOT_AUTHENTICATED);
+    throw authFailure(ctx, exchange, new HttpError(401, 'unauthenticated', NOT_AUTHENTICATED));
   }
 
   let delivery: ParsedDelivery;

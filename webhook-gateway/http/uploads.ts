@@ -1,5 +1,6 @@
 // POST /uploads/{slug}: a CI upload of the base directory (multipart: commit, branch, comment, archive).
-// Order of checks: 429 → 413 → 503 → 401 (unknown project or wrong secret, one answer) → 503 →
+// Order of checks: 413 → 503 → 401 (unknown project or wrong secret, one answer; 429 once the
+// client failed too often) → 503 →
 // 415 → 503 (busy) → stream (413/422/400) → action.
 import { archiveUrl } from '../../crds/archive-url.ts';
 import { MAX_UPLOAD_OVERHEAD_BYTES } from '../limits.ts';
@@ -8,7 +9,7 @@ import { constantTimeEqual } from '../constant-time.ts';
 import { applyPlan } from './apply-plan.ts';
 import type { GatewayContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
-import { admitProjectRequest, recordAuthFailure, unavailable } from './guards.ts';
+import { admitProjectRequest, authFailure, unavailable } from './guards.ts';
 import { HttpError, NOT_AUTHENTICATED } from './http-error.ts';
 import { mediaType } from './read-body.ts';
 import { receiveUploadForm } from './upload-form.ts';
@@ -30,8 +31,7 @@ export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug
     unauthenticated(),
   );
   if (!bearerMatches(exchange.req.headers.authorization, project.secret)) {
-    recordAuthFailure(ctx, exchange);
-    throw unauthenticated();
+    throw authFailure(ctx, exchange, unauthenticated());
   }
   if (mediaType(exchange) !== 'multipart/form-data') {
     throw new HttpError(415, 'unsupported_media_type', 'send the upload as multipart/form-data');

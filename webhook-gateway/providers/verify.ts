@@ -7,8 +7,8 @@ import { headerValue, type DeliverySource, type RequestHeaders } from './types.t
 
 /**
  * Whether the delivery is authentic. `expected` is the project's provider (spec.provider, or its
- * repository's host): a delivery dressed as any other provider fails, and only a project whose
- * provider is Bitbucket accepts an unsigned Bitbucket delivery on the URL token alone.
+ * repository's host): a delivery dressed as any other provider fails, and no delivery
+ * is ever accepted on the URL token alone (every provider can sign or send the secret).
  */
 export function verifyDelivery(
   source: DeliverySource,
@@ -27,11 +27,9 @@ export function verifyDelivery(
       return matchesSecret(headerValue(headers, 'x-gitlab-token'), secret);
     case 'bitbucket':
     case 'bitbucket-server': {
-      // Bitbucket signs only when a secret was entered in its form; without one the URL token,
-      // already checked by the HTTP layer, is the authentication — for Bitbucket projects only.
-      const signature = headerValue(headers, 'x-hub-signature');
-      if (signature === undefined) return expected === 'bitbucket';
-      return hmacSignatureMatches(signature, body, secret);
+      // Bitbucket signs when a secret is entered in its webhook form; an unsigned delivery
+      // would be authenticated by the URL alone, so it is refused.
+      return hmacSignatureMatches(headerValue(headers, 'x-hub-signature'), body, secret);
     }
     case 'azure-devops':
       return matchesSecret(headerValue(headers, 'x-provider-service-key'), secret);

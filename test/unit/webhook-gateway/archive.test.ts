@@ -345,6 +345,53 @@ describe('hostile and broken archives are refused with nothing left in the store
   });
 });
 
+describe('costs an attacker cannot inflate', () => {
+  it('refuses symlinks whose resolution would take millions of steps', async () => {
+    const deep = Array.from({ length: 2000 }, () => 'a').join('/');
+    const entries: TestEntry[] = [{ name: 'web/index.html' }];
+    for (let i = 0; i < 1000; i += 1) entries.push({ name: `l${i}`, type: 'symlink', linkname: deep });
+    const error = await refused(await tarGz(entries));
+    expect(error).toMatchObject({ code: 'unsafe_link', message: expect.stringMatching(/too many steps/) });
+  }, 30_000);
+
+  it('counts the directories that deep paths imply against the entry limit', async () => {
+    const entries = Array.from({ length: 20 }, (_, i) => ({ name: `${i}/${'d/'.repeat(100)}f` }));
+    const error = await refused(await tarGz(entries), { maxEntries: 1000 });
+    expect(error).toMatchObject({
+      code: 'too_many_entries',
+      message: expect.stringMatching(/name more than 2000/),
+    });
+  });
+
+  it('re-writes the same upload to the same bytes, links included (one stored copy)', async () => {
+    const archive = await tarGz([
+      ...baseDirectory(),
+      { name: 'web/link', type: 'symlink', linkname: 'index.php' },
+    ]);
+    const first = await store.receive(chunked(archive), target, archiveLimits());
+    const second = await store.receive(chunked(archive), target, archiveLimits());
+    expect(second.sha256).toBe(first.sha256);
+    expect(second.alreadyStored).toBe(true);
+  });
+
+  it('reports a failing write as that failure, not as a bad archive, and stops reading', async () => {
+    const archive = await tarGz(
+      Array.from({ length: 200 }, (_, i) => ({ name: `f${i}`, content: randomBytes(4096) })),
+    );
+    let writes = 0;
+    const failure = new Error('ENOSPC: no space left on device');
+    const error = await canonicalizeArchive(
+      chunked(archive, 1024),
+      async () => {
+        writes += 1;
+        if (writes > 2) throw failure;
+      },
+      archiveLimits(),
+    ).catch((e: unknown) => e);
+    expect(error).toBe(failure);
+  });
+});
+
 describe('streaming', () => {
   it('holds a bounded number of bytes in flight however large the archive', async () => {
     // 8 MiB of incompressible data: the source is only read as fast as the (slow) disk writes.

@@ -277,11 +277,10 @@ describe('verification rejects', () => {
     expect(verifyDelivery(source, headers, body, TEST_SECRET, source as GitProvider)).toBe(false);
   });
 
-  it('accepts an unsigned Bitbucket delivery on the URL token only for a Bitbucket project', () => {
+  it('refuses an unsigned Bitbucket delivery: the URL alone authenticates nothing', () => {
     const unsigned = without(bitbucket, 'x-hub-signature');
-    expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, 'bitbucket')).toBe(true);
-    expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, 'github')).toBe(false);
-    expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, undefined)).toBe(false);
+    for (const expected of ['bitbucket', 'github', undefined] as const)
+      expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, expected)).toBe(false);
   });
 
   it('refuses a correctly signed delivery of another provider than the project names', () => {
@@ -307,6 +306,9 @@ describe('the provider of a project', () => {
     ['https://git.example.com/acme/shop.git', undefined],
     ['https://github.com.evil.example/acme/shop.git', undefined],
     ['git://172.30.255.1:9418/shop.git', undefined],
+    ['https://evil.example?@github.com/acme/shop.git', undefined],
+    ['https://github.com./acme/shop.git', 'github'],
+    ['HTTPS://GitHub.com:443/acme/shop.git', 'github'],
   ])('%s → %s', (url, provider) => {
     expect(repositoryProvider(url)).toBe(provider);
   });
