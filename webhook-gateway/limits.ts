@@ -50,6 +50,8 @@ export const AUTH_FAILURE_TRACKED_CLIENTS = 10_000;
 
 /** How long a project's webhook Secret, once read, is used before it is read again (a rotation shows within it). */
 export const SECRET_CACHE_TTL_MS = 30_000;
+/** How long past its TTL a webhook Secret is still used while the API server cannot be reached. */
+export const SECRET_STALE_MS = 5 * 60_000;
 /** How long a missing webhook Secret is remembered as missing. */
 export const SECRET_MISSING_TTL_MS = 5_000;
 

@@ -1,11 +1,12 @@
 // The webhook Secrets the gateway needs, read one by one as deliveries name their project and
 // kept for a short time: the internet-facing gateway never lists or watches Secrets (RBAC: get
 // only), and a project costs at most one read per TTL however many deliveries arrive. A rotated
-// secret is seen within the TTL.
+// secret is seen within the TTL; while the API server cannot be reached, the last value serves a
+// few minutes longer.
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { isNotFound } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
-import { SECRET_CACHE_TTL_MS, SECRET_MISSING_TTL_MS } from './limits.ts';
+import { SECRET_CACHE_TTL_MS, SECRET_MISSING_TTL_MS, SECRET_STALE_MS } from './limits.ts';
 
 interface Entry {
   /** The Secret's data, or undefined when it does not exist. */
@@ -48,7 +49,15 @@ export class SecretReader {
       reading = this.#read(namespace, name).finally(() => this.#reading.delete(id));
       this.#reading.set(id, reading);
     }
-    const entry = await reading;
+    let entry: Entry;
+    try {
+      entry = await reading;
+    } catch (err) {
+      // The API server is unreachable: a value read recently still authenticates (for
+      // SECRET_STALE_MS), so a blip does not fail every delivery.
+      if (cached && this.#now() - cached.expiresAt < SECRET_STALE_MS) return cached;
+      throw err;
+    }
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
     this.#entries.set(id, entry);
     return entry;
