@@ -7,6 +7,7 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   EventsV1Api,
+  RbacAuthorizationV1Api,
   KubeConfig,
   PatchStrategy,
   setHeaderOptions,
@@ -54,6 +55,7 @@ export function kubeClients(kc: KubeConfig) {
     coordination: kc.makeApiClient(CoordinationV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
     events: kc.makeApiClient(EventsV1Api),
+    rbac: kc.makeApiClient(RbacAuthorizationV1Api),
   };
 }
 export type KubeClients = ReturnType<typeof kubeClients>;

@@ -53,6 +53,12 @@ const envSchema = z.object({
   POD_NAMESPACE: text('default'),
   SLIPWAY_WATCH_NAMESPACE: optionalText,
   SLIPWAY_ARCHIVE_URL_KEY: optionalText,
+  SLIPWAY_GATEWAY_SERVICE_ACCOUNT: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'expected <namespace>/<name>')
+      .optional(),
+  ),
 });
 
 export interface OperatorConfig {
@@ -82,6 +88,12 @@ export interface OperatorConfig {
   podNamespace: string;
   /** Only this namespace; every namespace when undefined. */
   watchNamespace: string | undefined;
+  /**
+   * The gateway's ServiceAccount (`<namespace>/<name>`): in each namespace with Projects the
+   * operator lets it `get` exactly their webhook Secrets, and nothing else. Unset (a gateway
+   * running with its own credentials, as under npm start): no Roles are made.
+   */
+  gatewayServiceAccount: { namespace: string; name: string } | undefined;
   /** Signs the archive download URL a build Job gets (the gateway holds the same key). */
   archiveUrlKey: string | undefined;
 }
@@ -118,6 +130,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     podName: e.POD_NAME,
     podNamespace: e.POD_NAMESPACE,
     watchNamespace: e.SLIPWAY_WATCH_NAMESPACE,
+    gatewayServiceAccount: e.SLIPWAY_GATEWAY_SERVICE_ACCOUNT
+      ? {
+          namespace: e.SLIPWAY_GATEWAY_SERVICE_ACCOUNT.split('/')[0]!,
+          name: e.SLIPWAY_GATEWAY_SERVICE_ACCOUNT.split('/')[1]!,
+        }
+      : undefined,
     archiveUrlKey: e.SLIPWAY_ARCHIVE_URL_KEY,
   };
 }

@@ -59,6 +59,12 @@ export const operatorRules: readonly PolicyRule[] = [
     why: "a failed build or backup Job's pods, once: the failed container's last log lines (termination message) for the Bundle's condition",
   },
   {
+    apiGroups: ['rbac.authorization.k8s.io'],
+    resources: ['roles', 'rolebindings'],
+    verbs: ['get', 'create', 'update', 'delete'],
+    why: "the Role and RoleBinding letting the gateway get exactly the namespace's webhook Secrets (SLIPWAY_GATEWAY_SERVICE_ACCOUNT)",
+  },
+  {
     apiGroups: ['apps'],
     resources: ['deployments'],
     verbs: ['get', 'list', 'watch', 'patch'],

@@ -1,7 +1,8 @@
 // Every API permission the gateway uses, and why: the single list the Helm chart's role and the
 // least-privilege tests share. Adding a call to the gateway means adding its rule here.
-// Its informers only list and watch (directory.ts); webhook Secrets are read by name, at most once
-// per project per 30 s (secret-reader.ts): the internet-facing gateway cannot list Secrets.
+// Its informers only list and watch (directory.ts). It has no rule on Secrets here: the operator
+// grants it `get` on exactly each namespace's webhook Secrets (operator/project/gateway-access.ts),
+// which it reads by name at most once per project per 30 s (secret-reader.ts).
 // It records no Events.
 import type { PolicyRule } from '../lib/rbac.ts';
 
@@ -18,11 +19,5 @@ export const gatewayRules: readonly PolicyRule[] = [
     resources: ['bundles'],
     verbs: ['create'],
     why: 'a Bundle per matching webhook of a push, or per upload',
-  },
-  {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get'],
-    why: "a project's webhook Secret by name (its status.webhook.secretRef), to verify deliveries",
   },
 ];

@@ -14,6 +14,7 @@ import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { publishReadyStatus } from '../runtime/ready-status.ts';
 import { bundlesToPrune, claimSlug, effectiveSlug, protectedBundles } from './decide.ts';
+import { syncGatewayAccess } from './gateway-access.ts';
 import { generateSecretValue, generatedSecretRef, ownedBy, webhookSecret } from './secret.ts';
 
 /** Referenced Secrets are not watched (that would mean reading every Secret): look again this often. */
@@ -33,6 +34,8 @@ export class ProjectReconciler implements Reconciler {
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const { informers, config } = this.ctx;
+    // The gateway may read exactly the namespace's webhook Secrets (also after a Project is gone).
+    await syncGatewayAccess(this.ctx, namespace);
     const project = informers.projects.get(namespace, name);
     if (!project || project.metadata.deletionTimestamp) return;
     const now = this.ctx.now();

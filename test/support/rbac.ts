@@ -111,9 +111,10 @@ export async function canI(
   verb: string,
   resource: string,
   namespace?: string,
+  name?: string,
 ): Promise<boolean> {
   const [group = '', plural, subresource] = resource.split('/');
-  const attributes: V1ResourceAttributes = { verb, group, resource: plural, subresource, namespace };
+  const attributes: V1ResourceAttributes = { verb, group, resource: plural, subresource, namespace, name };
   const review = await kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
     body: { spec: { resourceAttributes: attributes } },
   });

@@ -38,6 +38,10 @@
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["list"]
+# the Role and RoleBinding letting the gateway get exactly the namespace's webhook Secrets (SLIPWAY_GATEWAY_SERVICE_ACCOUNT)
+- apiGroups: ["rbac.authorization.k8s.io"]
+  resources: ["roles","rolebindings"]
+  verbs: ["get","create","update","delete"]
 # watch rollouts; set the environment container's image and the bundle annotation
 - apiGroups: ["apps"]
   resources: ["deployments"]
@@ -66,10 +70,6 @@
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
   verbs: ["create"]
-# a project's webhook Secret by name (its status.webhook.secretRef), to verify deliveries
-- apiGroups: [""]
-  resources: ["secrets"]
-  verbs: ["get"]
 {{- end }}
 
 {{/* status-api/rbac.ts: in the status namespace only. */}}

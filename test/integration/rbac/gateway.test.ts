@@ -54,7 +54,11 @@ beforeAll(async () => {
   await gateway.within(directory.start(), 30_000, "the gateway's caches to sync");
 
   // The operator (as admin: not under test here) publishes the project's webhook URL.
-  operator = await startOperator(admin, ns, { SLIPWAY_GATEWAY_BASE_URL: baseUrl });
+  // It also grants the gateway's ServiceAccount `get` on exactly the webhook Secrets.
+  operator = await startOperator(admin, ns, {
+    SLIPWAY_GATEWAY_BASE_URL: baseUrl,
+    SLIPWAY_GATEWAY_SERVICE_ACCOUNT: `${ns}/slipway-gateway`,
+  });
 });
 
 afterAll(async () => {
@@ -99,7 +103,7 @@ describe('gateway under its service account', () => {
     const expected = {
       'create slipway.dev/bundles': 'yes',
       'list slipway.dev/projects in default': 'yes',
-      'get /secrets in default': 'yes',
+      'get /secrets in default': 'no',
       'list /secrets in default': 'no',
       'watch /secrets in default': 'no',
       'delete slipway.dev/bundles': 'no',
@@ -113,9 +117,13 @@ describe('gateway under its service account', () => {
       'list slipway.dev/environments': 'no',
     };
     expect(await canIEach(asGateway, ns, Object.keys(expected))).toEqual(expected);
-    // Cluster-wide too: the internet-facing gateway cannot list or watch anyone's Secrets.
+    // Cluster-wide too: the internet-facing gateway cannot list or watch anyone's Secrets, and
+    // can get only the project's webhook Secret, by name, which the operator granted.
     expect(await canI(asGateway, 'list', '/secrets', '')).toBe(false);
     expect(await canI(asGateway, 'watch', '/secrets', '')).toBe(false);
+    expect(await canI(asGateway, 'get', '/secrets', ns, 'shop-webhook')).toBe(true);
+    expect(await canI(asGateway, 'get', '/secrets', ns, 'another-secret')).toBe(false);
+    expect(await canI(asGateway, 'get', '/secrets', 'default', 'shop-webhook')).toBe(false);
 
     // And the API server refuses the real calls.
     const own = kubeClients(asGateway);

@@ -1,0 +1,67 @@
+// The gateway reads webhook Secrets by name, and may read no others: in every namespace with
+// Projects, a Role lets the gateway's ServiceAccount `get` exactly those Projects' webhook
+// Secrets (resourceNames), bound by a RoleBinding. The set follows the Projects; a namespace
+// without any loses both (a Role with no resourceNames would allow every Secret).
+import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
+import { MANAGED_BY } from '../../crds/labels.ts';
+import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
+import type { OperatorContext } from '../context.ts';
+import { MANAGER, webhookSecretName } from '../names.ts';
+
+export const GATEWAY_ACCESS_NAME = 'slipway-gateway-webhook-secrets';
+
+/** The webhook Secrets of the namespace's Projects, sorted (what the Role names). */
+export function webhookSecretNames(
+  projects: ReadonlyArray<{
+    metadata: { name: string; deletionTimestamp?: unknown };
+    spec: { webhookSecretRef?: { name: string } };
+  }>,
+): string[] {
+  const names = projects
+    .filter((p) => !p.metadata.deletionTimestamp)
+    .map((p) => p.spec.webhookSecretRef?.name ?? webhookSecretName(p.metadata.name));
+  return [...new Set(names)].sort();
+}
+
+export async function syncGatewayAccess(ctx: OperatorContext, namespace: string): Promise<void> {
+  const account = ctx.config.gatewayServiceAccount;
+  if (!account) return;
+  const { rbac } = ctx.clients;
+  const names = webhookSecretNames(ctx.informers.projects.list(namespace));
+  if (names.length === 0) {
+    await rbac.deleteNamespacedRoleBinding({ name: GATEWAY_ACCESS_NAME, namespace }).catch(ignoreNotFound);
+    await rbac.deleteNamespacedRole({ name: GATEWAY_ACCESS_NAME, namespace }).catch(ignoreNotFound);
+    return;
+  }
+  const metadata = { name: GATEWAY_ACCESS_NAME, namespace, labels: { [MANAGED_BY]: MANAGER } };
+  const role: V1Role = {
+    metadata,
+    rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: names }],
+  };
+  const binding: V1RoleBinding = {
+    metadata,
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: GATEWAY_ACCESS_NAME },
+    subjects: [{ kind: 'ServiceAccount', name: account.name, namespace: account.namespace }],
+  };
+  const current = await rbac.readNamespacedRole({ name: GATEWAY_ACCESS_NAME, namespace }).catch(missing);
+  if (!current) await rbac.createNamespacedRole({ namespace, body: role }).catch(ignoreAlreadyExists);
+  else if (JSON.stringify(current.rules?.[0]?.resourceNames ?? []) !== JSON.stringify(names))
+    await rbac.replaceNamespacedRole({
+      name: GATEWAY_ACCESS_NAME,
+      namespace,
+      body: { ...role, metadata: { ...metadata, resourceVersion: current.metadata?.resourceVersion } },
+    });
+  const bound = await rbac.readNamespacedRoleBinding({ name: GATEWAY_ACCESS_NAME, namespace }).catch(missing);
+  if (!bound) await rbac.createNamespacedRoleBinding({ namespace, body: binding }).catch(ignoreAlreadyExists);
+}
+
+const missing = (err: unknown) => {
+  if (isNotFound(err)) return undefined;
+  throw err;
+};
+const ignoreNotFound = (err: unknown) => {
+  if (!isNotFound(err)) throw err;
+};
+const ignoreAlreadyExists = (err: unknown) => {
+  if (!isAlreadyExists(err)) throw err;
+};
