@@ -14,6 +14,13 @@ import type { ArchiveLimits } from './archive-limits.ts';
 import { ArchiveEntryPolicy, type CanonicalEntry, type EntryHeader } from './entry-policy.ts';
 import { ArchiveError } from './errors.ts';
 
+/**
+ * The buffer of each stage (intake, gunzip, tar parser, packer, gzip): 256 KiB rather than the
+ * default 16-64 KiB cuts per-chunk overhead — 22.6 -> 33 MiB/s for 200 MiB (bench) — while what is
+ * in flight stays a few MiB whatever the archive's size.
+ */
+const STAGE_BUFFER_BYTES = 256 * 1024;
+
 export interface ArchiveDigest {
   /** Of the canonical archive, which is what is stored and built. */
   sha256: string;
@@ -40,6 +47,7 @@ export async function canonicalizeArchive(
   let uncompressed = 0;
 
   const intake = new Transform({
+    highWaterMark: STAGE_BUFFER_BYTES,
     transform(chunk: Buffer, _encoding, callback) {
       uploaded += chunk.length;
       if (uploaded > limits.maxArchiveBytes) {
@@ -53,6 +61,7 @@ export async function canonicalizeArchive(
   });
 
   const unpacked = new Transform({
+    highWaterMark: STAGE_BUFFER_BYTES,
     transform(chunk: Buffer, _encoding, callback) {
       uncompressed += chunk.length;
       if (uncompressed > limits.maxUncompressedBytes) {
@@ -85,16 +94,15 @@ export async function canonicalizeArchive(
     writeError ??= error;
     stopReading.abort(error);
   });
-  const pack = tarStream.pack();
-  // Level 1: as small as level 6 for text within a few per cent, and twice as fast; 256 KiB zlib
-  // chunks (not 16 KiB) cut the per-chunk overhead: 22.6 -> 29.4 MiB/s for 200 MiB (bench).
-  const writing = pipeline(pack, createGzip({ level: 1, chunkSize: 256 * 1024 }), output);
+  const pack = tarStream.pack({ highWaterMark: STAGE_BUFFER_BYTES });
+  // Level 1: as small as level 6 for text within a few per cent, and twice as fast.
+  const writing = pipeline(pack, createGzip({ level: 1, chunkSize: STAGE_BUFFER_BYTES }), output);
   writing.catch(() => {}); // awaited below, or abandoned with the input's error
   try {
     await pipeline(
       source,
       intake,
-      createGunzip({ chunkSize: 256 * 1024 }),
+      createGunzip({ chunkSize: STAGE_BUFFER_BYTES }),
       unpacked,
       new TarEntries(policy, pack),
       {
@@ -161,7 +169,7 @@ const OWNER = { uid: 0, gid: 0, uname: '', gname: '' };
 
 /** A node Writable that feeds tar-stream's extractor, checks each entry and packs its canonical form. */
 class TarEntries extends Writable {
-  readonly #extract = tarStream.extract();
+  readonly #extract = tarStream.extract({ highWaterMark: STAGE_BUFFER_BYTES });
   readonly #done: Promise<void>;
 
   constructor(policy: ArchiveEntryPolicy, pack: tarStream.Pack) {
