@@ -1,12 +1,17 @@
 // Gateway uploads: a CI upload of a .tar.gz through HTTP (multipart, streamed from disk), which
 // the gateway hashes, gunzips, checks entry by entry and writes to its archive store while it
 // arrives. Throughput, and the gateway's peak RSS: 20, 200 and 400 MiB archives, each in a
-// fresh gateway process, show whether memory grows with the archive (it must not).
+// fresh gateway process, show whether memory grows with the archive (it must not). Beside each
+// upload, its floors on the identical file, measured before and after it in the same run: what
+// validation alone costs (`sha256sum` + `tar -tzf`) and what the canonical re-write costs
+// (`gzip -dc | gzip -1 | sha256sum`), with the upload's throughput as a ratio of the latter.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { request } from 'undici';
 import { writeArchive, type GeneratedArchive } from '../fixtures/archive.ts';
 import { ChildServer } from '../lib/child.ts';
@@ -28,8 +33,23 @@ interface Peaks {
   maxRssMiB: number;
 }
 
+const run = promisify(execFile);
+
+/** Seconds a shell pipeline takes on `file` (passed as $1). */
+async function timeCommand(script: string, file: string): Promise<number> {
+  const started = performance.now();
+  await run('sh', ['-c', script, 'floor', file], { maxBuffer: 64 * MiB });
+  return (performance.now() - started) / 1000;
+}
+
+const VALIDATE_FLOOR = 'sha256sum "$1" >/dev/null && tar -tzf "$1" >/dev/null';
+const REWRITE_FLOOR = 'gzip -dc "$1" | gzip -1 -c | sha256sum >/dev/null';
+
 interface UploadRun {
   label: string;
+  /** MiB/s of the floors, each the mean of a run before and one after the upload. */
+  validateFloor: number;
+  rewriteFloor: number;
   archiveBytes: number;
   entries: number;
   seconds: number;
@@ -80,7 +100,7 @@ async function measureUpload(
   label: string,
   archive: GeneratedArchive,
   warmup: GeneratedArchive,
-): Promise<UploadRun> {
+): Promise<Omit<UploadRun, 'validateFloor' | 'rewriteFloor'>> {
   // A fresh process per size: its peak cannot be inherited from an earlier, bigger upload.
   const gateway = await ChildServer.start<{ port: number }>('servers/gateway.ts', {
     BENCH_GATEWAY_MODE: 'memory',
@@ -125,11 +145,24 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
       const t0 = performance.now();
       const archive = await writeArchive(join(dir, `${size}.tar.gz`), size * MiB);
       options.log(`generated ${mib(archive.bytes)} MiB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      const run = await measureUpload(`${size} MiB`, archive, warmup);
+      // A/B/A: the floors before and after the upload, on the same file.
+      const floors = async () => ({
+        validate: await timeCommand(VALIDATE_FLOOR, archive.path),
+        rewrite: await timeCommand(REWRITE_FLOOR, archive.path),
+      });
+      const before = await floors();
+      const measured = await measureUpload(`${size} MiB`, archive, warmup);
+      const after = await floors();
+      const mibs = archive.bytes / MiB;
+      const run = {
+        ...measured,
+        validateFloor: mibs / ((before.validate + after.validate) / 2),
+        rewriteFloor: mibs / ((before.rewrite + after.rewrite) / 2),
+      };
       rmSync(archive.path);
       runs.push(run);
       options.log(
-        `${run.label}: ${run.mibPerSecond.toFixed(0)} MiB/s, peak RSS ${run.peaks.rssMiB} MiB (baseline ${run.baseline.rssMiB} MiB)`,
+        `${run.label}: ${run.mibPerSecond.toFixed(0)} MiB/s (re-write floor ${run.rewriteFloor.toFixed(0)} MiB/s, ratio ${(run.mibPerSecond / run.rewriteFloor).toFixed(2)}), peak RSS ${run.peaks.rssMiB} MiB (baseline ${run.baseline.rssMiB} MiB)`,
       );
     }
     const growth = (r: UploadRun) => round(r.peaks.rssMiB - r.baseline.rssMiB, 1);
@@ -146,6 +179,9 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
             'entries',
             'seconds',
             'MiB/s',
+            're-write floor',
+            'ratio',
+            'validate floor',
             'RSS before',
             'peak RSS',
             'peak − before',
@@ -157,6 +193,9 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
             r.entries,
             r.seconds,
             r.mibPerSecond,
+            r.rewriteFloor,
+            round(r.mibPerSecond / r.rewriteFloor, 2),
+            r.validateFloor,
             r.baseline.rssMiB,
             r.peaks.rssMiB,
             growth(r),
@@ -169,6 +208,7 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
         `peak RSS above the idle process, by archive size: ${steps.join('; ')}`,
         `RSS sampled every ${SAMPLE_MS} ms in the gateway process during the upload; "max RSS (kernel)" is ru_maxrss over the process lifetime (warm-up included)`,
         'each size runs in a fresh gateway process after a 1 MiB warm-up upload; the store fsyncs each archive before answering',
+        `floors (MiB/s, mean of one run before and one after the upload, same file): re-write = ${REWRITE_FLOOR}; validate = ${VALIDATE_FLOOR}; ratio = upload ÷ re-write floor`,
       ],
       data: {
         runs: runs.map((r) => ({
@@ -176,6 +216,9 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
           entries: r.entries,
           seconds: round(r.seconds),
           mibPerSecond: round(r.mibPerSecond, 1),
+          rewriteFloorMibPerSecond: round(r.rewriteFloor, 1),
+          validateFloorMibPerSecond: round(r.validateFloor, 1),
+          ratioToRewriteFloor: round(r.mibPerSecond / r.rewriteFloor, 2),
           rssBeforeMiB: r.baseline.rssMiB,
           peakRssMiB: r.peaks.rssMiB,
           peakRssGrowthMiB: growth(r),
