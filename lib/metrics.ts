@@ -1,8 +1,10 @@
-// One Prometheus registry per process, with the default Node.js process metrics.
+// One Prometheus registry per process, with the default Node.js process metrics under their
+// standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, …), so stock
+// dashboards and alerts find them.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'slipway_' });
+collectDefaultMetrics({ register: registry });
 
 export function counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []) {
   return new Counter<L>({ name, help, labelNames, registers: [registry] });
@@ -12,13 +14,19 @@ export function gauge<L extends string>(name: string, help: string, labelNames: 
   return new Gauge<L>({ name, help, labelNames, registers: [registry] });
 }
 
-/** Durations in seconds, with buckets from 5 ms to 10 min: fits both HTTP requests and builds. */
-export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[] = []) {
-  return new Histogram<L>({
-    name,
-    help,
-    labelNames,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-    registers: [registry],
-  });
+/** Requests and reconciles: 5 ms to 10 min. */
+export const REQUEST_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
+];
+/** Builds, backups and rollouts: 1 s to a day, the longest timeout the operator accepts. */
+export const STEP_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400];
+
+/** Durations in seconds. */
+export function histogram<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+  buckets: readonly number[] = REQUEST_BUCKETS,
+) {
+  return new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers: [registry] });
 }

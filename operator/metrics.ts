@@ -1,5 +1,5 @@
 // The operator's Prometheus metrics, on the process-wide registry.
-import { counter, gauge, histogram } from '../lib/metrics.ts';
+import { STEP_BUCKETS, counter, gauge, histogram } from '../lib/metrics.ts';
 
 export const reconcileTotal = counter(
   'slipway_operator_reconcile_total',
@@ -28,6 +28,8 @@ export const stepDuration = histogram(
   'slipway_operator_step_duration_seconds',
   'Duration of bundle steps (build, backup, deploy) by outcome.',
   ['step', 'outcome'] as const,
+  // Up to a day: builds and backups may run until their timeout (3600 s by default).
+  STEP_BUCKETS,
 );
 
 export const stepTotal = counter(

@@ -102,9 +102,9 @@ export class OperatorProcess {
       return match ? mib(Number(match[1])) : NaN;
     };
     return {
-      heapUsedMiB: value('slipway_nodejs_heap_size_used_bytes'),
-      heapTotalMiB: value('slipway_nodejs_heap_size_total_bytes'),
-      externalMiB: value('slipway_nodejs_external_memory_bytes'),
+      heapUsedMiB: value('nodejs_heap_size_used_bytes'),
+      heapTotalMiB: value('nodejs_heap_size_total_bytes'),
+      externalMiB: value('nodejs_external_memory_bytes'),
     };
   }
 

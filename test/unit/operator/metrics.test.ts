@@ -1,0 +1,19 @@
+import { describe, expect, it } from '@jest/globals';
+import { registry } from '../../../lib/metrics.ts';
+import { stepDuration } from '../../../operator/metrics.ts';
+
+describe('bundle step durations', () => {
+  it('have buckets up to a day, so an hour-long build lands in a bucket of its own', async () => {
+    stepDuration.observe({ step: 'build', outcome: 'succeeded' }, 3000);
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'slipway_operator_step_duration_seconds_bucket{le="1800",step="build",outcome="succeeded"} 0',
+    );
+    expect(text).toContain(
+      'slipway_operator_step_duration_seconds_bucket{le="3600",step="build",outcome="succeeded"} 1',
+    );
+    expect(text).toContain(
+      'slipway_operator_step_duration_seconds_bucket{le="86400",step="build",outcome="succeeded"} 1',
+    );
+  });
+});
