@@ -22,7 +22,7 @@ const sha256 = z.string().regex(/^[a-f0-9]{64}$/);
 
 export const bundleSpec = z
   .object({
-    projectRef: localRef(),
+    projectRef: localRef().meta({ description: 'The Project this bundle builds.' }),
     source: z
       .object({
         git: z
@@ -31,9 +31,10 @@ export const bundleSpec = z
               .string()
               .regex(/^[a-f0-9]{7,64}$/)
               .meta({ description: 'Commit to build.' }),
-            branch: z.string().max(255).optional(),
+            branch: z.string().max(255).optional().meta({ description: 'Branch the commit was pushed to.' }),
           })
-          .optional(),
+          .optional()
+          .meta({ description: "Build a commit of the project's repository." }),
         archive: z
           .object({
             url: z
@@ -41,18 +42,24 @@ export const bundleSpec = z
               .min(1)
               .max(4096)
               .meta({ description: 'Where the build Job downloads the archive.' }),
-            sha256,
-            sizeBytes: z.number().int().min(0),
+            sha256: sha256.meta({ description: 'sha256 of the archive, checked by the build Job.' }),
+            sizeBytes: z
+              .number()
+              .int()
+              .min(0)
+              .meta({ description: 'Size of the archive in bytes, checked by the build Job.' }),
             commit: z
               .string()
               .max(128)
               .optional()
               .meta({ description: 'Commit the uploaded files belong to.' }),
-            branch: z.string().max(255).optional(),
+            branch: z.string().max(255).optional().meta({ description: 'Branch the upload was made for.' }),
           })
-          .optional(),
+          .optional()
+          .meta({ description: 'Build an uploaded archive (made by the gateway).' }),
       })
       .meta({
+        description: 'What to build: exactly one of git or archive.',
         'x-kubernetes-validations': [
           {
             rule: 'has(self.git) != has(self.archive)',
@@ -60,7 +67,9 @@ export const bundleSpec = z
           },
         ],
       }),
-    comment: z.string().max(4096).optional(),
+    comment: z.string().max(4096).optional().meta({
+      description: 'Why this bundle exists, for people (the first line of the commit message for pushes).',
+    }),
     baseSoftware: z
       .object({
         image: z.string().min(1).max(512).meta({ description: 'Base image the bundle is built on.' }),
@@ -75,18 +84,30 @@ export const bundleSpec = z
           'Where the project directories are inside the source (for example web: web, config: config). ' +
           'Required for manual bundles; webhook and upload bundles copy it.',
       }),
-    trigger: z.object({
-      type: z.enum(triggerTypes),
-      provider: z.enum(providers).optional(),
-      webhookRef: localRef().optional(),
-      deliveryId: z.string().max(256).optional(),
-    }),
+    trigger: z
+      .object({
+        type: z
+          .enum(triggerTypes)
+          .meta({ description: 'Manual (made by a person), Webhook (a push) or Upload (upload.sh).' }),
+        provider: z.enum(providers).optional().meta({ description: 'The git provider whose push made it.' }),
+        webhookRef: localRef().optional().meta({ description: 'The Webhook whose branch matched.' }),
+        deliveryId: z
+          .string()
+          .max(256)
+          .optional()
+          .meta({ description: "The provider's delivery id, for its delivery log." }),
+      })
+      .meta({ description: 'What made this bundle.' }),
     deploy: z
       .object({
-        environmentRef: localRef(),
-        backupBeforeDeploy: z.boolean().default(false),
+        environmentRef: localRef().meta({ description: 'The Environment to roll the bundle out to.' }),
+        backupBeforeDeploy: z
+          .boolean()
+          .default(false)
+          .meta({ description: "Back up the environment's database first." }),
       })
-      .optional(),
+      .optional()
+      .meta({ description: 'Roll the built image out; absent: build only.' }),
   })
   .meta({
     'x-kubernetes-validations': [
@@ -100,12 +121,21 @@ export const bundleSpec = z
 
 export const bundleStatus = z.object({
   ...statusBase,
-  phase: z.enum(bundlePhases).optional(),
-  image: z.string().optional(),
-  buildJob: z.string().optional(),
-  backup: z.object({ job: z.string(), location: z.string().optional() }).optional(),
-  startedAt: timestamp().optional(),
-  finishedAt: timestamp().optional(),
+  phase: z
+    .enum(bundlePhases)
+    .optional()
+    .meta({ description: 'Where the bundle is in its chain (kubectl get bundles shows it).' }),
+  image: z.string().optional().meta({ description: 'The image the build pushed.' }),
+  buildJob: z.string().optional().meta({ description: 'Name of the build Job.' }),
+  backup: z
+    .object({
+      job: z.string().meta({ description: 'Name of the backup Job.' }),
+      location: z.string().optional().meta({ description: 'Where the dump is: pvc://<claim>/<path>.' }),
+    })
+    .optional()
+    .meta({ description: 'The backup taken before the rollout.' }),
+  startedAt: timestamp().optional().meta({ description: 'When the build started.' }),
+  finishedAt: timestamp().optional().meta({ description: 'When the chain ended.' }),
 });
 
 export const Bundle: KindDefinition<typeof bundleSpec, typeof bundleStatus> = {

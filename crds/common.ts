@@ -18,7 +18,8 @@ export const dnsLabel = () =>
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
 
 /** `{name}` of an object in the same namespace. */
-export const localRef = () => z.object({ name: dnsSubdomain() });
+export const localRef = () =>
+  z.object({ name: dnsSubdomain().meta({ description: 'Name of the object, in the same namespace.' }) });
 
 export const dnsSubdomain = () =>
   z
@@ -28,31 +29,50 @@ export const dnsSubdomain = () =>
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/);
 
 /** A key of a Secret in the same namespace. */
-export const secretKeyRef = () => z.object({ name: dnsSubdomain(), key: z.string().min(1).max(253) });
+export const secretKeyRef = () =>
+  z.object({
+    name: dnsSubdomain().meta({ description: 'Name of the Secret, in the same namespace.' }),
+    key: z.string().min(1).max(253).meta({ description: "Key in the Secret's data." }),
+  });
 
 /** metav1.Condition, as the API conventions define it. */
 export const condition = z.object({
-  type: z.string().min(1).max(316),
-  status: z.enum(['True', 'False', 'Unknown']),
-  observedGeneration: z.number().int().min(0).optional(),
-  lastTransitionTime: timestamp(),
+  type: z.string().min(1).max(316).meta({ description: 'What the condition is about, for example Ready.' }),
+  status: z.enum(['True', 'False', 'Unknown']).meta({ description: 'True, False or Unknown.' }),
+  observedGeneration: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'The metadata.generation this condition was set for.' }),
+  lastTransitionTime: timestamp().meta({ description: 'When the status last changed.' }),
   reason: z
     .string()
     .min(1)
     .max(1024)
-    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
-  message: z.string().max(32768),
+    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
+    .meta({ description: 'Why, as one CamelCase word a program can match on.' }),
+  message: z.string().max(32768).meta({ description: 'Why, for people.' }),
 });
 export type Condition = z.infer<typeof condition>;
 
 /** Fields every kind's status carries. */
 export const statusBase = {
-  observedGeneration: z.number().int().min(0).optional(),
+  observedGeneration: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'The metadata.generation the operator last acted on.' }),
   conditions: z
     .array(condition)
     .max(32)
     .optional()
-    .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    .meta({
+      description: 'The latest observations of the object; Ready summarises them.',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+    }),
 };
 
 export interface PrinterColumn {

@@ -32,6 +32,10 @@ export function structural(node: unknown): unknown {
   return out;
 }
 
+function described(schema: JsonSchema, description: string): JsonSchema {
+  return { description, ...schema };
+}
+
 function openApiSchema(schema: z.ZodType): JsonSchema {
   return structural(z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input' })) as JsonSchema;
 }
@@ -68,8 +72,11 @@ export function customResourceDefinition(def: KindDefinition) {
                 apiVersion: { type: 'string' },
                 kind: { type: 'string' },
                 metadata: { type: 'object' },
-                spec: openApiSchema(def.spec),
-                status: openApiSchema(def.status),
+                spec: described(openApiSchema(def.spec), `What you want of this ${def.kind}; you write it.`),
+                status: described(
+                  openApiSchema(def.status),
+                  'What the operator observed and did; it writes it, you read it.',
+                ),
               },
             },
           },

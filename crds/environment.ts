@@ -10,45 +10,60 @@ import {
 } from './common.ts';
 
 export const environmentSpec = z.object({
-  projectRef: localRef(),
-  deploymentRef: z.object({
-    name: z.string().min(1).max(253),
-    container: z
-      .string()
-      .min(1)
-      .max(63)
-      .optional()
-      .meta({ description: 'Container that runs the project; defaults to the first one.' }),
-  }),
+  projectRef: localRef().meta({ description: 'The Project that runs here.' }),
+  deploymentRef: z
+    .object({
+      name: z.string().min(1).max(253).meta({ description: 'The Deployment, in the same namespace.' }),
+      container: z
+        .string()
+        .min(1)
+        .max(63)
+        .optional()
+        .meta({ description: 'Container that runs the project; defaults to the first one.' }),
+    })
+    .meta({ description: 'The Deployment whose image a rollout sets.' }),
   database: z
     .object({
-      engine: z.enum(['mysql', 'postgresql']),
+      engine: z
+        .enum(['mysql', 'postgresql'])
+        .meta({ description: 'mysql (also MariaDB: mysqldump) or postgresql (pg_dump).' }),
       secretRef: localRef().meta({
         description: 'Secret with host, port, database, username and password keys, read by the backup Job.',
       }),
     })
-    .optional(),
+    .optional()
+    .meta({ description: 'The database a backup before a rollout dumps.' }),
   backupStorage: z
     .object({
       persistentVolumeClaim: z
-        .object({ claimName: z.string().min(1).max(253) })
+        .object({
+          claimName: z
+            .string()
+            .min(1)
+            .max(253)
+            .meta({ description: 'The PersistentVolumeClaim, in the same namespace.' }),
+        })
         .meta({ description: 'Volume the backup Job writes dumps to.' }),
       pathPrefix: z.string().max(253).optional().meta({ description: 'Folder inside the volume.' }),
     })
-    .optional(),
+    .optional()
+    .meta({ description: 'Where backups go: <pathPrefix>/<environment>/<bundle>.sql or .dump.' }),
 });
 
 export const environmentStatus = z.object({
   ...statusBase,
-  currentBundle: z.string().optional(),
+  currentBundle: z.string().optional().meta({ description: 'The bundle last rolled out successfully.' }),
   lastDeployment: z
     .object({
-      bundle: z.string(),
-      startedAt: timestamp(),
-      finishedAt: timestamp().optional(),
-      result: z.enum(['InProgress', 'Succeeded', 'Failed']),
+      bundle: z.string().meta({ description: 'The bundle rolled out.' }),
+      startedAt: timestamp().meta({ description: 'When the rollout started.' }),
+      finishedAt: timestamp().optional().meta({ description: 'When it ended.' }),
+      result: z
+        .enum(['InProgress', 'Succeeded', 'Failed'])
+        .meta({ description: 'How it ended, or InProgress.' }),
     })
-    .optional(),
+    .optional()
+    .meta({ description: 'The latest rollout, whatever its result.' }),
 });
 
 export const Environment: KindDefinition<typeof environmentSpec, typeof environmentStatus> = {

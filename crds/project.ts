@@ -29,7 +29,8 @@ export const projectSpec = z.object({
         .optional()
         .meta({ description: 'Secret with `username`/`password` or `ssh-privatekey` for the clone.' }),
     })
-    .optional(),
+    .optional()
+    .meta({ description: 'The git repository git bundles are built from.' }),
   webhookSecretRef: secretKeyRef().optional().meta({
     description: 'Webhook secret to use; when absent the operator generates one owned by the Project.',
   }),
@@ -40,16 +41,17 @@ export const projectSpec = z.object({
 
 export const projectStatus = z.object({
   ...statusBase,
-  slug: z.string().optional(),
+  slug: z.string().optional().meta({ description: 'The slug this project owns (absent on a SlugConflict).' }),
   webhook: z
     .object({
       url: z
         .string()
         .meta({ description: 'The webhook URL to paste into the git provider. It is a credential.' }),
-      secretRef: secretKeyRef(),
+      secretRef: secretKeyRef().meta({ description: 'Where the webhook secret is.' }),
     })
-    .optional(),
-  uploadScriptUrl: z.string().optional(),
+    .optional()
+    .meta({ description: 'What to paste into the git provider.' }),
+  uploadScriptUrl: z.string().optional().meta({ description: 'Where CI downloads upload.sh.' }),
 });
 
 export const Project: KindDefinition<typeof projectSpec, typeof projectStatus> = {

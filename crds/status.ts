@@ -42,37 +42,60 @@ const idImmutable = {
 };
 
 export const statusPageSpec = z.object({
-  name: z.string().min(1).max(256),
+  name: z.string().min(1).max(256).meta({ description: 'Name of the status page, as readers see it.' }),
   url: z.string().min(1).max(2048).meta({ description: 'Public address of the human-readable status page.' }),
 });
 export const statusPageStatus = z.object({ ...statusBase });
 
 export const componentSpec = z
   .object({
-    name: z.string().min(1).max(256),
-    description: z.string().max(4096).default(''),
-    parentRef: localRef().optional(),
-    state: z.enum(componentStates).default('operational'),
+    name: z.string().min(1).max(256).meta({ description: 'Name of the component, as readers see it.' }),
+    description: z
+      .string()
+      .max(4096)
+      .default('')
+      .meta({ description: 'What the component is, for readers.' }),
+    parentRef: localRef().optional().meta({ description: 'The StatusComponent this one is part of.' }),
+    state: z
+      .enum(componentStates)
+      .default('operational')
+      .meta({ description: 'How the component works now.' }),
     position: z.number().int().min(0).max(1000000).optional().meta({ description: 'Lower comes first.' }),
     id: stableId(),
   })
   .meta({ 'x-kubernetes-validations': [idImmutable] });
-export const componentStatus = z.object({ ...statusBase, id: z.number().int().optional() });
+export const componentStatus = z.object({
+  ...statusBase,
+  id: z.number().int().optional().meta({ description: 'The public id (copied from spec.id).' }),
+});
 
 export const noticeUpdate = z.object({
-  state: z.enum([...plannedStates, ...unplannedStates]).optional(),
-  content: z.string().max(65536),
-  at: timestamp(),
+  state: z
+    .enum([...plannedStates, ...unplannedStates])
+    .optional()
+    .meta({ description: 'The notice state from this update on; none for general notices.' }),
+  content: z.string().max(65536).meta({ description: 'What readers are told.' }),
+  at: timestamp().meta({ description: 'When the update takes effect (a later one is not shown yet).' }),
 });
 
 export const noticeSpec = z
   .object({
-    type: z.enum(noticeTypes),
-    subject: z.string().min(1).max(1024),
+    type: z
+      .enum(noticeTypes)
+      .meta({ description: 'planned (maintenance), unplanned (an incident) or general.' }),
+    subject: z.string().min(1).max(1024).meta({ description: 'The headline readers see.' }),
     beginsAt: timestamp().optional().meta({ description: 'Scheduled start; required for planned notices.' }),
     endsAt: timestamp().optional().meta({ description: 'Scheduled end; required for planned notices.' }),
-    componentRefs: z.array(localRef()).max(500).default([]),
-    tags: z.array(z.string().min(1).max(128)).max(64).default([]),
+    componentRefs: z
+      .array(localRef())
+      .max(500)
+      .default([])
+      .meta({ description: 'The StatusComponents the notice affects.' }),
+    tags: z
+      .array(z.string().min(1).max(128))
+      .max(64)
+      .default([])
+      .meta({ description: 'Free labels, for filtering.' }),
     updates: z
       .array(noticeUpdate)
       .max(1000)
@@ -103,10 +126,10 @@ export const noticeSpec = z
   });
 export const noticeStatus = z.object({
   ...statusBase,
-  id: z.number().int().optional(),
-  state: z.string().optional(),
-  beganAt: timestamp().optional(),
-  endedAt: timestamp().optional(),
+  id: z.number().int().optional().meta({ description: 'The public id (copied from spec.id).' }),
+  state: z.string().optional().meta({ description: 'The state now, from the updates in effect.' }),
+  beganAt: timestamp().optional().meta({ description: 'When the notice began.' }),
+  endedAt: timestamp().optional().meta({ description: 'When the notice ended.' }),
 });
 
 const idColumn = { name: 'ID', type: 'integer', jsonPath: '.status.id' } as const;

@@ -14,7 +14,7 @@ export type MatchMode = (typeof matchModes)[number];
 
 export const webhookSpec = z
   .object({
-    projectRef: localRef(),
+    projectRef: localRef().meta({ description: 'The Project whose pushes this Webhook matches.' }),
     branch: z.string().min(1).max(255).meta({ description: 'Branch to track, compared by matchMode.' }),
     matchMode: z.enum(matchModes).meta({
       description: 'How a pushed branch must relate to `branch`: equal, start with, end with, or contain it.',
@@ -39,10 +39,16 @@ export const webhookSpec = z
 
 export const webhookStatus = z.object({
   ...statusBase,
-  url: z.string().optional(),
+  url: z.string().optional().meta({ description: "The project's webhook URL (a credential)." }),
   lastTriggered: z
-    .object({ bundle: z.string(), commit: z.string(), branch: z.string(), at: timestamp() })
-    .optional(),
+    .object({
+      bundle: z.string().meta({ description: 'The Bundle made.' }),
+      commit: z.string().meta({ description: 'The commit pushed.' }),
+      branch: z.string().meta({ description: 'The branch pushed.' }),
+      at: timestamp().meta({ description: 'When.' }),
+    })
+    .optional()
+    .meta({ description: 'The newest bundle this Webhook made.' }),
 });
 
 export const Webhook: KindDefinition<typeof webhookSpec, typeof webhookStatus> = {

@@ -72,6 +72,14 @@ describe('valid objects of every kind', () => {
     expect(row).toMatch(/main-to-staging\s+shop\s+main\s+Exact\s+staging\s+true/);
   });
 
+  it('are explained field by field by `kubectl explain`', async () => {
+    const trigger = (await kubectl(['explain', 'bundle.spec.trigger.type'])).stdout;
+    expect(trigger).toMatch(/Manual \(made by a person\), Webhook \(a push\) or Upload/);
+    const status = (await kubectl(['explain', 'statusnotice.status'])).stdout;
+    expect(status).toMatch(/What the operator observed and did/);
+    expect(status).toMatch(/beganAt/);
+  });
+
   it('apply defaults from the schema', async () => {
     const { stdout } = await kubectl([
       'get',
