@@ -5,7 +5,8 @@ import type { BundleObject, EnvironmentObject, ProjectObject, WebhookObject } fr
 import { Informer, objectKey } from '../lib/informer.ts';
 import { kindPath } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
-import { LABEL_PROJECT, MANAGED_BY, MANAGER } from './names.ts';
+import { LABEL_PROJECT, MANAGED_BY } from '../crds/labels.ts';
+import { MANAGER } from './names.ts';
 import { effectiveSlug } from './project/decide.ts';
 
 /** Our kinds' stored shape, as the informer's client-node type bound wants it. */

@@ -9,15 +9,6 @@ import {
   labelValue,
 } from '../crds/labels.ts';
 
-export {
-  ANNOTATION_BUNDLE,
-  LABEL_BUNDLE,
-  LABEL_PROJECT,
-  LABEL_STEP,
-  MANAGED_BY,
-  boundedName,
-  labelValue,
-} from '../crds/labels.ts';
 export const MANAGER = 'slipway-operator';
 /** On the Deployment: when the operator started rolling that bundle out. */
 export const ANNOTATION_ROLLOUT_STARTED = 'slipway.dev/rollout-started-at';

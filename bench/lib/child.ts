@@ -1,6 +1,7 @@
 // Servers under test run in their own Node process, so that the load generator does not share
 // their event loop and their memory numbers are theirs alone. A tiny request/reply protocol
 // over the IPC channel lets the benchmark ask the child for its memory or other facts.
+import { stopProcess } from '../../scripts/processes.ts';
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -63,10 +64,7 @@ export class ChildServer<Ready = unknown> {
   }
 
   async stop(): Promise<void> {
-    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.process.once('exit', resolve));
-    this.process.kill('SIGTERM');
-    await exited;
+    await stopProcess(this.process);
   }
 }
 

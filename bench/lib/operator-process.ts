@@ -2,22 +2,14 @@
 // the operator's alone. Logs go to a file under bench/results/ (git-ignored).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort, stopProcess } from '../../scripts/processes.ts';
 import { until } from './cluster.ts';
 import { rssOfPid } from './memory.ts';
 import { mib } from './stats.ts';
 
 const MAIN = fileURLToPath(new URL('../../operator/main.ts', import.meta.url));
 const LOG_DIR = fileURLToPath(new URL('../results/logs/', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export class OperatorProcess {
   readonly child: ChildProcess;
@@ -118,9 +110,6 @@ export class OperatorProcess {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGTERM');
-    await exited;
+    await stopProcess(this.child);
   }
 }

@@ -14,18 +14,8 @@ import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import { stepDuration, stepTotal } from '../metrics.ts';
-import {
-  ANNOTATION_BUNDLE,
-  ANNOTATION_ROLLOUT_STARTED,
-  LABEL_PROJECT,
-  LABEL_STEP,
-  MANAGED_BY,
-  MANAGER,
-  backupJobName,
-  buildJobName,
-  bundleImage,
-  labelValue,
-} from '../names.ts';
+import { ANNOTATION_BUNDLE, LABEL_PROJECT, LABEL_STEP, MANAGED_BY, labelValue } from '../../crds/labels.ts';
+import { ANNOTATION_ROLLOUT_STARTED, MANAGER, backupJobName, buildJobName, bundleImage } from '../names.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
 import { canonical, statusDiffers } from '../runtime/status.ts';

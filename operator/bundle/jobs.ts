@@ -19,7 +19,8 @@ import {
   type EnvironmentObject,
   type ProjectObject,
 } from '../../crds/index.ts';
-import { backupJobName, buildJobName, jobLabels, ANNOTATION_BUNDLE } from '../names.ts';
+import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
+import { backupJobName, buildJobName, jobLabels } from '../names.ts';
 import { isSafeRelativePath } from './settings.ts';
 
 export interface BuildJobSettings {

@@ -14,7 +14,7 @@ import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { publishReadyStatus } from '../runtime/ready-status.ts';
 import { bundlesToPrune, claimSlug, effectiveSlug, protectedBundles } from './decide.ts';
-import { syncGatewayAccess } from './gateway-access.ts';
+import { GatewayAccess } from './gateway-access.ts';
 import { generateSecretValue, generatedSecretRef, ownedBy, webhookSecret } from './secret.ts';
 
 /** Referenced Secrets are not watched (that would mean reading every Secret): look again this often. */
@@ -27,15 +27,17 @@ type SecretResult =
 
 export class ProjectReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
+  private readonly gatewayAccess: GatewayAccess;
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
+    this.gatewayAccess = new GatewayAccess(ctx);
   }
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const { informers, config } = this.ctx;
     // The gateway may read exactly the namespace's webhook Secrets (also after a Project is gone).
-    await syncGatewayAccess(this.ctx, namespace);
+    await this.gatewayAccess.sync(namespace);
     const project = informers.projects.get(namespace, name);
     if (!project || project.metadata.deletionTimestamp) return;
     const now = this.ctx.now();

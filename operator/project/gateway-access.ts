@@ -10,6 +10,13 @@ import { MANAGER, webhookSecretName } from '../names.ts';
 
 export const GATEWAY_ACCESS_NAME = 'slipway-gateway-webhook-secrets';
 
+/**
+ * Every Project reconcile asks for the namespace's grant; the API is read only when the set of
+ * Secrets changed since it was last applied, or that was longer ago than this (so a Role someone
+ * deleted by hand comes back).
+ */
+const RECHECK_MS = 10 * 60_000;
+
 /** The webhook Secrets of the namespace's Projects, sorted (what the Role names). */
 export function webhookSecretNames(
   projects: ReadonlyArray<{
@@ -23,11 +30,34 @@ export function webhookSecretNames(
   return [...new Set(names)].sort();
 }
 
-export async function syncGatewayAccess(ctx: OperatorContext, namespace: string): Promise<void> {
-  const account = ctx.config.gatewayServiceAccount;
-  if (!account) return;
+export class GatewayAccess {
+  readonly #ctx: OperatorContext;
+  /** By namespace: the Secret names last applied, and when. */
+  readonly #applied = new Map<string, { names: string; at: number }>();
+
+  constructor(ctx: OperatorContext) {
+    this.#ctx = ctx;
+  }
+
+  async sync(namespace: string): Promise<void> {
+    const account = this.#ctx.config.gatewayServiceAccount;
+    if (!account) return;
+    const names = webhookSecretNames(this.#ctx.informers.projects.list(namespace));
+    const now = this.#ctx.now().getTime();
+    const last = this.#applied.get(namespace);
+    if (last && last.names === names.join(',') && now - last.at < RECHECK_MS) return;
+    await apply(this.#ctx, namespace, names, account);
+    this.#applied.set(namespace, { names: names.join(','), at: now });
+  }
+}
+
+async function apply(
+  ctx: OperatorContext,
+  namespace: string,
+  names: string[],
+  account: { namespace: string; name: string },
+): Promise<void> {
   const { rbac } = ctx.clients;
-  const names = webhookSecretNames(ctx.informers.projects.list(namespace));
   if (names.length === 0) {
     await rbac.deleteNamespacedRoleBinding({ name: GATEWAY_ACCESS_NAME, namespace }).catch(ignoreNotFound);
     await rbac.deleteNamespacedRole({ name: GATEWAY_ACCESS_NAME, namespace }).catch(ignoreNotFound);

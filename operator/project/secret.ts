@@ -2,14 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { API_VERSION, type ProjectObject } from '../../crds/index.ts';
-import {
-  LABEL_PROJECT,
-  MANAGED_BY,
-  MANAGER,
-  WEBHOOK_SECRET_KEY,
-  labelValue,
-  webhookSecretName,
-} from '../names.ts';
+import { LABEL_PROJECT, MANAGED_BY, labelValue } from '../../crds/labels.ts';
+import { MANAGER, WEBHOOK_SECRET_KEY, webhookSecretName } from '../names.ts';
 
 /** 32 random bytes (256 bits), base64url so it pastes cleanly into a provider's form. */
 export function generateSecretValue(): string {

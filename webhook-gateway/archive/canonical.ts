@@ -46,45 +46,31 @@ export async function canonicalizeArchive(
   let uploaded = 0;
   let uncompressed = 0;
 
-  const intake = new Transform({
-    highWaterMark: STAGE_BUFFER_BYTES,
-    transform(chunk: Buffer, _encoding, callback) {
-      uploaded += chunk.length;
-      if (uploaded > limits.maxArchiveBytes) {
-        callback(
-          new ArchiveError('archive_too_large', `the archive is larger than ${limits.maxArchiveBytes} bytes`),
-        );
-        return;
-      }
-      callback(null, chunk);
-    },
+  const intake = checkedStage((chunk) => {
+    uploaded += chunk.length;
+    if (uploaded > limits.maxArchiveBytes)
+      return new ArchiveError(
+        'archive_too_large',
+        `the archive is larger than ${limits.maxArchiveBytes} bytes`,
+      );
+    return undefined;
   });
-
-  const unpacked = new Transform({
-    highWaterMark: STAGE_BUFFER_BYTES,
-    transform(chunk: Buffer, _encoding, callback) {
-      uncompressed += chunk.length;
-      if (uncompressed > limits.maxUncompressedBytes) {
-        callback(
-          new ArchiveError(
-            'uncompressed_too_large',
-            `the archive unpacks to more than ${limits.maxUncompressedBytes} bytes`,
-          ),
-        );
-      } else if (
-        uncompressed > limits.compressionRatioGraceBytes &&
-        uncompressed > uploaded * limits.maxCompressionRatio
-      ) {
-        callback(
-          new ArchiveError(
-            'compression_ratio',
-            `the archive unpacks to more than ${limits.maxCompressionRatio} times its size; refusing a likely decompression bomb`,
-          ),
-        );
-      } else {
-        callback(null, chunk);
-      }
-    },
+  const unpacked = checkedStage((chunk) => {
+    uncompressed += chunk.length;
+    if (uncompressed > limits.maxUncompressedBytes)
+      return new ArchiveError(
+        'uncompressed_too_large',
+        `the archive unpacks to more than ${limits.maxUncompressedBytes} bytes`,
+      );
+    if (
+      uncompressed > limits.compressionRatioGraceBytes &&
+      uncompressed > uploaded * limits.maxCompressionRatio
+    )
+      return new ArchiveError(
+        'compression_ratio',
+        `the archive unpacks to more than ${limits.maxCompressionRatio} times its size; refusing a likely decompression bomb`,
+      );
+    return undefined;
   });
 
   // A failed write (a full disk, a broken store) stops the reading too, and is what is reported.
@@ -96,19 +82,13 @@ export async function canonicalizeArchive(
   });
   const pack = tarStream.pack({ highWaterMark: STAGE_BUFFER_BYTES });
   // Level 1: as small as level 6 for text within a few per cent, and twice as fast.
+  const entries = new TarEntries(policy, pack);
   const writing = pipeline(pack, createGzip({ level: 1, chunkSize: STAGE_BUFFER_BYTES }), output);
   writing.catch(() => {}); // awaited below, or abandoned with the input's error
   try {
-    await pipeline(
-      source,
-      intake,
-      createGunzip({ chunkSize: STAGE_BUFFER_BYTES }),
-      unpacked,
-      new TarEntries(policy, pack),
-      {
-        signal: stopReading.signal,
-      },
-    );
+    await pipeline(source, intake, createGunzip({ chunkSize: STAGE_BUFFER_BYTES }), unpacked, entries, {
+      signal: stopReading.signal,
+    });
     policy.finish();
   } catch (error) {
     pack.destroy(error as Error);
@@ -119,9 +99,21 @@ export async function canonicalizeArchive(
   return {
     sha256: output.sha256(),
     sizeBytes: output.bytes,
-    entries: policy.written,
+    entries: entries.written,
     uploadedBytes: uploaded,
   };
+}
+
+/** A pass-through stage that counts what flows and stops it with the error `check` returns. */
+function checkedStage(check: (chunk: Buffer) => ArchiveError | undefined): Transform {
+  return new Transform({
+    highWaterMark: STAGE_BUFFER_BYTES,
+    transform(chunk: Buffer, _encoding, callback) {
+      const refused = check(chunk);
+      if (refused) callback(refused);
+      else callback(null, chunk);
+    },
+  });
 }
 
 function classify(error: unknown): unknown {
@@ -170,6 +162,8 @@ const OWNER = { uid: 0, gid: 0, uname: '', gname: '' };
 /** A node Writable that feeds tar-stream's extractor, checks each entry and packs its canonical form. */
 class TarEntries extends Writable {
   readonly #extract = tarStream.extract({ highWaterMark: STAGE_BUFFER_BYTES });
+  /** Entries of the canonical archive (the root and repeated directories are left out). */
+  written = 0;
   readonly #done: Promise<void>;
 
   constructor(policy: ArchiveEntryPolicy, pack: tarStream.Pack) {
@@ -204,7 +198,7 @@ class TarEntries extends Writable {
         stream.resume();
         return;
       }
-      policy.written += 1;
+      this.written += 1;
       try {
         packEntry(pack, entry, stream, done);
       } catch (error) {

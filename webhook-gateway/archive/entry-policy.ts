@@ -63,9 +63,6 @@ export class ArchiveEntryPolicy {
     return this.#entries;
   }
 
-  /** Entries of the canonical archive (the root and repeated directories are left out). */
-  written = 0;
-
   /**
    * Throws ArchiveError when the entry may not be unpacked; otherwise its canonical form, or
    * undefined for an entry that adds nothing (the root, a directory named again). Called for

@@ -11,25 +11,15 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { commitAndPush, createRepository, serveRepositories } from '../../../scripts/git-server.ts';
-import { stopProcess } from '../../../scripts/processes.ts';
+import { freePort, stopProcess } from '../../../scripts/processes.ts';
 import { waitFor } from '../../support/cluster.ts';
 import { track } from './leftovers.ts';
 
 const run = promisify(execFile);
-
-/** A port free on `address` right now. */
-export async function freePort(address: string): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.listen(0, address, resolve).once('error', reject));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function openLog(file: string): number {
   mkdirSync(dirname(file), { recursive: true });

@@ -6,9 +6,8 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operatorEnvFor, type RealNode } from '../../../scripts/cluster/real-node.ts';
-import { stopProcess } from '../../../scripts/processes.ts';
+import { freePort, stopProcess } from '../../../scripts/processes.ts';
 import { waitFor } from '../../support/cluster.ts';
-import { freePort } from './host-services.ts';
 import { LOG_DIR, track } from './leftovers.ts';
 
 export { LOG_DIR };

@@ -8,7 +8,8 @@ import type {
   ProjectObject,
   WebhookObject,
 } from '../../../crds/index.ts';
-import { ANNOTATION_BUNDLE, ANNOTATION_ROLLOUT_STARTED } from '../../../operator/names.ts';
+import { ANNOTATION_BUNDLE } from '../../../crds/labels.ts';
+import { ANNOTATION_ROLLOUT_STARTED } from '../../../operator/names.ts';
 
 export const NS = 'team';
 export const T0 = new Date('2026-03-01T10:00:00.000Z');

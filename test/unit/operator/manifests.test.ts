@@ -3,7 +3,8 @@ import { backupJob, backupLocation, buildJob, dockerfile } from '../../../operat
 import { nextBundleStatus, transitionEvents } from '../../../operator/bundle/status.ts';
 import type { BundleDecision } from '../../../operator/bundle/decide.ts';
 import { loadConfig } from '../../../operator/config.ts';
-import { boundedName, buildJobName, bundleImage } from '../../../operator/names.ts';
+import { boundedName } from '../../../crds/labels.ts';
+import { buildJobName, bundleImage } from '../../../operator/names.ts';
 import { T0, bundle, condition, database, environment, project } from './builders.ts';
 
 const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
