@@ -59,10 +59,6 @@ export class ArchiveEntryPolicy {
     this.#limits = limits;
   }
 
-  get entries(): number {
-    return this.#entries;
-  }
-
   /**
    * Throws ArchiveError when the entry may not be unpacked; otherwise its canonical form, or
    * undefined for an entry that adds nothing (the root, a directory named again). Called for
