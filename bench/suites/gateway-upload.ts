@@ -2,9 +2,11 @@
 // the gateway hashes, gunzips, checks entry by entry and writes to its archive store while it
 // arrives. Throughput, and the gateway's peak RSS: 20, 200 and 400 MiB archives, each in a
 // fresh gateway process, show whether memory grows with the archive (it must not). Beside each
-// upload, its floors on the identical file, measured before and after it in the same run: what
-// validation alone costs (`sha256sum` + `tar -tzf`) and what the canonical re-write costs
-// (`gzip -dc | gzip -1 | sha256sum`), with the upload's throughput as a ratio of the latter.
+// upload, its floors on the identical file, measured before and after it in the same run with
+// standard tools: validation (`sha256sum` + `tar -tzf`) and the canonical re-write
+// (`gzip -dc | gzip -1 | sha256sum`). The upload does both, so its floor is the two one after the
+// other (performance issue: "the same floor plus the re-write"); the ratio to validation alone,
+// which does strictly less work than the upload, is printed beside it.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
@@ -50,6 +52,8 @@ interface UploadRun {
   /** MiB/s of the floors, each the mean of a run before and one after the upload. */
   validateFloor: number;
   rewriteFloor: number;
+  /** MiB/s of validating and then re-writing: the upload's floor. */
+  floor: number;
   archiveBytes: number;
   entries: number;
   seconds: number;
@@ -100,7 +104,7 @@ async function measureUpload(
   label: string,
   archive: GeneratedArchive,
   warmup: GeneratedArchive,
-): Promise<Omit<UploadRun, 'validateFloor' | 'rewriteFloor'>> {
+): Promise<Omit<UploadRun, 'validateFloor' | 'rewriteFloor' | 'floor'>> {
   // A fresh process per size: its peak cannot be inherited from an earlier, bigger upload.
   const gateway = await ChildServer.start<{ port: number }>('servers/gateway.ts', {
     BENCH_GATEWAY_MODE: 'memory',
@@ -154,15 +158,18 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
       const measured = await measureUpload(`${size} MiB`, archive, warmup);
       const after = await floors();
       const mibs = archive.bytes / MiB;
+      const validateSeconds = (before.validate + after.validate) / 2;
+      const rewriteSeconds = (before.rewrite + after.rewrite) / 2;
       const run = {
         ...measured,
-        validateFloor: mibs / ((before.validate + after.validate) / 2),
-        rewriteFloor: mibs / ((before.rewrite + after.rewrite) / 2),
+        validateFloor: mibs / validateSeconds,
+        rewriteFloor: mibs / rewriteSeconds,
+        floor: mibs / (validateSeconds + rewriteSeconds),
       };
       rmSync(archive.path);
       runs.push(run);
       options.log(
-        `${run.label}: ${run.mibPerSecond.toFixed(0)} MiB/s (re-write floor ${run.rewriteFloor.toFixed(0)} MiB/s, ratio ${(run.mibPerSecond / run.rewriteFloor).toFixed(2)}), peak RSS ${run.peaks.rssMiB} MiB (baseline ${run.baseline.rssMiB} MiB)`,
+        `${run.label}: ${run.mibPerSecond.toFixed(0)} MiB/s (floor ${run.floor.toFixed(0)} MiB/s, ratio ${(run.mibPerSecond / run.floor).toFixed(2)}; validation alone ${run.validateFloor.toFixed(0)} MiB/s, ratio ${(run.mibPerSecond / run.validateFloor).toFixed(2)}), peak RSS ${run.peaks.rssMiB} MiB (baseline ${run.baseline.rssMiB} MiB)`,
       );
     }
     const growth = (r: UploadRun) => round(r.peaks.rssMiB - r.baseline.rssMiB, 1);
@@ -179,9 +186,11 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
             'entries',
             'seconds',
             'MiB/s',
-            're-write floor',
+            'floor',
             'ratio',
             'validate floor',
+            'ratio to validate',
+            're-write floor',
             'RSS before',
             'peak RSS',
             'peak − before',
@@ -193,9 +202,11 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
             r.entries,
             r.seconds,
             r.mibPerSecond,
-            r.rewriteFloor,
-            round(r.mibPerSecond / r.rewriteFloor, 2),
+            r.floor,
+            round(r.mibPerSecond / r.floor, 2),
             r.validateFloor,
+            round(r.mibPerSecond / r.validateFloor, 2),
+            r.rewriteFloor,
             r.baseline.rssMiB,
             r.peaks.rssMiB,
             growth(r),
@@ -208,7 +219,7 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
         `peak RSS above the idle process, by archive size: ${steps.join('; ')}`,
         `RSS sampled every ${SAMPLE_MS} ms in the gateway process during the upload; "max RSS (kernel)" is ru_maxrss over the process lifetime (warm-up included)`,
         'each size runs in a fresh gateway process after a 1 MiB warm-up upload; the store fsyncs each archive before answering',
-        `floors (MiB/s, mean of one run before and one after the upload, same file): re-write = ${REWRITE_FLOOR}; validate = ${VALIDATE_FLOOR}; ratio = upload ÷ re-write floor`,
+        `floors (MiB/s, mean of one run before and one after the upload, same file): validate = ${VALIDATE_FLOOR}; re-write = ${REWRITE_FLOOR}; floor = validate, then re-write (the work the upload does); ratio = upload ÷ floor; ratio to validate = upload ÷ validation alone`,
       ],
       data: {
         runs: runs.map((r) => ({
@@ -216,9 +227,11 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
           entries: r.entries,
           seconds: round(r.seconds),
           mibPerSecond: round(r.mibPerSecond, 1),
-          rewriteFloorMibPerSecond: round(r.rewriteFloor, 1),
+          floorMibPerSecond: round(r.floor, 1),
+          ratioToFloor: round(r.mibPerSecond / r.floor, 2),
           validateFloorMibPerSecond: round(r.validateFloor, 1),
-          ratioToRewriteFloor: round(r.mibPerSecond / r.rewriteFloor, 2),
+          ratioToValidateFloor: round(r.mibPerSecond / r.validateFloor, 2),
+          rewriteFloorMibPerSecond: round(r.rewriteFloor, 1),
           rssBeforeMiB: r.baseline.rssMiB,
           peakRssMiB: r.peaks.rssMiB,
           peakRssGrowthMiB: growth(r),
