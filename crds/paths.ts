@@ -1,5 +1,10 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Where the generated CRD YAML lives: the Helm chart's crds/ folder, its only copy. */
-export const CRD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'charts', 'slipway', 'crds');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The generated CRD YAML, plain, for `kubectl apply -f deploy/crds/` and for GitOps tools. */
+export const CRD_DIR = join(ROOT, 'deploy', 'crds');
+
+/** The same CRDs as Helm templates (installed and upgraded with the release, `crds.enabled`). */
+export const CHART_CRD_DIR = join(ROOT, 'charts', 'slipway', 'templates', 'crds');

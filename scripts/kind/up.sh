@@ -39,10 +39,8 @@ docker build -t "$IMAGE_REPOSITORY:$IMAGE_TAG" "$ROOT"
 log "loading the image into $CLUSTER"
 kind load docker-image --name "$CLUSTER" "$IMAGE_REPOSITORY:$IMAGE_TAG"
 
-# helm installs crds/ only on first install and never upgrades them; apply them each time so
-# a re-run after a schema change is current.
-log "applying the CRDs"
-kubectl --context "$CONTEXT" apply --server-side --force-conflicts -f "$ROOT/charts/slipway/crds"
+# The chart installs and upgrades the CRDs itself (crds.enabled), so a re-run after a schema
+# change is current.
 log "installing the chart as $RELEASE in $NAMESPACE"
 "$HELM" upgrade --install "$RELEASE" "$ROOT/charts/slipway" \
   --kube-context "$CONTEXT" --namespace "$NAMESPACE" --create-namespace \

@@ -45,8 +45,15 @@ beforeAll(async () => {
   helm();
   ns = await createNamespace(admin, 'chart');
   release = `sw-${ns.name.slice(-6)}`;
-  // Default values but one replica each (so no PodDisruptionBudgets): fewer pods to wait for.
-  await helmRun(['install', release, CHART, '--set', 'operator.replicas=1,statusApi.replicas=1']);
+  // Default values but one replica each (so no PodDisruptionBudgets): fewer pods to wait for;
+  // the CRDs are the test cluster's own (crd-upgrade.test.ts installs CRDs through Helm).
+  await helmRun([
+    'install',
+    release,
+    CHART,
+    '--set',
+    'operator.replicas=1,statusApi.replicas=1,crds.enabled=false',
+  ]);
   installed = true;
 }, HELM_BUILD_TIMEOUT_MS);
 

@@ -2,7 +2,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { parseAllDocuments } from 'yaml';
 import { customResourceDefinition } from '../../../crds/crd.ts';
 import { kinds } from '../../../crds/index.ts';
 import {
@@ -50,20 +49,31 @@ describe('chart options', () => {
     expect(result.status).toBe(0);
   });
 
-  it('ships the generated CRD of every kind, and helm installs them', () => {
+  it('installs the generated CRD of every kind with the release, kept on uninstall', () => {
     const expected = kinds.map((def) => customResourceDefinition(def).metadata.name).sort();
     expect(expected).toHaveLength(7);
-    const files = readdirSync(join(CHART, 'crds')).filter((f) => f.endsWith('.yaml'));
+    const files = readdirSync(join(CHART, 'templates', 'crds')).filter((f) => f.endsWith('.yaml'));
     expect(files.map((f) => f.replace(/\.yaml$/, '')).sort()).toEqual(expected);
-    // What `helm install` creates first: the chart's crds/ folder.
-    const rendered = run(['template', RELEASE, CHART, '--include-crds']);
-    expect(rendered.status).toBe(0);
-    const names = parseAllDocuments(rendered.stdout)
-      .map((doc) => doc.toJS() as { kind?: string; metadata?: { name: string } } | null)
-      .filter((doc) => doc?.kind === 'CustomResourceDefinition')
-      .map((doc) => doc?.metadata?.name)
-      .sort();
-    expect(names).toEqual(expected);
+    // Templates, not the crds/ folder: so `helm upgrade` applies a changed schema.
+    expect(readdirSync(CHART)).not.toContain('crds');
+    const crds = ofKind(template(), 'CustomResourceDefinition');
+    expect(crds.map((c) => c.metadata.name).sort()).toEqual(expected);
+    for (const crd of crds) {
+      expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+      expect(crd.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
+    }
+    // The rendered CRD is the generated one, whatever the chart adds around it.
+    const bundle = named(crds, 'CustomResourceDefinition', 'bundles.slipway.dev') as Manifest & {
+      spec: unknown;
+    };
+    expect(bundle.spec).toEqual(customResourceDefinition(kinds.find((k) => k.kind === 'Bundle')!).spec);
+  });
+
+  it('leaves the CRDs out with crds.enabled=false, and drops the keep policy with crds.keep=false', () => {
+    expect(ofKind(template({ 'crds.enabled': false }), 'CustomResourceDefinition')).toEqual([]);
+    const unkept = ofKind(template({ 'crds.keep': false }), 'CustomResourceDefinition');
+    expect(unkept).toHaveLength(7);
+    for (const crd of unkept) expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
   });
 
   it('exposes the gateway and the status API through Ingresses and derives the public URLs', () => {
