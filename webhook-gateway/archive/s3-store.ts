@@ -3,14 +3,16 @@
 // is staged and validated in a local temporary file like the filesystem store's (staging.ts),
 // then PUT in one request as `{prefix}{key}`, and the temporary file deleted; a refused upload
 // never reaches the bucket. Requests are path-style (`{endpoint}/{bucket}/{object}`), signed with
-// SigV4, and bodies stream both ways. Build Jobs still download through the gateway's signed
+// SigV4 by the AWS SDK's signer with credentials from its provider chain (s3-signer.ts), and
+// bodies stream both ways. Build Jobs still download through the gateway's signed
 // /archives URLs, so the S3 credentials stay in the gateway.
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { fetch, type Response } from 'undici';
 import type { ArchiveLimits } from './archive-limits.ts';
-import { EMPTY_PAYLOAD_SHA256, encodePath, signRequest, type SigV4Credentials } from './sigv4.ts';
+import { s3Credentials, S3Signer, type S3Credentials } from './s3-signer.ts';
 import { removeStaleTemporaryFiles, stageArchive } from './staging.ts';
 import { archiveKey, isArchiveKey } from '../../crds/archive-url.ts';
 import type { ArchiveStore, StoredArchive } from './store.ts';
@@ -22,8 +24,15 @@ export interface S3ArchiveStoreOptions {
   region: string;
   /** Put verbatim before every archive key, e.g. `slipway/` (empty: keys at the bucket root). */
   prefix?: string;
-  accessKeyId: string;
-  secretAccessKey: string;
+  /**
+   * Static keys (both, and a session token for temporary ones); without them, the AWS SDK's
+   * provider chain (environment, IRSA, Pod Identity, profiles, instance metadata).
+   */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  /** Credentials or a provider of them, instead of the keys above. */
+  credentials?: S3Credentials;
   /** Local directory uploads are staged in while they are validated. */
   stagingDir: string;
   now?: () => Date;
@@ -59,8 +68,7 @@ export class S3ArchiveStore implements ArchiveStore {
   readonly #endpoint: string;
   readonly #bucket: string;
   readonly #prefix: string;
-  readonly #region: string;
-  readonly #credentials: SigV4Credentials;
+  readonly #signer: S3Signer;
   readonly #now: () => Date;
 
   constructor(options: S3ArchiveStoreOptions) {
@@ -75,14 +83,15 @@ export class S3ArchiveStore implements ArchiveStore {
     if (prefix.startsWith('/') || prefix.split('/').some((s) => s === '.' || s === '..')) {
       throw new Error("the S3 key prefix may not start with '/' or contain '.' or '..' segments");
     }
-    if (!options.accessKeyId || !options.secretAccessKey) {
-      throw new Error('the S3 store needs an access key id and a secret access key');
+    if (Boolean(options.accessKeyId) !== Boolean(options.secretAccessKey)) {
+      throw new Error(
+        'the S3 store needs both an access key id and a secret access key, or neither (to use the AWS credential chain)',
+      );
     }
     this.#endpoint = `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`;
     this.#bucket = options.bucket;
     this.#prefix = prefix;
-    this.#region = options.region;
-    this.#credentials = { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey };
+    this.#signer = new S3Signer(options.credentials ?? s3Credentials(options), options.region);
     this.stagingDir = options.stagingDir;
     this.#now = options.now ?? (() => new Date());
   }
@@ -175,12 +184,20 @@ export class S3ArchiveStore implements ArchiveStore {
   ): Promise<Response> {
     const url = new URL(`${this.#endpoint}/${encodePath(this.#bucket)}/${encodePath(objectKey)}`);
     const payloadHash = upload?.payloadHash ?? EMPTY_PAYLOAD_SHA256;
-    const { headers } = signRequest(
-      { method, url, payloadHash, headers: { ...upload?.headers, 'x-amz-content-sha256': payloadHash } },
-      this.#credentials,
-      { region: this.#region, service: 's3' },
-      this.#now(),
-    );
+    let headers: Record<string, string>;
+    try {
+      headers = await this.#signer.sign(
+        { method, url, headers: { ...upload?.headers, 'x-amz-content-sha256': payloadHash } },
+        this.#now(),
+      );
+    } catch (error) {
+      throw new S3StoreError(
+        `S3 ${method} ${this.#describe(objectKey)} failed: no AWS credentials (${(error as Error).message})`,
+        undefined,
+        undefined,
+        { cause: error },
+      );
+    }
     try {
       return await fetch(url, {
         method,
@@ -213,7 +230,7 @@ export class S3ArchiveStore implements ArchiveStore {
         : 'no error details';
     const hint =
       response.status === 403 || (code !== undefined && CREDENTIAL_CODES.has(code))
-        ? '; check the access key id, the secret access key and their permissions on the bucket'
+        ? '; check the credentials (access key id, secret access key, session token or role) and their permissions on the bucket'
         : '';
     throw new S3StoreError(
       `S3 ${method} ${this.#describe(objectKey)} failed: ${response.status} ${detail}${hint}`,
@@ -225,6 +242,21 @@ export class S3ArchiveStore implements ArchiveStore {
   #describe(objectKey: string): string {
     return `${this.#endpoint}/${this.#bucket}/${objectKey}`;
   }
+}
+
+const EMPTY_PAYLOAD_SHA256 = createHash('sha256').update('').digest('hex');
+
+/** RFC 3986 percent-encoding: everything but `A-Za-z0-9-._~` (encodeURIComponent spares `!'()*` too). */
+function uriEncode(text: string): string {
+  return encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+/** An object path as sent and signed: each segment encoded, slashes kept. */
+export function encodePath(path: string): string {
+  return path.split('/').map(uriEncode).join('/');
 }
 
 /** fetch's own message is "fetch failed"; the reason (ECONNREFUSED, a TLS error, ...) is its cause. */

@@ -1,7 +1,8 @@
 // Which archive store the gateway uses, from its environment: the filesystem store on
 // SLIPWAY_ARCHIVE_DIR (default), or an S3-compatible bucket, which then only stages uploads in
 // SLIPWAY_ARCHIVE_DIR while they are validated. A bad or missing setting stops the process with
-// a message naming the variable; the secret key's value never appears in one.
+// a message naming the variable; the secret key's value never appears in one. Without static
+// keys the S3 store takes credentials from the AWS SDK's chain (IRSA, Pod Identity, AWS_* ...).
 import { z } from 'zod';
 import { S3ArchiveStore } from './s3-store.ts';
 import { FilesystemArchiveStore } from './store.ts';
@@ -15,8 +16,10 @@ export type ArchiveStoreConfig =
       bucket: string;
       region: string;
       prefix: string;
-      accessKeyId: string;
-      secretAccessKey: string;
+      /** Both or neither: without them, the AWS credential chain. */
+      accessKeyId?: string;
+      secretAccessKey?: string;
+      sessionToken?: string;
     };
 
 const optionalText = z
@@ -28,8 +31,6 @@ const S3_REQUIRED = {
   SLIPWAY_S3_ENDPOINT:
     'the http(s) address of the S3-compatible service, e.g. https://s3.eu-west-1.amazonaws.com or http://minio.storage:9000',
   SLIPWAY_S3_BUCKET: 'the bucket that holds the archives',
-  SLIPWAY_S3_ACCESS_KEY_ID: 'the access key id of a user that may read, write and delete in the bucket',
-  SLIPWAY_S3_SECRET_ACCESS_KEY: 'the secret access key that goes with SLIPWAY_S3_ACCESS_KEY_ID',
 } as const;
 
 const envSchema = z
@@ -47,6 +48,7 @@ const envSchema = z
     SLIPWAY_S3_PREFIX: z.string().optional().default(''),
     SLIPWAY_S3_ACCESS_KEY_ID: optionalText,
     SLIPWAY_S3_SECRET_ACCESS_KEY: optionalText,
+    SLIPWAY_S3_SESSION_TOKEN: optionalText,
   })
   .superRefine((env, ctx) => {
     if (env.SLIPWAY_ARCHIVE_STORE !== 's3') return;
@@ -58,6 +60,22 @@ const envSchema = z
           message: `${name} is required when SLIPWAY_ARCHIVE_STORE=s3: ${what}`,
         });
       }
+    }
+    const keys = [env.SLIPWAY_S3_ACCESS_KEY_ID, env.SLIPWAY_S3_SECRET_ACCESS_KEY];
+    if (keys.some((k) => k === undefined) && keys.some((k) => k !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SLIPWAY_S3_ACCESS_KEY_ID'],
+        message:
+          'SLIPWAY_S3_ACCESS_KEY_ID and SLIPWAY_S3_SECRET_ACCESS_KEY go together: set both, or neither to use the AWS credential chain (IRSA, Pod Identity, AWS_* variables)',
+      });
+    }
+    if (env.SLIPWAY_S3_SESSION_TOKEN !== undefined && keys.some((k) => k === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SLIPWAY_S3_SESSION_TOKEN'],
+        message: 'SLIPWAY_S3_SESSION_TOKEN needs SLIPWAY_S3_ACCESS_KEY_ID and SLIPWAY_S3_SECRET_ACCESS_KEY',
+      });
     }
     const endpoint = env.SLIPWAY_S3_ENDPOINT;
     if (endpoint !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(endpoint)) {
@@ -106,8 +124,9 @@ export function loadArchiveStoreConfig(
     bucket: e.SLIPWAY_S3_BUCKET!,
     region: e.SLIPWAY_S3_REGION,
     prefix: e.SLIPWAY_S3_PREFIX,
-    accessKeyId: e.SLIPWAY_S3_ACCESS_KEY_ID!,
-    secretAccessKey: e.SLIPWAY_S3_SECRET_ACCESS_KEY!,
+    ...(e.SLIPWAY_S3_ACCESS_KEY_ID ? { accessKeyId: e.SLIPWAY_S3_ACCESS_KEY_ID } : {}),
+    ...(e.SLIPWAY_S3_SECRET_ACCESS_KEY ? { secretAccessKey: e.SLIPWAY_S3_SECRET_ACCESS_KEY } : {}),
+    ...(e.SLIPWAY_S3_SESSION_TOKEN ? { sessionToken: e.SLIPWAY_S3_SESSION_TOKEN } : {}),
   };
 }
 

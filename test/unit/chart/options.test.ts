@@ -295,17 +295,40 @@ describe('chart options', () => {
     });
   });
 
-  it('refuses the s3 store without its endpoint, bucket or credentials Secret', () => {
+  it('without a credentials Secret, leaves S3 credentials to the AWS chain (IRSA on the ServiceAccount)', () => {
+    const manifests = template({
+      ...s3Store,
+      'gateway.archiveStore.s3.credentials.existingSecret': '',
+      'gateway.serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn':
+        'arn:aws:iam::111122223333:role/slipway-archives',
+    });
+    const d = named(manifests, 'Deployment', componentName('gateway')) as Deployment;
+    const names = d.spec.template.spec.containers[0]!.env.map((e) => e.name);
+    expect(names).toContain('SLIPWAY_S3_BUCKET');
+    expect(names.filter((n) => /KEY|TOKEN/.test(n) && n.startsWith('SLIPWAY_S3_'))).toEqual([]);
+    const account = named(manifests, 'ServiceAccount', componentName('gateway')) as Manifest;
+    expect(account.metadata.annotations?.['eks.amazonaws.com/role-arn']).toBe(
+      'arn:aws:iam::111122223333:role/slipway-archives',
+    );
+    const withToken = template({
+      ...s3Store,
+      'gateway.archiveStore.s3.credentials.sessionTokenKey': 'sessionToken',
+    });
+    const env = (named(withToken, 'Deployment', componentName('gateway')) as Deployment).spec.template.spec
+      .containers[0]!.env;
+    expect(env.find((e) => e.name === 'SLIPWAY_S3_SESSION_TOKEN')).toEqual({
+      name: 'SLIPWAY_S3_SESSION_TOKEN',
+      valueFrom: { secretKeyRef: { name: 's3-credentials', key: 'sessionToken' } },
+    });
+  });
+
+  it('refuses the s3 store without its endpoint or bucket', () => {
     for (const [missing, message] of [
       [
         'gateway.archiveStore.s3.endpoint',
         'gateway.archiveStore.type=s3 needs gateway.archiveStore.s3.endpoint',
       ],
       ['gateway.archiveStore.s3.bucket', 'gateway.archiveStore.type=s3 needs gateway.archiveStore.s3.bucket'],
-      [
-        'gateway.archiveStore.s3.credentials.existingSecret',
-        `needs gateway.archiveStore.s3.credentials.existingSecret: a Secret in namespace ${NAMESPACE} with the keys accessKeyId and secretAccessKey`,
-      ],
     ] as const) {
       const result = run([
         'template',

@@ -17,8 +17,15 @@ import {
   createArchiveStore,
   loadArchiveStoreConfig,
 } from '../../../webhook-gateway/archive/index.ts';
-import { EMPTY_PAYLOAD_SHA256, signRequest } from '../../../webhook-gateway/archive/sigv4.ts';
-import { S3_BUCKET, S3_SECRET_ACCESS_KEY, startS3, type S3Fixture } from './support/s3.ts';
+import {
+  S3_ACCESS_KEY_ID,
+  S3_BUCKET,
+  S3_SECRET_ACCESS_KEY,
+  S3_SESSION_TOKEN,
+  S3_TEMPORARY_SECRET_ACCESS_KEY,
+  startS3,
+  type S3Fixture,
+} from './support/s3.ts';
 import {
   CANONICAL_BASE_NAMES,
   baseDirectory,
@@ -38,103 +45,6 @@ async function closedPort(): Promise<number> {
 }
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-
-describe('SigV4 signing reproduces AWS published signatures', () => {
-  // AWS SigV4 test suite, "get-vanilla": GET / with only host and x-amz-date.
-  const suite = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
-  const suiteScope = { region: 'us-east-1', service: 'service' };
-  const suiteNow = new Date('2015-08-30T12:36:00Z');
-
-  it('get-vanilla', () => {
-    const signed = signRequest(
-      { method: 'GET', url: new URL('https://example.amazonaws.com/'), payloadHash: EMPTY_PAYLOAD_SHA256 },
-      suite,
-      suiteScope,
-      suiteNow,
-    );
-    expect(signed.canonicalRequest).toBe(
-      'GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\nhost;x-amz-date\n' +
-        'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-    );
-    expect(signed.stringToSign).toBe(
-      'AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n' +
-        'bb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63',
-    );
-    expect(signed.headers).toEqual({
-      'x-amz-date': '20150830T123600Z',
-      authorization:
-        'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, ' +
-        'SignedHeaders=host;x-amz-date, ' +
-        'Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31',
-    });
-  });
-
-  it('get-vanilla-query-order-key-case: query parameters sorted by name', () => {
-    const signed = signRequest(
-      {
-        method: 'GET',
-        url: new URL('https://example.amazonaws.com/?Param2=value2&Param1=value1'),
-        payloadHash: EMPTY_PAYLOAD_SHA256,
-      },
-      suite,
-      suiteScope,
-      suiteNow,
-    );
-    expect(signed.signature).toBe('b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500');
-  });
-
-  // The S3 developer guide's examples (AKIAIOSFODNN7EXAMPLE, 2013-05-24): S3's own header and path rules.
-  const s3Example = {
-    accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
-    secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-  };
-  const s3Scope = { region: 'us-east-1', service: 's3' };
-  const s3Now = new Date('2013-05-24T00:00:00Z');
-
-  it('S3 GET Object: x-amz-content-sha256 and Range signed', () => {
-    const signed = signRequest(
-      {
-        method: 'GET',
-        url: new URL('https://examplebucket.s3.amazonaws.com/test.txt'),
-        headers: { Range: 'bytes=0-9', 'x-amz-content-sha256': EMPTY_PAYLOAD_SHA256 },
-        payloadHash: EMPTY_PAYLOAD_SHA256,
-      },
-      s3Example,
-      s3Scope,
-      s3Now,
-    );
-    expect(signed.stringToSign.split('\n').at(-1)).toBe(
-      '7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972',
-    );
-    expect(signed.headers.authorization).toBe(
-      'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, ' +
-        'SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, ' +
-        'Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41',
-    );
-  });
-
-  it('S3 PUT Object: the payload hash is signed and `$` is encoded once in the path', () => {
-    const body = 'Welcome to Amazon S3.';
-    expect(sha256(body)).toBe('44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072');
-    const signed = signRequest(
-      {
-        method: 'PUT',
-        url: new URL('https://examplebucket.s3.amazonaws.com/test$file.text'),
-        headers: {
-          Date: 'Fri, 24 May 2013 00:00:00 GMT',
-          'x-amz-storage-class': 'REDUCED_REDUNDANCY',
-          'x-amz-content-sha256': sha256(body),
-        },
-        payloadHash: sha256(body),
-      },
-      s3Example,
-      s3Scope,
-      s3Now,
-    );
-    expect(signed.canonicalRequest.split('\n').slice(0, 2)).toEqual(['PUT', '/test%24file.text']);
-    expect(signed.signature).toBe('98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd');
-  });
-});
 
 describe('S3 archive store against a real S3-compatible server', () => {
   const target = { namespace: 'team-web', project: 'shop' };
@@ -280,7 +190,7 @@ describe('S3 archive store against a real S3-compatible server', () => {
     expect((error as S3StoreError).status).toBe(403);
     expect((error as Error).message).toBe(
       `S3 HEAD ${s3.endpoint}/${S3_BUCKET}/${prefix}team-web/shop/${await canonicalSha256(archive)}.tar.gz failed: ` +
-        '403 no details in a HEAD response; check the access key id, the secret access key and their permissions on the bucket',
+        '403 no details in a HEAD response; check the credentials (access key id, secret access key, session token or role) and their permissions on the bucket',
     );
     expect(await objects()).toEqual(new Map());
     expect(await stagedFiles()).toEqual([]);
@@ -296,6 +206,74 @@ describe('S3 archive store against a real S3-compatible server', () => {
     expect((download as Error).message).not.toContain('not-the-secret');
     expect((download as Error).message).not.toContain(S3_SECRET_ACCESS_KEY);
     await expect(wrong.remove(key)).rejects.toThrow('403 SignatureDoesNotMatch');
+  });
+
+  it('temporary credentials sign with their session token, and only with it', async () => {
+    const temporary = {
+      stagingDir,
+      prefix,
+      secretAccessKey: S3_TEMPORARY_SECRET_ACCESS_KEY,
+      sessionToken: S3_SESSION_TOKEN,
+    };
+    const archive = await tarGz(baseDirectory());
+    const stored = await s3.store(temporary).receive(Readable.from([archive]), target, archiveLimits());
+    expect([...(await objects()).keys()]).toEqual([`${prefix}${stored.key}`]);
+    const download = await s3.store(temporary).open(stored.key);
+    expect(download?.sizeBytes).toBe(stored.sizeBytes);
+    download?.stream.destroy();
+
+    const { sessionToken: _token, ...withoutToken } = temporary;
+    await expect(s3.store(withoutToken).open(stored.key)).rejects.toThrow('403 SignatureDoesNotMatch');
+    await expect(s3.store({ ...temporary, sessionToken: 'expired-token' }).open(stored.key)).rejects.toThrow(
+      '400 InvalidToken',
+    );
+  });
+
+  it('without static keys, takes credentials from the AWS chain: a Pod Identity endpoint', async () => {
+    // EKS Pod Identity (and ECS) hand out temporary credentials from an HTTP endpoint named in
+    // AWS_CONTAINER_CREDENTIALS_FULL_URI, asked with the token in AWS_CONTAINER_AUTHORIZATION_TOKEN.
+    const agentToken = 'pod-identity-agent-token';
+    const asked: Array<string | undefined> = [];
+    const agent = createServer((req, res) => {
+      asked.push(req.headers.authorization);
+      if (req.headers.authorization !== agentToken) {
+        res.writeHead(403).end();
+        return;
+      }
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        JSON.stringify({
+          AccessKeyId: S3_ACCESS_KEY_ID,
+          SecretAccessKey: S3_TEMPORARY_SECRET_ACCESS_KEY,
+          Token: S3_SESSION_TOKEN,
+          Expiration: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
+    const saved = { ...process.env };
+    for (const name of Object.keys(process.env)) if (name.startsWith('AWS_')) delete process.env[name];
+    Object.assign(process.env, {
+      AWS_CONTAINER_CREDENTIALS_FULL_URI: `http://127.0.0.1:${(agent.address() as AddressInfo).port}/v1/credentials`,
+      AWS_CONTAINER_AUTHORIZATION_TOKEN: agentToken,
+      // Nothing from this machine's own AWS set-up, if it has one.
+      AWS_CONFIG_FILE: join(stagingDir, 'no-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(stagingDir, 'no-aws-credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
+    try {
+      const chained = s3.store({ stagingDir, prefix, accessKeyId: undefined, secretAccessKey: undefined });
+      const archive = await tarGz(baseDirectory());
+      const stored = await chained.receive(Readable.from([archive]), target, archiveLimits());
+      expect([...(await objects()).keys()]).toEqual([`${prefix}${stored.key}`]);
+      await chained.remove(stored.key);
+      expect(await objects()).toEqual(new Map());
+      // Asked once and cached, not once per request.
+      expect(asked).toEqual([agentToken]);
+    } finally {
+      process.env = saved;
+      agent.close();
+    }
   });
 
   it('an unknown access key id, a missing bucket and an unreachable endpoint are named too', async () => {
@@ -381,9 +359,24 @@ describe('archive store configuration', () => {
     expect(() => loadArchiveStoreConfig({ SLIPWAY_ARCHIVE_STORE: 's3', SLIPWAY_S3_BUCKET: '' })).toThrow(
       'invalid archive store configuration: ' +
         'SLIPWAY_S3_ENDPOINT is required when SLIPWAY_ARCHIVE_STORE=s3: the http(s) address of the S3-compatible service, e.g. https://s3.eu-west-1.amazonaws.com or http://minio.storage:9000; ' +
-        'SLIPWAY_S3_BUCKET is required when SLIPWAY_ARCHIVE_STORE=s3: the bucket that holds the archives; ' +
-        'SLIPWAY_S3_ACCESS_KEY_ID is required when SLIPWAY_ARCHIVE_STORE=s3: the access key id of a user that may read, write and delete in the bucket; ' +
-        'SLIPWAY_S3_SECRET_ACCESS_KEY is required when SLIPWAY_ARCHIVE_STORE=s3: the secret access key that goes with SLIPWAY_S3_ACCESS_KEY_ID',
+        'SLIPWAY_S3_BUCKET is required when SLIPWAY_ARCHIVE_STORE=s3: the bucket that holds the archives',
+    );
+  });
+
+  it('takes static keys with a session token, or neither (the AWS credential chain), never one key alone', () => {
+    const { SLIPWAY_S3_ACCESS_KEY_ID: _id, SLIPWAY_S3_SECRET_ACCESS_KEY: _secret, ...keyless } = s3Env;
+    const chain = loadArchiveStoreConfig(keyless);
+    expect(chain).not.toHaveProperty('accessKeyId');
+    expect(createArchiveStore(chain)).toBeInstanceOf(S3ArchiveStore);
+    expect(loadArchiveStoreConfig({ ...s3Env, SLIPWAY_S3_SESSION_TOKEN: 'token' })).toMatchObject({
+      accessKeyId: 'gateway',
+      sessionToken: 'token',
+    });
+    expect(() =>
+      loadArchiveStoreConfig({ ...keyless, SLIPWAY_S3_SECRET_ACCESS_KEY: 'very-secret-value' }),
+    ).toThrow('SLIPWAY_S3_ACCESS_KEY_ID and SLIPWAY_S3_SECRET_ACCESS_KEY go together');
+    expect(() => loadArchiveStoreConfig({ ...keyless, SLIPWAY_S3_SESSION_TOKEN: 'token' })).toThrow(
+      'SLIPWAY_S3_SESSION_TOKEN needs SLIPWAY_S3_ACCESS_KEY_ID and SLIPWAY_S3_SECRET_ACCESS_KEY',
     );
   });
 

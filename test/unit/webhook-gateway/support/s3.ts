@@ -3,8 +3,9 @@
 // way AWS does. s3rver 3.7.1 checks only that a SigV4 request names a known access key id and
 // skips the signature ("Signature version 4 calculation is unimplemented"), so without the front
 // a wrong secret key would go unnoticed. The front's canonicalisation is written here from the
-// specification, independently of webhook-gateway/archive/sigv4.ts, and reads what actually
-// arrived on the wire: path, headers and a hash of the received body.
+// specification, independently of the AWS SDK signer the store uses, and reads what actually
+// arrived on the wire: path, headers and a hash of the received body. It also knows one set of
+// temporary credentials, which only sign with their session token.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import {
@@ -24,6 +25,12 @@ import { S3ArchiveStore, type S3ArchiveStoreOptions } from '../../../../webhook-
 export const S3_ACCESS_KEY_ID = 'S3RVER';
 /** The secret the front checks signatures with. */
 export const S3_SECRET_ACCESS_KEY = 'slipway-test-secret/K7MDENG+EXAMPLEKEY';
+/**
+ * Temporary credentials (as STS, IRSA or Pod Identity hand out): the same key id with another
+ * secret, valid only together with this session token in a signed `x-amz-security-token`.
+ */
+export const S3_TEMPORARY_SECRET_ACCESS_KEY = 'slipway-test-temporary/Q2K8EXAMPLEKEY';
+export const S3_SESSION_TOKEN = 'IQoJb3JpZ2luX2VjEXAMPLE-session-token//test';
 export const S3_BUCKET = 'slipway-archives';
 export const S3_REGION = 'eu-test-1';
 
@@ -225,6 +232,18 @@ function checkRequest(req: IncomingMessage, body: Buffer): Refusal | undefined {
       return { status: 403, code: 'AccessDenied', message: `the header ${required} must be signed` };
     }
   }
+  const sessionToken = req.headers['x-amz-security-token'];
+  if (
+    sessionToken !== undefined &&
+    (sessionToken !== S3_SESSION_TOKEN || !names.includes('x-amz-security-token'))
+  ) {
+    return {
+      status: 400,
+      code: 'InvalidToken',
+      message: 'The provided token is malformed or otherwise invalid.',
+    };
+  }
+  const secretAccessKey = sessionToken === undefined ? S3_SECRET_ACCESS_KEY : S3_TEMPORARY_SECRET_ACCESS_KEY;
   const payloadHash = headerValue(req, 'x-amz-content-sha256');
   if (payloadHash !== createHash('sha256').update(body).digest('hex')) {
     return {
@@ -251,7 +270,7 @@ function checkRequest(req: IncomingMessage, body: Buffer): Refusal | undefined {
   ].join('\n');
   const scope = `${day}/${region}/s3/aws4_request`;
   const stringToSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
-  let key: Buffer = Buffer.from(`AWS4${S3_SECRET_ACCESS_KEY}`);
+  let key: Buffer = Buffer.from(`AWS4${secretAccessKey}`);
   for (const part of [day!, region!, 's3', 'aws4_request'])
     key = createHmac('sha256', key).update(part).digest();
   const expected = createHmac('sha256', key).update(stringToSign).digest();
