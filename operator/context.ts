@@ -4,6 +4,7 @@ import type { EventRecorder } from '../lib/events.ts';
 import type { Logger } from '../lib/log.ts';
 import type { OperatorConfig } from './config.ts';
 import type { OperatorInformers } from './informers.ts';
+import type { StatusWriter } from './runtime/status-writer.ts';
 
 export interface OperatorContext {
   config: OperatorConfig;
@@ -11,6 +12,8 @@ export interface OperatorContext {
   slipway: SlipwayApi;
   informers: OperatorInformers;
   events: EventRecorder;
+  /** The one path by which controllers write status. */
+  status: StatusWriter;
   log: Logger;
   now: () => Date;
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../lib/log.ts';
 import { BundleReconciler, watchForBundles } from './bundle/controller.ts';
 import type { OperatorConfig } from './config.ts';
 import type { OperatorContext } from './context.ts';
+import { StatusWriter } from './runtime/status-writer.ts';
 import { EnvironmentReconciler, watchForEnvironments } from './environment/controller.ts';
 import { allInformers, createInformers } from './informers.ts';
 import { leader as leaderGauge } from './metrics.ts';
@@ -55,14 +56,18 @@ export class Operator {
     this.log = log;
     const clients = kubeClients(kc);
     const informers = createInformers(kc, config.watchNamespace, log);
+    const slipway = slipwayApi(clients.custom);
+    const events = new EventRecorder(clients.events, 'slipway.dev/operator', config.podName, log);
+    const now = options.now ?? (() => new Date());
     this.context = {
       config,
       clients,
-      slipway: slipwayApi(clients.custom),
+      slipway,
       informers,
-      events: new EventRecorder(clients.events, 'slipway.dev/operator', config.podName, log),
+      events,
+      status: new StatusWriter({ slipway, events, now }),
       log,
-      now: options.now ?? (() => new Date()),
+      now,
     };
     const ctx = this.context;
     const status = (this.statusInformers = createStatusInformers(kc, config.watchNamespace, log));

@@ -18,12 +18,11 @@ import { ANNOTATION_BUNDLE, LABEL_PROJECT, LABEL_STEP, MANAGED_BY, labelValue } 
 import { ANNOTATION_ROLLOUT_STARTED, MANAGER, backupJobName, buildJobName, bundleImage } from '../names.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
-import { canonical, statusDiffers } from '../runtime/status.ts';
 import { decideBundle, type BundleAction, type BundleDecision, type BundleInputs } from './decide.ts';
 import { signArchiveUrl } from '../../crds/archive-url.ts';
 import { backupJob, backupLocation, buildJob } from './jobs.ts';
 import { failedContainerOutput, isFinished, jobState, timeMs } from './state.ts';
-import { nextBundleStatus, transitionEvents } from './status.ts';
+import { bundleStatusUpdate, transitionEvents } from './status.ts';
 
 /** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
 const ARCHIVE_URL_GRACE_SECONDS = 15 * 60;
@@ -32,8 +31,6 @@ const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicM
 export class BundleReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
   private readonly locks = new KeyedMutex();
-  /** By bundle uid: the status last written, while the informer cache has not caught up with it. */
-  private readonly written = new Map<string, NonNullable<BundleObject['status']>>();
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
@@ -209,34 +206,19 @@ export class BundleReconciler implements Reconciler {
   }
 
   private async write(input: BundleInputs, decision: BundleDecision): Promise<HandlerResult | void> {
-    const { slipway, events, log } = this.ctx;
-    const { bundle, now } = input;
+    const { status: writer, log } = this.ctx;
+    const { bundle } = input;
     const { namespace, name } = bundle.metadata;
-    if (decision.environmentStatus && input.environment) {
-      const { currentBundle, lastDeployment } = decision.environmentStatus;
-      await slipway.patchStatus('Environment', namespace, input.environment.metadata.name, {
-        ...(currentBundle ? { currentBundle } : {}),
-        lastDeployment: { ...lastDeployment, finishedAt: lastDeployment.finishedAt ?? null },
-      });
-    }
-    // The cache can lag behind the status this replica just wrote; comparing against the cache
-    // would announce the same step twice. Only the leader writes Bundle status, so what it last
-    // wrote is the newest there is, until the cache shows it.
-    const key = bundle.metadata.uid ?? objectKey(namespace, name);
-    const wrote = this.written.get(key);
-    if (wrote && canonical(wrote) === canonical(bundle.status)) this.written.delete(key);
-    const current = { ...bundle, status: this.written.get(key) ?? bundle.status };
-    const status = nextBundleStatus(current, decision, now);
-    if (statusDiffers(current.status, status)) {
-      await slipway.patchStatus('Bundle', namespace, name, status);
-      this.written.set(key, withPatch(current.status, status));
-      const target = { apiVersion: bundle.apiVersion, kind: 'Bundle', metadata: bundle.metadata };
-      for (const e of transitionEvents(current.status?.conditions, status.conditions ?? [])) {
-        void events.record(target, e.type, e.reason, e.message, e.reason);
-      }
-      this.observeSteps(input, status);
+    const written = await writer.write(
+      'Bundle',
+      bundle,
+      bundleStatusUpdate(bundle, decision),
+      transitionEvents,
+    );
+    if (written) {
+      this.observeSteps(input, written as NonNullable<BundleObject['status']>);
       if (decision.outcome === 'finished')
-        log.info({ bundle: `${namespace}/${name}`, phase: status.phase }, 'bundle finished');
+        log.info({ bundle: `${namespace}/${name}`, phase: decision.phase }, 'bundle finished');
     }
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
   }
@@ -309,11 +291,3 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
 }
 
 /** A merge patch applied to a status: null removes a field. */
-function withPatch<T extends object>(status: T | undefined, patch: Record<string, unknown>): T {
-  const next: Record<string, unknown> = { ...(status ?? {}) };
-  for (const [field, value] of Object.entries(patch)) {
-    if (value === null) delete next[field];
-    else if (value !== undefined) next[field] = value;
-  }
-  return next as T;
-}

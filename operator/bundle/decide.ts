@@ -6,12 +6,7 @@
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { BundleObject, BundlePhase, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
-import {
-  ANNOTATION_BUILD_CONCURRENCY,
-  ANNOTATION_ROLLOUT_STARTED,
-  backupJobName,
-  buildJobName,
-} from '../names.ts';
+import { ANNOTATION_BUILD_CONCURRENCY, backupJobName, buildJobName } from '../names.ts';
 import { buildSettingsProblem } from './settings.ts';
 import {
   environmentOf,
@@ -58,16 +53,6 @@ export type BundleAction =
   /** Superseded: stop this bundle's unfinished Jobs so they free their slot. */
   | { type: 'stopJobs' };
 
-export interface EnvironmentStatusUpdate {
-  currentBundle?: string;
-  lastDeployment: {
-    bundle: string;
-    startedAt: string;
-    finishedAt?: string;
-    result: 'InProgress' | 'Succeeded' | 'Failed';
-  };
-}
-
 export interface BundleDecision {
   /** Nothing to do and nothing to write (finished or being deleted). */
   skip: boolean;
@@ -86,8 +71,6 @@ export interface BundleDecision {
     startedAt?: string;
     finishedAt?: string;
   };
-  /** Fields of the environment's status to set, when they differ from what it has. */
-  environmentStatus?: EnvironmentStatusUpdate;
 }
 
 type ChainResult = Omit<BundleDecision, 'skip'>;
@@ -103,7 +86,6 @@ const cond = (
 class Chain {
   readonly conditions: ConditionUpdate[] = [];
   readonly status: BundleDecision['status'] = {};
-  environmentStatus: EnvironmentStatusUpdate | undefined;
   private readonly input: BundleInputs;
 
   constructor(input: BundleInputs) {
@@ -178,7 +160,6 @@ class Chain {
       outcome,
       ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
       status: this.status,
-      ...(this.environmentStatus ? { environmentStatus: this.environmentStatus } : {}),
     };
   }
 }
@@ -254,29 +235,16 @@ function runChain(input: BundleInputs): ChainResult {
   if (running !== name) {
     const message = `updating Deployment ${deploymentName} to image ${input.image}`;
     chain.set(cond('Deployed', 'Unknown', 'Progressing', message));
-    chain.environmentStatus = environmentUpdate(
-      environment,
-      name,
-      'InProgress',
-      input.now.toISOString(),
-      input.now,
-    );
     return chain.progressing('Deploying', 'Progressing', message, { type: 'startRollout', container });
   }
-  const startedAt =
-    deployment.metadata?.annotations?.[ANNOTATION_ROLLOUT_STARTED] ??
-    environment.status?.lastDeployment?.startedAt ??
-    input.now.toISOString();
   const rollout = rolloutState(deployment, name);
   if (rollout.state === 'failed') {
     chain.set(cond('Deployed', 'False', 'RolloutFailed', rollout.message));
-    chain.environmentStatus = environmentUpdate(environment, name, 'Failed', startedAt, input.now);
     return chain.failed('Failed', 'RolloutFailed', rollout.message);
   }
   if (rollout.state === 'complete') {
     const message = `environment ${envName} runs image ${input.image}`;
     chain.set(cond('Deployed', 'True', 'Succeeded', message));
-    chain.environmentStatus = environmentUpdate(environment, name, 'Succeeded', startedAt, input.now);
     return chain.succeeded('Ready', message);
   }
   const message =
@@ -284,7 +252,6 @@ function runChain(input: BundleInputs): ChainResult {
       ? `rolling out to Deployment ${deploymentName}: ${rollout.message}`
       : `rolling out to Deployment ${deploymentName}`;
   chain.set(cond('Deployed', 'Unknown', 'Progressing', message));
-  chain.environmentStatus = environmentUpdate(environment, name, 'InProgress', startedAt, input.now);
   return chain.progressing('Deploying', 'Progressing', message);
 }
 
@@ -473,30 +440,6 @@ function backupStep(
   const message = `backup Job ${jobName} is running`;
   chain.set(cond('BackedUp', 'Unknown', 'BackingUp', message));
   return chain.progressing('BackingUp', 'BackingUp', message);
-}
-
-/** The environment status this bundle's rollout implies; undefined when it already says so. */
-function environmentUpdate(
-  environment: EnvironmentObject,
-  bundle: string,
-  result: 'InProgress' | 'Succeeded' | 'Failed',
-  startedAt: string,
-  now: Date,
-): EnvironmentStatusUpdate | undefined {
-  const last = environment.status?.lastDeployment;
-  const current = environment.status?.currentBundle;
-  const wantCurrent = result === 'Succeeded' ? bundle : current;
-  if (last?.bundle === bundle && last.result === result && current === wantCurrent) return undefined;
-  const finishedAt = result === 'InProgress' ? undefined : now.toISOString();
-  return {
-    ...(wantCurrent ? { currentBundle: wantCurrent } : {}),
-    lastDeployment: {
-      bundle,
-      startedAt: last?.bundle === bundle ? last.startedAt : startedAt,
-      ...(finishedAt ? { finishedAt } : {}),
-      result,
-    },
-  };
 }
 
 function isoOf(t: Date | string | undefined): string | undefined {

@@ -1,29 +1,29 @@
 // Turns a decision into the bundle's next status and the Events its transitions deserve.
-import type { BundleObject, Condition } from '../../crds/index.ts';
-import { findCondition, setCondition } from '../../lib/conditions.ts';
+import type { BundleObject } from '../../crds/index.ts';
+import { findCondition } from '../../lib/conditions.ts';
+import {
+  RECONCILING,
+  STALLED,
+  type StatusEvent,
+  type StatusUpdate,
+  type TransitionEvents,
+} from '../runtime/status-writer.ts';
 import type { BundleDecision } from './decide.ts';
 
-type BundleStatus = NonNullable<BundleObject['status']>;
-
-export function nextBundleStatus(bundle: BundleObject, decision: BundleDecision, now: Date): BundleStatus {
+/** The fields and conditions a decision writes into the bundle's status. */
+export function bundleStatusUpdate(bundle: BundleObject, decision: BundleDecision): StatusUpdate {
   const generation = bundle.metadata.generation;
-  let conditions: Condition[] = [...(bundle.status?.conditions ?? [])];
-  for (const update of decision.conditions) conditions = setCondition(conditions, update, generation, now);
-  const status: BundleStatus = {
-    ...bundle.status,
-    ...decision.status,
-    phase: decision.phase,
-    conditions,
+  return {
+    fields: {
+      ...decision.status,
+      phase: decision.phase,
+      // observedGeneration says "this generation has been fully handled": set once the chain ends.
+      ...(decision.outcome === 'finished' && generation !== undefined
+        ? { observedGeneration: generation }
+        : {}),
+    },
+    conditions: decision.conditions,
   };
-  // observedGeneration says "this generation has been fully handled": set it once the chain ends.
-  if (decision.outcome === 'finished' && generation !== undefined) status.observedGeneration = generation;
-  return status;
-}
-
-export interface StepEvent {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
 }
 
 /** Event reasons for a step condition entering a status (False reasons are used as they are). */
@@ -42,12 +42,11 @@ const STEP_EVENTS: Record<string, Partial<Record<string, string>>> = {
 };
 
 /** One Event per condition that changed status or reason; Warnings for failures. */
-export function transitionEvents(
-  before: readonly Condition[] | undefined,
-  after: readonly Condition[],
-): StepEvent[] {
-  const events: StepEvent[] = [];
+export const transitionEvents: TransitionEvents = (before, after) => {
+  const events: StatusEvent[] = [];
   for (const c of after) {
+    // kstatus's Reconciling and Stalled repeat Ready, which has its Event.
+    if (c.type === RECONCILING || c.type === STALLED) continue;
     const old = findCondition(before, c.type);
     if (old && old.status === c.status && old.reason === c.reason) continue;
     if (c.type === 'Ready') {
@@ -67,4 +66,4 @@ export function transitionEvents(
       });
   }
   return events;
-}
+};

@@ -1,7 +1,10 @@
-// Pure decision of the Environment controller: are its references usable?
+// Pure decisions of the Environment controller: are its references usable, and what do its
+// rollouts say?
 import type { V1Deployment } from '@kubernetes/client-node';
-import type { EnvironmentObject, ProjectObject } from '../../crds/index.ts';
-import type { ConditionUpdate } from '../../lib/conditions.ts';
+import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
+import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import { runningBundle } from '../bundle/state.ts';
+import { ANNOTATION_ROLLOUT_STARTED } from '../names.ts';
 
 export interface EnvironmentInputs {
   environment: EnvironmentObject;
@@ -33,5 +36,41 @@ export function decideEnvironment({ environment, project, deployment }: Environm
     status: 'True',
     reason: 'Valid',
     message: `deploys to container ${deploymentRef.container ?? containers[0]!.name} of Deployment ${deploymentRef.name}`,
+  };
+}
+
+type EnvironmentStatus = NonNullable<EnvironmentObject['status']>;
+
+/**
+ * What the environment reports about its rollouts, read from what the rollout left behind: the
+ * Deployment names the bundle it runs (and since when), that bundle's Deployed condition says
+ * how it went. The Bundle controller rolls out; this controller alone writes the Environment's
+ * status. When the bundle is gone (pruned), what the status already says stays.
+ */
+export function deploymentRecord(
+  environment: EnvironmentObject,
+  deployment: V1Deployment | undefined,
+  bundleNamed: (name: string) => BundleObject | undefined,
+): Pick<EnvironmentStatus, 'currentBundle' | 'lastDeployment'> {
+  const previous = {
+    ...(environment.status?.currentBundle ? { currentBundle: environment.status.currentBundle } : {}),
+    ...(environment.status?.lastDeployment ? { lastDeployment: environment.status.lastDeployment } : {}),
+  };
+  const running = runningBundle(deployment);
+  const bundle = running ? bundleNamed(running) : undefined;
+  if (!running || !bundle) return previous;
+  const last = previous.lastDeployment;
+  const startedAt =
+    deployment?.metadata?.annotations?.[ANNOTATION_ROLLOUT_STARTED] ??
+    (last?.bundle === running ? last.startedAt : undefined);
+  if (!startedAt) return previous;
+  const deployed = findCondition(bundle.status?.conditions, 'Deployed');
+  const result =
+    deployed?.status === 'True' ? 'Succeeded' : deployed?.status === 'False' ? 'Failed' : 'InProgress';
+  const finishedAt = result === 'InProgress' ? undefined : deployed?.lastTransitionTime;
+  const currentBundle = result === 'Succeeded' ? running : previous.currentBundle;
+  return {
+    ...(currentBundle ? { currentBundle } : {}),
+    lastDeployment: { bundle: running, startedAt, ...(finishedAt ? { finishedAt } : {}), result },
   };
 }

@@ -12,7 +12,6 @@ import { isFinished } from '../bundle/state.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
-import { publishReadyStatus } from '../runtime/ready-status.ts';
 import { bundlesToPrune, claimSlug, effectiveSlug, protectedBundles } from './decide.ts';
 import { GatewayAccess } from './gateway-access.ts';
 import { generateSecretValue, generatedSecretRef, ownedBy, webhookSecret } from './secret.ts';
@@ -40,7 +39,6 @@ export class ProjectReconciler implements Reconciler {
     await this.gatewayAccess.sync(namespace);
     const project = informers.projects.get(namespace, name);
     if (!project || project.metadata.deletionTimestamp) return;
-    const now = this.ctx.now();
 
     await this.pruneBundles(project);
 
@@ -78,7 +76,7 @@ export class ProjectReconciler implements Reconciler {
 
     // Ready's message (an Event's note) never carries the URL: it is a credential.
     const fields = { ...published, uploadScriptUrl: uploadScriptUrl(config.gatewayBaseUrl) };
-    await publishReadyStatus(this.ctx, 'Project', project, ready, fields, now);
+    await this.ctx.status.writeReady('Project', project, ready, fields);
     return { requeueAfterMs };
   }
 

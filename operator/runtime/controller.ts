@@ -1,11 +1,12 @@
 // One controller = one kind, one work queue, one reconcile function. Informer events only say
-// "look at this object again"; the reconcile reads current state, never the event type.
+// "look at this object again"; the reconcile reads current state, never the event type. What is
+// waiting or stuck is not an exception: it is the object's status (Ready Unknown or False, with
+// kstatus's Reconciling or Stalled; see status-writer.ts). A thrown error is retried with backoff.
 import { objectKey } from '../../lib/informer.ts';
 import { apiMessage, apiStatus, isConflict } from '../../lib/kube.ts';
 import type { Logger } from '../../lib/log.ts';
 import { WorkQueue, type HandlerResult } from '../../lib/queue.ts';
 import { queueDepth, reconcileDuration, reconcileErrors, reconcileTotal } from '../metrics.ts';
-import { StalledError, WaitingError } from './errors.ts';
 
 export interface Reconciler {
   /** Returns when to look again (if ever); throws to be retried with backoff. */
@@ -60,14 +61,6 @@ export class Controller {
     try {
       return await this.reconciler.reconcile(namespace, name);
     } catch (err) {
-      if (err instanceof WaitingError) {
-        this.log.info({ object: key, reason: err.reason }, err.message);
-        return { requeueAfterMs: err.requeueAfterMs };
-      }
-      if (err instanceof StalledError) {
-        this.log.warn({ object: key, reason: err.reason }, err.message);
-        throw err;
-      }
       if (isConflict(err)) {
         // Someone wrote the object since our cache saw it: normal, retried with the newer version.
         this.log.info({ object: key, failures: this.queue.failuresOf(key) + 1 }, 'conflict; retrying');

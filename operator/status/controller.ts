@@ -2,7 +2,6 @@
 // what the API will show (id; for notices the current state and when it began and ended).
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
-import { setCondition } from '../../lib/conditions.ts';
 import type { EventRecorder } from '../../lib/events.ts';
 import { Informer, objectKey } from '../../lib/informer.ts';
 import { kindPath, type SlipwayApi } from '../../lib/kube.ts';
@@ -11,7 +10,7 @@ import type { HandlerResult } from '../../lib/queue.ts';
 import { noticeAt, noticeFromObject } from '../../crds/notice-timeline.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
-import { statusDiffers } from '../runtime/status.ts';
+import { readyEvents, type StatusWriter, type TransitionEvents } from '../runtime/status-writer.ts';
 import { LAST_ID_ANNOTATION, earlierHolder, nextId, parentProblem } from './ids.ts';
 
 type Cached<T> = T & KubernetesObject;
@@ -62,9 +61,14 @@ export function createStatusInformers(
 export interface StatusContext {
   slipway: SlipwayApi;
   events: EventRecorder;
+  status: StatusWriter;
   log: Logger;
   now: () => Date;
 }
+
+/** Status-page objects are many (thousands of components): an Event only when one has a problem. */
+const problemEvents: TransitionEvents = (before, after) =>
+  readyEvents(before, after).filter((e) => e.type === 'Warning');
 
 /** Maps every change to the objects whose answer it can change. */
 export function watchStatusObjects(
@@ -131,21 +135,14 @@ export class StatusObjectReconciler implements Reconciler {
           reason: 'Published',
           message: `shown in the status API as id ${obj.spec.id}`,
         };
-    const status: Record<string, unknown> = {
-      id: obj.spec.id,
-      observedGeneration: obj.metadata.generation,
-      conditions: setCondition(obj.status?.conditions, ready, obj.metadata.generation, now),
-    };
+    const fields: Record<string, unknown> = { id: obj.spec.id, observedGeneration: obj.metadata.generation };
     let result: HandlerResult | void = undefined;
     if (this.kind === 'StatusNotice') {
       const derived = this.noticeStatus(obj as StatusNoticeObject, now);
-      Object.assign(status, derived.status);
+      Object.assign(fields, derived.status);
       result = derived.recheck;
     }
-    if (statusDiffers(obj.status, status)) {
-      await this.ctx.slipway.patchStatus(this.kind, namespace, name, status);
-      if (problem) await this.ctx.events.warning(target(this.kind, obj), problem.reason, problem.message);
-    }
+    await this.ctx.status.write(this.kind, obj, { fields, conditions: [ready] }, problemEvents);
     return result;
   }
 
@@ -159,10 +156,7 @@ export class StatusObjectReconciler implements Reconciler {
         reason: 'NoStatusPage',
         message: 'waiting for a StatusPage in this namespace to assign an id',
       };
-      const conditions = setCondition(obj.status?.conditions, ready, obj.metadata.generation, this.ctx.now());
-      if (statusDiffers(obj.status, { conditions })) {
-        await this.ctx.slipway.patchStatus(this.kind, namespace, name, { conditions });
-      }
+      await this.ctx.status.write(this.kind, obj, { conditions: [ready] }, problemEvents);
       return;
     }
     const inUse = this.cache.list(namespace).flatMap((o) => (o.spec.id === undefined ? [] : [o.spec.id]));
@@ -296,18 +290,11 @@ export class StatusPageReconciler implements Reconciler {
             reason: 'Published',
             message: 'served by the status API',
           };
-    const status = {
-      observedGeneration: page.metadata.generation,
-      conditions: setCondition(page.status?.conditions, ready, page.metadata.generation, this.ctx.now()),
-    };
-    if (!statusDiffers(page.status, status)) return;
-    await this.ctx.slipway.patchStatus('StatusPage', namespace, name, status);
-    if (ready.status === 'False') {
-      await this.ctx.events.warning(
-        { apiVersion: 'slipway.dev/v1alpha1', kind: 'StatusPage', metadata: page.metadata },
-        ready.reason,
-        ready.message,
-      );
-    }
+    await this.ctx.status.write(
+      'StatusPage',
+      page,
+      { fields: { observedGeneration: page.metadata.generation }, conditions: [ready] },
+      problemEvents,
+    );
   }
 }

@@ -5,7 +5,6 @@ import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
-import { publishReadyStatus } from '../runtime/ready-status.ts';
 import { decideWebhook } from './decide.ts';
 
 export class WebhookReconciler implements Reconciler {
@@ -30,7 +29,7 @@ export class WebhookReconciler implements Reconciler {
       url: decision.url ?? null,
       ...(decision.lastTriggered ? { lastTriggered: decision.lastTriggered } : {}),
     };
-    await publishReadyStatus(this.ctx, 'Webhook', webhook, decision.ready, fields, this.ctx.now());
+    await this.ctx.status.writeReady('Webhook', webhook, decision.ready, fields);
   }
 }
 

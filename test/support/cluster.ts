@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../../lib/kube.ts';
-import { STATE_FILE, type TestClusterState } from './state.ts';
+import { KUBECTL_CACHE_DIR, STATE_FILE, type TestClusterState } from './state.ts';
 
 const run = promisify(execFile);
 
@@ -38,7 +38,9 @@ export async function createNamespace(
 export async function kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string }> {
   const state = testState();
   const bin = state.binDir ? join(state.binDir, 'kubectl') : 'kubectl';
-  const child = run(bin, ['--kubeconfig', state.kubeconfig, ...args], { maxBuffer: 16 * 1024 * 1024 });
+  const child = run(bin, ['--kubeconfig', state.kubeconfig, '--cache-dir', KUBECTL_CACHE_DIR, ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (input !== undefined) {
     child.child.stdin!.end(input);
   }

@@ -1,11 +1,11 @@
 // A tier's cluster: an existing one (kubeconfig given), or the local control plane started for
 // the run with kwok nodes or the real node; CRDs installed; recorded in STATE_FILE for the tests
 // and the global teardown.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { installCrds } from '../../scripts/cluster/install-crds.ts';
 import { kubeConfigFromFile } from '../../lib/kube.ts';
 import { clusterUp } from '../../scripts/cluster/control-plane.ts';
-import { STATE_DIR, STATE_FILE, type TestClusterState } from './state.ts';
+import { KUBECTL_CACHE_DIR, STATE_DIR, STATE_FILE, type TestClusterState } from './state.ts';
 
 export async function prepareTestCluster(options: {
   tier: string;
@@ -30,6 +30,7 @@ export async function prepareTestCluster(options: {
   await installCrds(kubeConfigFromFile(state.kubeconfig));
   mkdirSync(STATE_DIR, { recursive: true });
   writeFileSync(STATE_FILE, JSON.stringify(state));
+  rmSync(KUBECTL_CACHE_DIR, { recursive: true, force: true });
   process.env.SLIPWAY_TEST_KUBECONFIG = state.kubeconfig;
   process.stderr.write(
     `\n[${options.tier}] API server ready with CRDs in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,

@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { StatusComponentObject, StatusNoticeObject } from '../../../crds/index.ts';
+import { StatusWriter } from '../../../operator/runtime/status-writer.ts';
 import { EventRecorder } from '../../../lib/events.ts';
 import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
@@ -25,12 +26,9 @@ let running: { stop: () => Promise<void> } | undefined;
 /** Starts the two status controllers as the operator runs them. */
 async function startControllers() {
   const informers = createStatusInformers(kc, ns.name, log);
-  const ctx = {
-    slipway: api,
-    events: new EventRecorder(clients.events, 'slipway.dev/operator', 'test', log),
-    log,
-    now: () => new Date(),
-  };
+  const events = new EventRecorder(clients.events, 'slipway.dev/operator', 'test', log);
+  const now = () => new Date();
+  const ctx = { slipway: api, events, status: new StatusWriter({ slipway: api, events, now }), log, now };
   const components = new Controller(
     'statuscomponent',
     new StatusObjectReconciler('StatusComponent', ctx, informers),

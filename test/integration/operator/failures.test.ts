@@ -61,6 +61,9 @@ describe('operator: failed steps', () => {
     expect(readyReason(b)).toBe('False/BuildFailed');
     expect(conditionOf(b, 'Built')).toBe('False/BuildFailed');
     expect(conditionOf(b, 'Deployed')).toBeUndefined();
+    // kstatus: a failed bundle is Stalled, no longer Reconciling.
+    expect(conditionOf(b, 'Stalled')).toBe('True/BuildFailed');
+    expect(conditionOf(b, 'Reconciling')).toBeUndefined();
     expect(await imageOf('env-build-web')).toBe(OLD_IMAGE);
     expect((await get.environment(kc, ns.name, 'env-build')).status?.lastDeployment).toBeUndefined();
   });
@@ -162,11 +165,13 @@ describe('operator: ordering', () => {
     await slipway.create('Bundle', solo('solo-2'));
     const queued = await bundleInPhase(kc, ns.name, 'solo-2', 'Queued');
     expect(readyReason(queued)).toBe('Unknown/Queued');
+    expect(conditionOf(queued, 'Reconciling')).toBe('True/Queued');
     expect(await jobsOf(kc, ns.name, 'solo-2')).toEqual([]);
     await finishJobPod(kc, ns.name, 'solo-1-build', 'Succeeded');
     await bundleInPhase(kc, ns.name, 'solo-1', 'Built');
     await waitForJob(kc, ns.name, 'solo-2-build');
     await finishJobPod(kc, ns.name, 'solo-2-build', 'Succeeded');
-    await bundleInPhase(kc, ns.name, 'solo-2', 'Built');
+    const built = await bundleInPhase(kc, ns.name, 'solo-2', 'Built');
+    expect(built.status?.conditions?.map((c) => c.type)).toEqual(['Built', 'Ready']);
   });
 });

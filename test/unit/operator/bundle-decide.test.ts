@@ -13,7 +13,6 @@ import {
   finished,
   job,
   project,
-  type DeploymentOptions,
 } from './builders.ts';
 
 const NOW = new Date(T0.getTime() + 100_000);
@@ -405,40 +404,6 @@ describe('decideBundle: deploy', () => {
       inputs({ bundle: deployBundle('b1', 0, true), environment: env, deployment: deployment() }),
     );
     expect(d.status.backup).toEqual({ job: 'b1-backup', location: 'pvc://backups/shop/staging/b1.sql' });
-  });
-
-  /** b1 on an environment that runs b0 and started rolling out b1 at 90 s, its Deployment at b1. */
-  const rollingOutB1 = (rollout: Omit<DeploymentOptions, 'bundle'>) =>
-    decideBundle(
-      inputs({
-        bundle: deployBundle('b1'),
-        environment: environment('staging', database, {
-          currentBundle: 'b0',
-          lastDeployment: { bundle: 'b1', startedAt: at(90), result: 'InProgress' },
-        }),
-        deployment: deployment({ bundle: 'b1', ...rollout }),
-      }),
-    );
-
-  it('tells the environment which bundle is rolling out, then that it runs it', () => {
-    const starting = decideBundle(
-      inputs({ bundle: deployBundle('b1'), environment: env, deployment: deployment() }),
-    );
-    expect(starting.environmentStatus).toEqual({
-      lastDeployment: { bundle: 'b1', startedAt: NOW.toISOString(), result: 'InProgress' },
-    });
-    expect(rollingOutB1({ updated: 0 }).environmentStatus).toBeUndefined();
-    expect(rollingOutB1({}).environmentStatus).toEqual({
-      currentBundle: 'b1',
-      lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: NOW.toISOString(), result: 'Succeeded' },
-    });
-  });
-
-  it('keeps the current bundle when a rollout fails', () => {
-    expect(rollingOutB1({ deadlineExceeded: true, updated: 0 }).environmentStatus).toEqual({
-      currentBundle: 'b0',
-      lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: NOW.toISOString(), result: 'Failed' },
-    });
   });
 });
 

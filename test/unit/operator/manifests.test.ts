@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { backupJob, backupLocation, buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
-import { nextBundleStatus, transitionEvents } from '../../../operator/bundle/status.ts';
+import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
 import type { BundleDecision } from '../../../operator/bundle/decide.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { boundedName } from '../../../crds/labels.ts';
 import { buildJobName, bundleImage } from '../../../operator/names.ts';
-import { T0, bundle, condition, database, environment, project } from './builders.ts';
+import { bundle, condition, database, environment, project } from './builders.ts';
 
 const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
 
@@ -167,10 +167,10 @@ describe('bundle status and events', () => {
 
   it('sets observedGeneration only when the chain has ended', () => {
     const b = bundle('b1');
-    const progressing = nextBundleStatus(b, decision({}), T0);
-    expect(progressing.observedGeneration).toBeUndefined();
-    const done = nextBundleStatus(b, decision({ phase: 'Built', outcome: 'finished' }), T0);
-    expect(done.observedGeneration).toBe(1);
+    const progressing = bundleStatusUpdate(b, decision({}));
+    expect(progressing.fields).not.toHaveProperty('observedGeneration');
+    const done = bundleStatusUpdate(b, decision({ phase: 'Built', outcome: 'finished' }));
+    expect(done.fields?.observedGeneration).toBe(1);
   });
 
   it('names one Event per step transition, with Warnings for failures', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decideEnvironment } from '../../../operator/environment/decide.ts';
+import { decideEnvironment, deploymentRecord } from '../../../operator/environment/decide.ts';
 import { decideWebhook } from '../../../operator/webhook/decide.ts';
 import { at, bundle, condition, database, deployment, environment, project, webhook } from './builders.ts';
 
@@ -120,5 +120,54 @@ describe('decideWebhook', () => {
       bundles: [newer, older],
     });
     expect(d.lastTriggered).toEqual({ bundle: 'b2', commit: 'c'.repeat(40), branch: 'main', at: at(9) });
+  });
+});
+
+describe('deploymentRecord: what an environment reports about its rollouts', () => {
+  const b1 = (deployed?: ReturnType<typeof condition>) =>
+    bundle('b1', {
+      deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false },
+      status: { conditions: deployed ? [deployed] : [] },
+    });
+  const running = environment(
+    'staging',
+    {},
+    {
+      currentBundle: 'b0',
+      lastDeployment: { bundle: 'b0', startedAt: at(10), finishedAt: at(20), result: 'Succeeded' },
+    },
+  );
+  const onB1 = deployment({ bundle: 'b1', startedAt: at(90) });
+
+  it('names the bundle rolling out, then the one it runs', () => {
+    expect(
+      deploymentRecord(running, onB1, () => b1(condition('Deployed', 'Unknown', 'Progressing'))),
+    ).toEqual({
+      currentBundle: 'b0',
+      lastDeployment: { bundle: 'b1', startedAt: at(90), result: 'InProgress' },
+    });
+    expect(deploymentRecord(running, onB1, () => b1(condition('Deployed', 'True', 'Succeeded')))).toEqual({
+      currentBundle: 'b1',
+      lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: at(0), result: 'Succeeded' },
+    });
+  });
+
+  it('keeps the current bundle when a rollout fails', () => {
+    expect(
+      deploymentRecord(running, onB1, () => b1(condition('Deployed', 'False', 'RolloutFailed'))),
+    ).toEqual({
+      currentBundle: 'b0',
+      lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: at(0), result: 'Failed' },
+    });
+  });
+
+  it('keeps what it said when the Deployment names no bundle or the bundle is gone', () => {
+    const said = {
+      currentBundle: running.status!.currentBundle,
+      lastDeployment: running.status!.lastDeployment,
+    };
+    expect(deploymentRecord(running, deployment(), () => b1())).toEqual(said);
+    expect(deploymentRecord(running, onB1, () => undefined)).toEqual(said);
+    expect(deploymentRecord(environment(), undefined, () => undefined)).toEqual({});
   });
 });

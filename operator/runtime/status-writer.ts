@@ -1,0 +1,153 @@
+// The one way the operator writes an object's status, like Flux's SerialPatcher with its
+// conditions helpers: every controller hands over the fields and conditions it decided, and
+// this sets the conditions' bookkeeping, adds kstatus's Reconciling/Stalled, patches /status
+// only when something changed, and records an Event for each transition worth one.
+//
+// Each kind's status has one writer (its own controller). That writer may reconcile the same
+// object again before the informer has seen its last write; comparing against the cache would
+// then announce the same transition twice, so the status last written is remembered until the
+// cache shows it.
+import type { Condition } from '../../crds/index.ts';
+import { findCondition, setCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import type { EventRecorder } from '../../lib/events.ts';
+import type { KindName, SlipwayApi } from '../../lib/kube.ts';
+import { canonical, readyTransition, statusDiffers } from './status.ts';
+
+export interface StatusObject {
+  apiVersion: string;
+  metadata: { name: string; namespace: string; uid?: string; generation?: number };
+  status?: { conditions?: Condition[] };
+}
+
+export interface StatusEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/** The Events a change of conditions deserves. Messages are public: never a credential. */
+export type TransitionEvents = (
+  before: readonly Condition[] | undefined,
+  after: readonly Condition[],
+) => StatusEvent[];
+
+export interface StatusUpdate {
+  /** Status fields besides `conditions`; `null` removes one, `undefined` leaves it alone. */
+  fields?: Record<string, unknown>;
+  /** Conditions in the order they should read (steps first, Ready last). */
+  conditions: ConditionUpdate[];
+}
+
+/** kstatus's abnormal-true conditions, derived from Ready so that tools read them the same way. */
+export const RECONCILING = 'Reconciling';
+export const STALLED = 'Stalled';
+
+/** One Event when Ready's status or reason moves: Normal when it became True, else a Warning. */
+export const readyEvents: TransitionEvents = (before, after) => {
+  const changed = readyTransition(before, after);
+  if (!changed) return [];
+  return [
+    {
+      type: changed.status === 'True' ? 'Normal' : 'Warning',
+      reason: changed.reason,
+      message: changed.message,
+    },
+  ];
+};
+
+/**
+ * The conditions after `updates`, with kstatus's view of Ready: Unknown is on its way
+ * (Reconciling=True), False needs someone (Stalled=True), True is neither (both removed).
+ */
+export function nextConditions(
+  current: readonly Condition[] | undefined,
+  updates: readonly ConditionUpdate[],
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  let conditions = (current ?? []).filter((c) => c.type !== RECONCILING && c.type !== STALLED);
+  for (const update of updates) conditions = setCondition(conditions, update, generation, now);
+  const ready = findCondition(conditions, 'Ready');
+  if (!ready || ready.status === 'True') return conditions;
+  const type = ready.status === 'Unknown' ? RECONCILING : STALLED;
+  return setCondition(
+    [...conditions, ...(current ?? []).filter((c) => c.type === type)],
+    { type, status: 'True', reason: ready.reason, message: ready.message },
+    generation,
+    now,
+  );
+}
+
+export class StatusWriter {
+  readonly #slipway: SlipwayApi;
+  readonly #events: EventRecorder;
+  readonly #now: () => Date;
+  /** By uid (or namespace/name): the status last written, until the cache shows it. */
+  readonly #written = new Map<string, Record<string, unknown>>();
+
+  constructor(ctx: { slipway: SlipwayApi; events: EventRecorder; now: () => Date }) {
+    this.#slipway = ctx.slipway;
+    this.#events = ctx.events;
+    this.#now = ctx.now;
+  }
+
+  /** The object's status as this process last wrote it, or as the cache has it. */
+  current<T extends StatusObject>(object: T): T['status'] {
+    const key = writtenKey(object);
+    const wrote = this.#written.get(key);
+    if (wrote && canonical(wrote) === canonical(object.status)) this.#written.delete(key);
+    return (this.#written.get(key) as T['status'] | undefined) ?? object.status;
+  }
+
+  /**
+   * Writes `update` into the object's status when it changes anything; resolves with the
+   * status written, or undefined when there was nothing to write.
+   */
+  async write(
+    kind: KindName,
+    object: StatusObject,
+    update: StatusUpdate,
+    events: TransitionEvents = readyEvents,
+  ): Promise<Record<string, unknown> | undefined> {
+    const { name, namespace, generation } = object.metadata;
+    const before = this.current(object) as Record<string, unknown> & { conditions?: Condition[] };
+    const conditions = nextConditions(before?.conditions, update.conditions, generation, this.#now());
+    const status = { ...update.fields, conditions };
+    if (!statusDiffers(before, status)) return undefined;
+    await this.#slipway.patchStatus(kind, namespace, name, status);
+    const written = withPatch(before, status);
+    this.#written.set(writtenKey(object), written);
+    const target = { apiVersion: object.apiVersion, kind, metadata: object.metadata };
+    for (const e of events(before?.conditions, conditions))
+      void this.#events.record(target, e.type, e.reason, e.message, 'Reconcile');
+    return written;
+  }
+
+  /** For kinds whose checks end in Ready alone: Ready, `fields`, and the generation handled. */
+  writeReady(
+    kind: KindName,
+    object: StatusObject,
+    ready: ConditionUpdate,
+    fields: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown> | undefined> {
+    const { generation } = object.metadata;
+    return this.write(kind, object, {
+      fields: { ...fields, ...(generation === undefined ? {} : { observedGeneration: generation }) },
+      conditions: [ready],
+    });
+  }
+}
+
+function writtenKey(object: StatusObject): string {
+  return object.metadata.uid ?? `${object.metadata.namespace}/${object.metadata.name}`;
+}
+
+/** `status` after a merge patch of `patch`. */
+function withPatch(status: object | undefined, patch: Record<string, unknown>): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...(status ?? {}) };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) delete next[field];
+    else if (value !== undefined) next[field] = value;
+  }
+  return next;
+}
