@@ -18,12 +18,12 @@ import { leader as leaderGauge } from './metrics.ts';
 import { ProjectReconciler, watchForProjects } from './project/controller.ts';
 import { Controller } from './runtime/controller.ts';
 import {
-  StatusObjectReconciler,
+  PageEntryReconciler,
   StatusPageReconciler,
-  createStatusInformers,
-  watchStatusObjects,
-  type StatusInformers,
-} from './status/controller.ts';
+  createStatusPageInformers,
+  watchStatusPageEntries,
+  type StatusPageInformers,
+} from './status-page/controller.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
@@ -45,7 +45,7 @@ export class Operator {
     statusComponents: Controller;
     statusNotices: Controller;
   };
-  private readonly statusInformers: StatusInformers;
+  private readonly statusPageInformers: StatusPageInformers;
   private readonly elector: LeaderElector | undefined;
   private readonly log: Logger;
   private controllersRunning = false;
@@ -70,22 +70,31 @@ export class Operator {
       now,
     };
     const ctx = this.context;
-    const status = (this.statusInformers = createStatusInformers(kc, config.watchNamespace, log));
+    const pageInformers = (this.statusPageInformers = createStatusPageInformers(
+      kc,
+      config.watchNamespace,
+      log,
+    ));
     this.controllers = {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
       environments: new Controller('environment', new EnvironmentReconciler(ctx), config.workers, log),
       webhooks: new Controller('webhook', new WebhookReconciler(ctx), config.workers, log),
       bundles: new Controller('bundle', new BundleReconciler(ctx), config.workers, log),
-      statusPages: new Controller('statuspage', new StatusPageReconciler(ctx, status), config.workers, log),
+      statusPages: new Controller(
+        'statuspage',
+        new StatusPageReconciler(ctx, pageInformers),
+        config.workers,
+        log,
+      ),
       statusComponents: new Controller(
         'statuscomponent',
-        new StatusObjectReconciler('StatusComponent', ctx, status),
+        new PageEntryReconciler('StatusComponent', ctx, pageInformers),
         config.workers,
         log,
       ),
       statusNotices: new Controller(
         'statusnotice',
-        new StatusObjectReconciler('StatusNotice', ctx, status),
+        new PageEntryReconciler('StatusNotice', ctx, pageInformers),
         config.workers,
         log,
       ),
@@ -94,8 +103,8 @@ export class Operator {
     watchForEnvironments(ctx, this.controllers.environments);
     watchForWebhooks(ctx, this.controllers.webhooks);
     watchForBundles(ctx, this.controllers.bundles);
-    watchStatusObjects(
-      status,
+    watchStatusPageEntries(
+      pageInformers,
       this.controllers.statusComponents,
       this.controllers.statusNotices,
       this.controllers.statusPages,
@@ -153,7 +162,7 @@ export class Operator {
   }
 
   private informers() {
-    const { pages, components, notices } = this.statusInformers;
+    const { pages, components, notices } = this.statusPageInformers;
     return [...allInformers(this.context.informers), pages, components, notices] as ReturnType<
       typeof allInformers
     >;
@@ -190,7 +199,7 @@ export class Operator {
     for (const c of Object.values(this.controllers)) c.start();
     // Everything in the cache gets one look after a (re)start: nothing is lost across restarts.
     const { informers } = this.context;
-    const status = this.statusInformers;
+    const status = this.statusPageInformers;
     const watched: Array<
       [Controller, { list(): ReadonlyArray<{ metadata?: { namespace?: string; name?: string } }> }]
     > = [

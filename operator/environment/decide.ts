@@ -39,7 +39,13 @@ export function decideEnvironment({ environment, project, deployment }: Environm
   };
 }
 
-type EnvironmentStatus = NonNullable<EnvironmentObject['status']>;
+type LastDeployment = NonNullable<NonNullable<EnvironmentObject['status']>['lastDeployment']>;
+
+/** Status fields as merge-patched: `finishedAt: null` clears the previous rollout's end. */
+export type DeploymentRecord = {
+  currentBundle?: string;
+  lastDeployment?: Omit<LastDeployment, 'finishedAt'> & { finishedAt?: string | null };
+};
 
 /**
  * What the environment reports about its rollouts, read from what the rollout left behind: the
@@ -51,7 +57,7 @@ export function deploymentRecord(
   environment: EnvironmentObject,
   deployment: V1Deployment | undefined,
   bundleNamed: (name: string) => BundleObject | undefined,
-): Pick<EnvironmentStatus, 'currentBundle' | 'lastDeployment'> {
+): DeploymentRecord {
   const previous = {
     ...(environment.status?.currentBundle ? { currentBundle: environment.status.currentBundle } : {}),
     ...(environment.status?.lastDeployment ? { lastDeployment: environment.status.lastDeployment } : {}),
@@ -67,10 +73,10 @@ export function deploymentRecord(
   const deployed = findCondition(bundle.status?.conditions, 'Deployed');
   const result =
     deployed?.status === 'True' ? 'Succeeded' : deployed?.status === 'False' ? 'Failed' : 'InProgress';
-  const finishedAt = result === 'InProgress' ? undefined : deployed?.lastTransitionTime;
+  const finishedAt = result === 'InProgress' ? null : (deployed?.lastTransitionTime ?? null);
   const currentBundle = result === 'Succeeded' ? running : previous.currentBundle;
   return {
     ...(currentBundle ? { currentBundle } : {}),
-    lastDeployment: { bundle: running, startedAt, ...(finishedAt ? { finishedAt } : {}), result },
+    lastDeployment: { bundle: running, startedAt, finishedAt, result },
   };
 }

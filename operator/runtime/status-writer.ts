@@ -11,9 +11,9 @@ import type { Condition } from '../../crds/index.ts';
 import { findCondition, setCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import type { EventRecorder } from '../../lib/events.ts';
 import type { KindName, SlipwayApi } from '../../lib/kube.ts';
-import { canonical, readyTransition, statusDiffers } from './status.ts';
+import { canonical, mergePatched, readyTransition, statusDiffers } from './status.ts';
 
-export interface StatusObject {
+export interface ObjectWithStatus {
   apiVersion: string;
   metadata: { name: string; namespace: string; uid?: string; generation?: number };
   status?: { conditions?: Condition[] };
@@ -67,7 +67,9 @@ export function nextConditions(
 ): Condition[] {
   let conditions = (current ?? []).filter((c) => c.type !== RECONCILING && c.type !== STALLED);
   for (const update of updates) conditions = setCondition(conditions, update, generation, now);
+  // Steps in the order they were first reached, then Ready, then kstatus's summary.
   const ready = findCondition(conditions, 'Ready');
+  conditions = [...conditions.filter((c) => c.type !== 'Ready'), ...(ready ? [ready] : [])];
   if (!ready || ready.status === 'True') return conditions;
   const type = ready.status === 'Unknown' ? RECONCILING : STALLED;
   return setCondition(
@@ -92,7 +94,7 @@ export class StatusWriter {
   }
 
   /** The object's status as this process last wrote it, or as the cache has it. */
-  current<T extends StatusObject>(object: T): T['status'] {
+  current<T extends ObjectWithStatus>(object: T): T['status'] {
     const key = writtenKey(object);
     const wrote = this.#written.get(key);
     if (wrote && canonical(wrote) === canonical(object.status)) this.#written.delete(key);
@@ -105,7 +107,7 @@ export class StatusWriter {
    */
   async write(
     kind: KindName,
-    object: StatusObject,
+    object: ObjectWithStatus,
     update: StatusUpdate,
     events: TransitionEvents = readyEvents,
   ): Promise<Record<string, unknown> | undefined> {
@@ -115,7 +117,7 @@ export class StatusWriter {
     const status = { ...update.fields, conditions };
     if (!statusDiffers(before, status)) return undefined;
     await this.#slipway.patchStatus(kind, namespace, name, status);
-    const written = withPatch(before, status);
+    const written = mergePatched(before ?? {}, status) as Record<string, unknown>;
     this.#written.set(writtenKey(object), written);
     const target = { apiVersion: object.apiVersion, kind, metadata: object.metadata };
     for (const e of events(before?.conditions, conditions))
@@ -126,7 +128,7 @@ export class StatusWriter {
   /** For kinds whose checks end in Ready alone: Ready, `fields`, and the generation handled. */
   writeReady(
     kind: KindName,
-    object: StatusObject,
+    object: ObjectWithStatus,
     ready: ConditionUpdate,
     fields: Record<string, unknown> = {},
   ): Promise<Record<string, unknown> | undefined> {
@@ -138,16 +140,6 @@ export class StatusWriter {
   }
 }
 
-function writtenKey(object: StatusObject): string {
+function writtenKey(object: ObjectWithStatus): string {
   return object.metadata.uid ?? `${object.metadata.namespace}/${object.metadata.name}`;
-}
-
-/** `status` after a merge patch of `patch`. */
-function withPatch(status: object | undefined, patch: Record<string, unknown>): Record<string, unknown> {
-  const next: Record<string, unknown> = { ...(status ?? {}) };
-  for (const [field, value] of Object.entries(patch)) {
-    if (value === null) delete next[field];
-    else if (value !== undefined) next[field] = value;
-  }
-  return next;
 }

@@ -14,15 +14,27 @@ export function canonical(value: unknown): string {
   });
 }
 
-/** Whether writing `next` would change `current`; a null in `next` removes a field. */
-export function statusDiffers(current: object | undefined, next: Record<string, unknown>): boolean {
-  const cur = (current ?? {}) as Record<string, unknown>;
-  for (const [key, value] of Object.entries(next)) {
-    if (value === null) {
-      if (cur[key] !== undefined) return true;
-    } else if (value !== undefined && canonical(cur[key]) !== canonical(value)) return true;
+/**
+ * `target` after a JSON merge patch (RFC 7386), as the API server applies one to /status:
+ * objects merge field by field at every depth, `null` removes a field, arrays are replaced.
+ */
+export function mergePatched(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return patch;
+  const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else if (value !== undefined) result[key] = mergePatched(result[key], value);
   }
-  return false;
+  return result;
+}
+
+/** Whether merge-patching `next` into `current` would change it. */
+export function statusDiffers(current: object | undefined, next: Record<string, unknown>): boolean {
+  return canonical(mergePatched(current ?? {}, next)) !== canonical(current ?? {});
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The Ready condition's status and reason changed between two condition lists. */

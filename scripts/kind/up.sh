@@ -40,7 +40,13 @@ log "loading the image into $CLUSTER"
 kind load docker-image --name "$CLUSTER" "$IMAGE_REPOSITORY:$IMAGE_TAG"
 
 # The chart installs and upgrades the CRDs itself (crds.enabled), so a re-run after a schema
-# change is current.
+# change is current. CRDs an older version of this script applied with kubectl are handed to
+# the release first (Helm refuses objects it does not own).
+for crd in $(kubectl --context "$CONTEXT" get crd -o name | grep '\.slipway\.dev$' || true); do
+  kubectl --context "$CONTEXT" label "$crd" app.kubernetes.io/managed-by=Helm --overwrite >/dev/null
+  kubectl --context "$CONTEXT" annotate "$crd" meta.helm.sh/release-name="$RELEASE" \
+    meta.helm.sh/release-namespace="$NAMESPACE" --overwrite >/dev/null
+done
 log "installing the chart as $RELEASE in $NAMESPACE"
 "$HELM" upgrade --install "$RELEASE" "$ROOT/charts/slipway" \
   --kube-context "$CONTEXT" --namespace "$NAMESPACE" --create-namespace \

@@ -7,7 +7,7 @@
 // decision depends only on their bytes, so the same upload always yields the same archive —
 // the store is content-addressed, and a retried upload must find its own archive again.
 // The gzip framing (RFC 1952 header and CRC-32/size trailer) is written here around a raw
-// deflate stream, because Node applies `params()` (the level change) to raw deflate streams only.
+// deflate stream, because Node's `params()` (the level change) does nothing on a gzip stream.
 import { Transform, type TransformCallback } from 'node:stream';
 import { constants, crc32, createDeflateRaw, deflateRawSync, type DeflateRaw } from 'node:zlib';
 
@@ -41,6 +41,8 @@ export class BlockGzip extends Transform {
   #filled = 0;
   #crc = 0;
   #size = 0;
+  /** The block being handed to zlib: destroying zlib under a level switch would crash Node. */
+  #busy: Promise<void> = Promise.resolve();
 
   constructor() {
     super({ highWaterMark: COMPRESSION_BLOCK_BYTES });
@@ -74,8 +76,11 @@ export class BlockGzip extends Transform {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#deflate.destroy();
-    callback(error);
+    // A write or a level switch in zlib's thread pool finishes first, then zlib is closed.
+    void this.#busy.finally(() => {
+      this.#deflate.destroy();
+      callback(error);
+    });
   }
 
   /** Copies `chunk` into the current block, writing out every block it fills. */
@@ -90,7 +95,14 @@ export class BlockGzip extends Transform {
   }
 
   /** Compresses the first `length` bytes of the block at its level; resolves once zlib took them. */
-  async #writeBlock(length: number): Promise<void> {
+  #writeBlock(length: number): Promise<void> {
+    const writing = this.#compressBlock(length);
+    this.#busy = writing.catch(() => {});
+    return writing;
+  }
+
+  async #compressBlock(length: number): Promise<void> {
+    if (this.destroyed) throw new Error('the archive compressor was closed');
     const block = this.#block.subarray(0, length);
     this.#crc = crc32(block, this.#crc);
     this.#size += length;
@@ -100,6 +112,7 @@ export class BlockGzip extends Transform {
         this.#deflate.params(level, constants.Z_DEFAULT_STRATEGY, () => resolve()),
       );
       this.#level = level;
+      if (this.destroyed) throw new Error('the archive compressor was closed');
     }
     // zlib reads the block before the callback, so the buffer can be refilled afterwards.
     await new Promise<void>((resolve, reject) =>

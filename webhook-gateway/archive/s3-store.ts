@@ -192,7 +192,7 @@ export class S3ArchiveStore implements ArchiveStore {
       );
     } catch (error) {
       throw new S3StoreError(
-        `S3 ${method} ${this.#describe(objectKey)} failed: no AWS credentials (${(error as Error).message})`,
+        `S3 ${method} ${this.#describe(objectKey)} failed: cannot sign the request with AWS credentials (${(error as Error).message})`,
         undefined,
         undefined,
         { cause: error },

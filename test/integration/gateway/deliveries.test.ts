@@ -21,6 +21,7 @@ import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
+import { LABEL_PROJECT, labelValue } from '../../../crds/labels.ts';
 
 const run = promisify(execFile);
 const kc = testKubeConfig();
@@ -50,6 +51,21 @@ const bundlesOf = async (labelSelector = '') =>
   (await api.list<BundleObject>('Bundle', ns.name, labelSelector)).filter(
     (b) => b.spec.trigger.type !== 'Manual',
   );
+
+/** The webhook secret the operator published for `project`, read as a user would with kubectl. */
+async function webhookSecretOf(project: ProjectObject): Promise<string> {
+  const { secretRef } = project.status!.webhook!;
+  const { stdout } = await kubectl([
+    'get',
+    'secret',
+    secretRef.name,
+    '-n',
+    ns.name,
+    '-o',
+    `jsonpath={.data.${secretRef.key}}`,
+  ]);
+  return Buffer.from(stdout, 'base64').toString('utf8');
+}
 
 beforeAll(async () => {
   ns = await createNamespace(kc, 'gateway');
@@ -93,16 +109,7 @@ beforeAll(async () => {
     return p.status?.webhook ? p : undefined;
   });
   hookUrl = project.status!.webhook!.url;
-  const { stdout } = await kubectl([
-    'get',
-    'secret',
-    project.status!.webhook!.secretRef.name,
-    '-n',
-    ns.name,
-    '-o',
-    `jsonpath={.data.${project.status!.webhook!.secretRef.key}}`,
-  ]);
-  secret = Buffer.from(stdout, 'base64').toString('utf8');
+  secret = await webhookSecretOf(project);
 });
 
 afterAll(async () => {
@@ -262,5 +269,28 @@ describe("the project's provider", () => {
     });
     expect((await deliver('gitlab-push')).status).toBe(401);
     expect((await deliver('github-push')).status).toBeLessThan(300);
+  });
+  it('delivers to a project with a 70-character name and a short slug (labels within 63 characters)', async () => {
+    const name = `shop-${'x'.repeat(60)}-long`.slice(0, 70);
+    expect(name).toHaveLength(70);
+    const slug = `long-${ns.name.slice(-6)}`;
+    await apply(
+      build.project(ns.name, name, { slug, repository: { url: 'https://git.example.com/acme/shop.git' } }),
+      build.webhook(ns.name, 'long-master', { projectRef: { name }, branch: 'master' }),
+      build.manualBundle(ns.name, 'long-manual-1', { projectRef: { name } }),
+    );
+    const project = await waitFor("the long project's webhook URL", async () => {
+      const p = await api.get<ProjectObject>('Project', ns.name, name);
+      return p.status?.webhook ? p : undefined;
+    });
+    const longSecret = await webhookSecretOf(project);
+    const { headers, body } = signedFixture('github-push', longSecret);
+    const created = await waitFor('the long project to take a delivery', async () => {
+      const res = await fetch(project.status!.webhook!.url, { method: 'POST', headers, body });
+      return res.status === 201 ? ((await res.json()) as Record<string, unknown>) : undefined;
+    });
+    expect(created.result).toBe('created');
+    const bundles = await api.list<BundleObject>('Bundle', ns.name, `${LABEL_PROJECT}=${labelValue(name)}`);
+    expect(bundles.map((b) => b.spec.trigger.webhookRef?.name)).toContain('long-master');
   });
 });

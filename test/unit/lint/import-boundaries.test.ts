@@ -16,7 +16,7 @@ async function boundaryErrors(file: string, source: string): Promise<string[]> {
 describe('import boundaries', () => {
   it.each([
     ['operator/bundle/x.ts', "import { isWebhookToken } from '../../webhook-gateway/token.ts';"],
-    ['operator/status/x.ts', "import { snapshot } from '../../status-api/model/snapshot.ts';"],
+    ['operator/status-page/x.ts', "import { snapshot } from '../../status-api/model/snapshot.ts';"],
     ['webhook-gateway/x.ts', "import { loadConfig } from '../operator/config.ts';"],
     ['status-api/x.ts', "import { planBundles } from '../webhook-gateway/plan.ts';"],
     ['lib/x.ts', "import { Operator } from '../operator/operator.ts';"],

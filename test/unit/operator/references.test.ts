@@ -144,7 +144,7 @@ describe('deploymentRecord: what an environment reports about its rollouts', () 
       deploymentRecord(running, onB1, () => b1(condition('Deployed', 'Unknown', 'Progressing'))),
     ).toEqual({
       currentBundle: 'b0',
-      lastDeployment: { bundle: 'b1', startedAt: at(90), result: 'InProgress' },
+      lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: null, result: 'InProgress' },
     });
     expect(deploymentRecord(running, onB1, () => b1(condition('Deployed', 'True', 'Succeeded')))).toEqual({
       currentBundle: 'b1',

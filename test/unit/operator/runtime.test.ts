@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { KeyedMutex } from '../../../operator/runtime/keyed-mutex.ts';
-import { canonical, statusDiffers } from '../../../operator/runtime/status.ts';
-import { deferred, flush } from './fake-clock.ts';
+import { canonical, mergePatched, statusDiffers } from '../../../operator/runtime/status.ts';
+import { deferred, flush } from '../../support/fake-clock.ts';
 
 describe('KeyedMutex', () => {
   it('runs sections of one key one after another, and of different keys side by side', async () => {
@@ -41,5 +41,17 @@ describe('statusDiffers', () => {
     expect(statusDiffers(current, { webhook: null })).toBe(false);
     expect(statusDiffers(current, { phase: null })).toBe(true);
     expect(canonical({ b: 1, a: { d: 2, c: 3 } })).toBe('{"a":{"c":3,"d":2},"b":1}');
+    // Nested objects merge as the API server merges them: a nested null removes a field.
+    const deployed = { lastDeployment: { bundle: 'b0', result: 'Succeeded', finishedAt: 't0' } };
+    expect(statusDiffers(deployed, { lastDeployment: { bundle: 'b0' } })).toBe(false);
+    expect(
+      statusDiffers(deployed, { lastDeployment: { bundle: 'b1', result: 'InProgress', finishedAt: null } }),
+    ).toBe(true);
+    expect(
+      statusDiffers({ lastDeployment: { bundle: 'b1' } }, { lastDeployment: { finishedAt: null } }),
+    ).toBe(false);
+    expect(mergePatched(deployed, { lastDeployment: { bundle: 'b1', finishedAt: null } })).toEqual({
+      lastDeployment: { bundle: 'b1', result: 'Succeeded' },
+    });
   });
 });

@@ -44,7 +44,7 @@ describe('status conditions as kstatus reads them', () => {
       1,
       later,
     );
-    expect(conditions.map((c) => c.type)).toEqual(['Built', 'Ready', 'Deployed', 'Reconciling']);
+    expect(conditions.map((c) => c.type)).toEqual(['Built', 'Deployed', 'Ready', 'Reconciling']);
   });
 
   it('moves lastTransitionTime only when a status changes, Reconciling included', () => {

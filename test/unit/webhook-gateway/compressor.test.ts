@@ -53,6 +53,25 @@ describe('the canonical archive gzip stage', () => {
     }
   });
 
+  it('can be destroyed at any moment, level switches included, without failing the process', async () => {
+    const noise = randomBytes(COMPRESSION_BLOCK_BYTES);
+    const text = TEXT.subarray(0, COMPRESSION_BLOCK_BYTES);
+    for (let ticks = 0; ticks < 12; ticks++) {
+      const stage = new BlockGzip();
+      stage.resume();
+      stage.on('error', () => {});
+      // Noise then text: each block after the first switches the level.
+      for (let i = 0; i < 6; i++) stage.write(i % 2 ? text : noise);
+      for (let t = 0; t < ticks; t++) await new Promise((resolve) => setImmediate(resolve));
+      const closed = new Promise((resolve) => stage.once('close', resolve));
+      stage.destroy(new Error('the client broke off the upload'));
+      await closed;
+    }
+    // Still usable afterwards: nothing was left half-closed in zlib.
+    const input = Buffer.concat([noise, text]);
+    expect(gunzipSync(await compress(input, 100_000)).equals(input)).toBe(true);
+  });
+
   it('writes a valid empty gzip for no input', async () => {
     const gz = await compress(Buffer.alloc(0), 1);
     expect(gunzipSync(gz).length).toBe(0);

@@ -2,19 +2,19 @@
 // surviving a restart; reference problems shown as conditions.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
-import type { StatusComponentObject, StatusNoticeObject } from '../../../crds/index.ts';
-import { StatusWriter } from '../../../operator/runtime/status-writer.ts';
-import { EventRecorder } from '../../../lib/events.ts';
-import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
-import { logger } from '../../../lib/log.ts';
+import type { StatusComponentObject, StatusNoticeObject } from '../../../../crds/index.ts';
+import { StatusWriter } from '../../../../operator/runtime/status-writer.ts';
+import { EventRecorder } from '../../../../lib/events.ts';
+import { kubeClients, slipwayApi } from '../../../../lib/kube.ts';
+import { logger } from '../../../../lib/log.ts';
 import {
-  StatusObjectReconciler,
-  createStatusInformers,
-  watchStatusObjects,
-} from '../../../operator/status/controller.ts';
-import { Controller } from '../../../operator/runtime/controller.ts';
-import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+  PageEntryReconciler,
+  createStatusPageInformers,
+  watchStatusPageEntries,
+} from '../../../../operator/status-page/controller.ts';
+import { Controller } from '../../../../operator/runtime/controller.ts';
+import * as build from '../../../support/builders.ts';
+import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../../support/cluster.ts';
 
 const kc = testKubeConfig();
 const clients = kubeClients(kc);
@@ -25,23 +25,23 @@ let running: { stop: () => Promise<void> } | undefined;
 
 /** Starts the two status controllers as the operator runs them. */
 async function startControllers() {
-  const informers = createStatusInformers(kc, ns.name, log);
+  const informers = createStatusPageInformers(kc, ns.name, log);
   const events = new EventRecorder(clients.events, 'slipway.dev/operator', 'test', log);
   const now = () => new Date();
   const ctx = { slipway: api, events, status: new StatusWriter({ slipway: api, events, now }), log, now };
   const components = new Controller(
     'statuscomponent',
-    new StatusObjectReconciler('StatusComponent', ctx, informers),
+    new PageEntryReconciler('StatusComponent', ctx, informers),
     2,
     log,
   );
   const notices = new Controller(
     'statusnotice',
-    new StatusObjectReconciler('StatusNotice', ctx, informers),
+    new PageEntryReconciler('StatusNotice', ctx, informers),
     2,
     log,
   );
-  watchStatusObjects(informers, components, notices);
+  watchStatusPageEntries(informers, components, notices);
   await Promise.all([informers.pages.start(), informers.components.start(), informers.notices.start()]);
   components.start();
   notices.start();

@@ -14,8 +14,9 @@ import { readyEvents, type StatusWriter, type TransitionEvents } from '../runtim
 import { LAST_ID_ANNOTATION, earlierHolder, nextId, parentProblem } from './ids.ts';
 
 type Cached<T> = T & KubernetesObject;
-type StatusKind = 'StatusComponent' | 'StatusNotice';
-type StatusObject = StatusComponentObject | StatusNoticeObject;
+/** The status page's entries: the kinds that get an id and show in the status API (not object status). */
+type PageEntryKind = 'StatusComponent' | 'StatusNotice';
+type PageEntryObject = StatusComponentObject | StatusNoticeObject;
 
 const INDEX_PARENT = 'parent';
 const INDEX_ID = 'id';
@@ -26,7 +27,7 @@ const byId = (o: { metadata?: { namespace?: string }; spec?: { id?: number } }) 
   o.spec?.id === undefined ? [] : [objectKey(o.metadata?.namespace, String(o.spec.id))];
 
 /** The objects of `obj`'s namespace with its id (itself included). */
-function sameId<T extends StatusObject>(cache: Informer<Cached<T>>, obj: StatusObject): Cached<T>[] {
+function sameId<T extends PageEntryObject>(cache: Informer<Cached<T>>, obj: PageEntryObject): Cached<T>[] {
   return obj.spec.id === undefined
     ? []
     : cache.byIndex(INDEX_ID, objectKey(obj.metadata.namespace, String(obj.spec.id)));
@@ -35,17 +36,17 @@ const INDEX_COMPONENT = 'component';
 /** Re-derive a notice's state at least this often, and whenever a dated update comes due. */
 const MAX_NOTICE_RECHECK_MS = 60 * 60_000;
 
-export interface StatusInformers {
+export interface StatusPageInformers {
   pages: Informer<Cached<StatusPageObject>>;
   components: Informer<Cached<StatusComponentObject>>;
   notices: Informer<Cached<StatusNoticeObject>>;
 }
 
-export function createStatusInformers(
+export function createStatusPageInformers(
   kc: KubeConfig,
   namespace: string | undefined,
   log: Logger,
-): StatusInformers {
+): StatusPageInformers {
   const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?? '';
   return {
     pages: new Informer<Cached<StatusPageObject>>(kc, kindPath('StatusPage', namespace), log),
@@ -58,7 +59,7 @@ export function createStatusInformers(
   };
 }
 
-export interface StatusContext {
+export interface StatusPageContext {
   slipway: SlipwayApi;
   events: EventRecorder;
   status: StatusWriter;
@@ -71,8 +72,8 @@ const problemEvents: TransitionEvents = (before, after) =>
   readyEvents(before, after).filter((e) => e.type === 'Warning');
 
 /** Maps every change to the objects whose answer it can change. */
-export function watchStatusObjects(
-  informers: StatusInformers,
+export function watchStatusPageEntries(
+  informers: StatusPageInformers,
   components: Controller,
   notices: Controller,
   pages?: Controller,
@@ -102,20 +103,20 @@ export function watchStatusObjects(
   });
 }
 
-export class StatusObjectReconciler implements Reconciler {
-  private readonly kind: StatusKind;
-  private readonly ctx: StatusContext;
-  private readonly informers: StatusInformers;
+export class PageEntryReconciler implements Reconciler {
+  private readonly kind: PageEntryKind;
+  private readonly ctx: StatusPageContext;
+  private readonly informers: StatusPageInformers;
 
-  constructor(kind: StatusKind, ctx: StatusContext, informers: StatusInformers) {
+  constructor(kind: PageEntryKind, ctx: StatusPageContext, informers: StatusPageInformers) {
     this.kind = kind;
     this.ctx = ctx;
     this.informers = informers;
   }
 
-  private get cache(): Informer<Cached<StatusObject>> {
+  private get cache(): Informer<Cached<PageEntryObject>> {
     return (this.kind === 'StatusComponent' ? this.informers.components : this.informers.notices) as Informer<
-      Cached<StatusObject>
+      Cached<PageEntryObject>
     >;
   }
 
@@ -146,7 +147,7 @@ export class StatusObjectReconciler implements Reconciler {
     return result;
   }
 
-  private async assignId(obj: Cached<StatusObject>): Promise<void> {
+  private async assignId(obj: Cached<PageEntryObject>): Promise<void> {
     const { namespace, name } = obj.metadata;
     const page = oldest(this.informers.pages.list(namespace));
     if (!page) {
@@ -156,7 +157,8 @@ export class StatusObjectReconciler implements Reconciler {
         reason: 'NoStatusPage',
         message: 'waiting for a StatusPage in this namespace to assign an id',
       };
-      await this.ctx.status.write(this.kind, obj, { conditions: [ready] }, problemEvents);
+      // No Event: without a page, every component and notice of the namespace waits at once.
+      await this.ctx.status.write(this.kind, obj, { conditions: [ready] }, () => []);
       return;
     }
     const inUse = this.cache.list(namespace).flatMap((o) => (o.spec.id === undefined ? [] : [o.spec.id]));
@@ -205,7 +207,7 @@ export class StatusObjectReconciler implements Reconciler {
     );
   }
 
-  private problem(obj: Cached<StatusObject>): { reason: string; message: string } | undefined {
+  private problem(obj: Cached<PageEntryObject>): { reason: string; message: string } | undefined {
     const { namespace, name } = obj.metadata;
     const holder = earlierHolder(obj, sameId(this.cache, obj));
     if (holder) {
@@ -258,16 +260,16 @@ function oldest<T extends { metadata: { name: string; creationTimestamp?: string
   )[0];
 }
 
-function target(kind: StatusKind, obj: StatusObject) {
+function target(kind: PageEntryKind, obj: PageEntryObject) {
   return { apiVersion: 'slipway.dev/v1alpha1', kind, metadata: obj.metadata };
 }
 
 /** A StatusPage is Ready when it is the one page of its namespace (the oldest wins). */
 export class StatusPageReconciler implements Reconciler {
-  private readonly ctx: StatusContext;
-  private readonly informers: StatusInformers;
+  private readonly ctx: StatusPageContext;
+  private readonly informers: StatusPageInformers;
 
-  constructor(ctx: StatusContext, informers: StatusInformers) {
+  constructor(ctx: StatusPageContext, informers: StatusPageInformers) {
     this.ctx = ctx;
     this.informers = informers;
   }

@@ -1,5 +1,5 @@
 // A manual clock for the work queue and the leader elector: time moves only when a test says so.
-import type { QueueTimers } from '../../../lib/queue.ts';
+import type { QueueTimers } from '../../lib/queue.ts';
 
 export class FakeClock implements QueueTimers {
   private current = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { earlierHolder, nextId, parentProblem } from '../../../operator/status/ids.ts';
+import { earlierHolder, nextId, parentProblem } from '../../../../operator/status-page/ids.ts';
 
 describe('nextId', () => {
   it.each([

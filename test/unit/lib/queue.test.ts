@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { PermanentError, WorkQueue } from '../../../lib/queue.ts';
-import { FakeClock, deferred, flush, type Deferred } from './fake-clock.ts';
+import { FakeClock, deferred, flush, type Deferred } from '../../support/fake-clock.ts';
 
 /** A handler whose runs finish only when the test says so. */
 function controlledHandler() {
