@@ -6,6 +6,7 @@ import type { Operator } from '../../../operator/operator.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { manualBundle, webhook } from '../../support/builders.ts';
 import {
+  environmentReporting,
   bundleInPhase,
   clients,
   conditionOf,
@@ -80,7 +81,7 @@ describe('operator: bundles', () => {
     const d = await get.deployment(kc, ns.name, 'shop-web');
     expect(d.spec?.template.spec?.containers[0]?.image).toBe(b.status?.image);
     expect(d.spec?.template.metadata?.annotations?.['slipway.dev/bundle']).toBe('hook-1');
-    const env = await get.environment(kc, ns.name, 'staging');
+    const env = await environmentReporting(kc, ns.name, 'staging', 'hook-1', 'Succeeded');
     expect(env.status?.currentBundle).toBe('hook-1');
     expect(env.status?.lastDeployment).toMatchObject({ bundle: 'hook-1', result: 'Succeeded' });
     expect(env.status?.lastDeployment?.finishedAt).toBeDefined();

@@ -6,6 +6,7 @@ import type { Operator } from '../../../operator/operator.ts';
 import { manualBundle, project } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
+  environmentReporting,
   HELD,
   bundleInPhase,
   clients,
@@ -121,7 +122,7 @@ describe('operator: failed steps', () => {
     const b = await bundleInPhase(kc, ns.name, 'stuck', 'Failed', 90_000);
     expect(readyReason(b)).toBe('False/RolloutFailed');
     expect(conditionOf(b, 'Deployed')).toBe('False/RolloutFailed');
-    const env = await get.environment(kc, ns.name, 'env-stuck');
+    const env = await environmentReporting(kc, ns.name, 'env-stuck', 'stuck', 'Failed');
     expect(env.status?.lastDeployment).toMatchObject({ bundle: 'stuck', result: 'Failed' });
     expect(env.status?.currentBundle).toBeUndefined();
   });
@@ -146,7 +147,9 @@ describe('operator: ordering', () => {
     await finishJobPod(kc, ns.name, 'order-2-build', 'Succeeded');
     const newer = await bundleInPhase(kc, ns.name, 'order-2', 'Ready');
     expect(await imageOf('env-order-web')).toBe(newer.status?.image);
-    expect((await get.environment(kc, ns.name, 'env-order')).status?.currentBundle).toBe('order-2');
+    expect(
+      (await environmentReporting(kc, ns.name, 'env-order', 'order-2', 'Succeeded')).status?.currentBundle,
+    ).toBe('order-2');
   });
 
   it('builds of one project beyond its concurrency wait as Queued', async () => {

@@ -9,6 +9,7 @@ import { manualBundle, webhook } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { serviceAccountWith } from '../../support/rbac.ts';
 import {
+  environmentReporting,
   HELD,
   bundleInPhase,
   clients,
@@ -98,7 +99,9 @@ describe('operator under its service account', () => {
     const d2 = await bundleInPhase(kc, ns.name, 'd2', 'Ready');
     const d = await get.deployment(kc, ns.name, 'shop-web');
     expect(d.spec?.template.spec?.containers[0]?.image).toBe(d2.status?.image);
-    expect((await get.environment(kc, ns.name, 'staging')).status?.currentBundle).toBe('d2');
+    expect(
+      (await environmentReporting(kc, ns.name, 'staging', 'd2', 'Succeeded')).status?.currentBundle,
+    ).toBe('d2');
 
     // History limit 1: d1 is pruned; d2 (deployed) and m1 (the newest manual bundle) stay.
     let names: string[] = [];

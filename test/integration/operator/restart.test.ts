@@ -8,6 +8,7 @@ import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { manualBundle } from '../../support/builders.ts';
 import { testKubeConfig, testState } from '../../support/cluster.ts';
 import {
+  environmentReporting,
   HELD,
   bundleInPhase,
   clients,
@@ -107,7 +108,9 @@ describe('operator: restarts', () => {
       expect(buildPods.items).toHaveLength(1);
       const d = await get.deployment(kc, ns.name, 'shop-web');
       expect(d.spec?.template.spec?.containers[0]?.image).toBe(b.status?.image);
-      expect((await get.environment(kc, ns.name, 'staging')).status?.currentBundle).toBe('b1');
+      expect(
+        (await environmentReporting(kc, ns.name, 'staging', 'b1', 'Succeeded')).status?.currentBundle,
+      ).toBe('b1');
       // The last replica holds the lease.
       const lease = await kc
         .makeApiClient(CoordinationV1Api)

@@ -94,6 +94,21 @@ export const get = {
     clients(kc).apps.readNamespacedDeployment({ name, namespace: ns }),
 };
 
+/** Waits until the environment reports `bundle`'s rollout with `result` (its controller follows the bundle's). */
+export function environmentReporting(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  bundle: string,
+  result: 'InProgress' | 'Succeeded' | 'Failed',
+): Promise<EnvironmentObject> {
+  return waitFor(`environment ${name} to report ${bundle} ${result}`, async () => {
+    const env = await get.environment(kc, namespace, name);
+    const last = env.status?.lastDeployment;
+    return last?.bundle === bundle && last.result === result ? env : undefined;
+  });
+}
+
 const cond = (
   o: { status?: { conditions?: Array<{ type: string; status: string; reason: string }> } },
   type: string,
