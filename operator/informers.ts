@@ -1,11 +1,11 @@
 // The watched caches the operator's controllers share, with the indexes that map a change of
 // one object to the objects that depend on it.
-import type { KubeConfig, KubernetesObject, V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject, ProjectObject, WebhookObject } from '../crds/index.ts';
 import { Informer, objectKey } from '../lib/informer.ts';
 import { kindPath } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
-import { LABEL_PROJECT, MANAGED_BY } from '../crds/labels.ts';
+import { LABEL_BUNDLE, LABEL_PROJECT, MANAGED_BY, labelValue } from '../crds/labels.ts';
 import { MANAGER } from './names.ts';
 import { effectiveSlug } from './project/decide.ts';
 
@@ -19,6 +19,8 @@ export const INDEX = {
   deployment: 'deployment',
   webhook: 'webhook',
   bundle: 'bundle',
+  /** A bundle by the value of its `slipway.dev/bundle` label (its name, shortened to 63 characters). */
+  bundleLabel: 'bundleLabel',
 } as const;
 
 const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?? '';
@@ -26,7 +28,8 @@ const ref = (o: { metadata?: { namespace?: string } }, name: string | undefined)
   name ? [objectKey(ns(o), name)] : [];
 
 function builtinPath(group: string, resource: string, namespace: string | undefined): string {
-  return namespace ? `/apis/${group}/namespaces/${namespace}/${resource}` : `/apis/${group}/${resource}`;
+  const base = group === 'v1' ? '/api/v1' : `/apis/${group}`;
+  return namespace ? `${base}/namespaces/${namespace}/${resource}` : `${base}/${resource}`;
 }
 
 export interface OperatorInformers {
@@ -36,6 +39,8 @@ export interface OperatorInformers {
   bundles: Informer<Cached<BundleObject>>;
   jobs: Informer<V1Job>;
   deployments: Informer<V1Deployment>;
+  /** The pods of bundles: their build and backup Jobs' pods and the pods of their rollouts. */
+  pods: Informer<V1Pod>;
 }
 
 export function createInformers(
@@ -56,7 +61,8 @@ export function createInformers(
   const bundles = new Informer<Cached<BundleObject>>(kc, kindPath('Bundle', namespace), log)
     .addIndex(INDEX.project, (b) => ref(b, b.spec?.projectRef?.name))
     .addIndex(INDEX.environment, (b) => ref(b, b.spec?.deploy?.environmentRef?.name))
-    .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name));
+    .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
+    .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)));
   // Only the Jobs this operator made.
   const jobs = new Informer<V1Job>(
     kc,
@@ -69,11 +75,16 @@ export function createInformers(
     )
     .addIndex(INDEX.project, (j) => ref(j, j.metadata?.labels?.[LABEL_PROJECT]));
   const deployments = new Informer<V1Deployment>(kc, builtinPath('apps/v1', 'deployments', namespace), log);
-  return { projects, environments, webhooks, bundles, jobs, deployments };
+  // Only pods that carry a bundle's label: Job pods and the pods of a rollout the operator started.
+  const pods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', namespace), log, LABEL_BUNDLE).addIndex(
+    INDEX.bundle,
+    (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]),
+  );
+  return { projects, environments, webhooks, bundles, jobs, deployments, pods };
 }
 
 export function allInformers(i: OperatorInformers): Array<Informer<KubernetesObject>> {
-  return [i.projects, i.environments, i.webhooks, i.bundles, i.jobs, i.deployments] as Array<
+  return [i.projects, i.environments, i.webhooks, i.bundles, i.jobs, i.deployments, i.pods] as Array<
     Informer<KubernetesObject>
   >;
 }

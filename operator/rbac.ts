@@ -44,7 +44,7 @@ export const operatorRules: readonly PolicyRule[] = [
     apiGroups: [''],
     resources: ['secrets'],
     verbs: ['get', 'create'],
-    why: 'read the webhook secret to derive the URL token; generate one when a Project references none',
+    why: "read the webhook secret to derive the URL token; generate one when a Project references none; an Environment's database Secret has the keys the backup reads",
   },
   {
     apiGroups: ['batch'],
@@ -55,8 +55,20 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: [''],
     resources: ['pods'],
+    verbs: ['list', 'watch'],
+    why: "an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts'): what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines",
+  },
+  {
+    apiGroups: [''],
+    resources: ['events'],
     verbs: ['list'],
-    why: "a failed build or backup Job's pods, once: the failed container's last log lines (termination message) for the Bundle's condition",
+    why: 'a Job without a pod after a few seconds: its FailedCreate Events say why (quota, Pod Security)',
+  },
+  {
+    apiGroups: [''],
+    resources: ['persistentvolumeclaims'],
+    verbs: ['get'],
+    why: "an Environment's backup claim exists (Ready=False with BackupClaimNotFound until it does)",
   },
   {
     apiGroups: ['rbac.authorization.k8s.io'],

@@ -14,11 +14,30 @@ import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import { stepDuration, stepTotal } from '../metrics.ts';
-import { ANNOTATION_BUNDLE, LABEL_PROJECT, LABEL_STEP, MANAGED_BY, labelValue } from '../../crds/labels.ts';
+import {
+  ANNOTATION_BUNDLE,
+  LABEL_BUNDLE,
+  LABEL_PROJECT,
+  LABEL_STEP,
+  MANAGED_BY,
+  labelValue,
+} from '../../crds/labels.ts';
 import { ANNOTATION_ROLLOUT_STARTED, MANAGER, backupJobName, buildJobName, bundleImage } from '../names.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
-import { decideBundle, type BundleAction, type BundleDecision, type BundleInputs } from './decide.ts';
+import {
+  REQUEUE_NO_POD_MS,
+  decideBundle,
+  type BundleAction,
+  type BundleDecision,
+  type BundleInputs,
+  type BundlePods,
+} from './decide.ts';
+
+/** The label the Job controller puts on a Job's pods. */
+const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
+/** How long a new Job may be without a pod before its FailedCreate Events are read. */
+const NO_POD_GRACE_MS = 3_000;
 import { signArchiveUrl } from '../../crds/archive-url.ts';
 import { backupJob, backupLocation, buildJob } from './jobs.ts';
 import { failedContainerOutput, isFinished, jobState, timeMs } from './state.ts';
@@ -39,7 +58,7 @@ export class BundleReconciler implements Reconciler {
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const bundle = this.ctx.informers.bundles.get(namespace, name);
     if (!bundle) return;
-    const cached = this.gatherFromCache(bundle);
+    const cached = await this.withRefusedPods(this.gatherFromCache(bundle));
     const first = decideBundle(cached);
     if (first.skip) return;
     if (first.action.type === 'none' && first.outcome !== 'finished') return this.write(cached, first);
@@ -83,8 +102,46 @@ export class BundleReconciler implements Reconciler {
       defaultBuildConcurrency: config.buildConcurrency,
       image: bundleImage(config.registry, namespace, projectName, name),
       backupLocation: environment ? backupLocation(environment, name) : undefined,
+      pods: this.podsOf(namespace, name),
       now: this.ctx.now(),
     };
+  }
+
+  /** The bundle's pods in the cache, by the Job (or rollout) they belong to. */
+  private podsOf(namespace: string, name: string): BundlePods {
+    const pods = this.ctx.informers.pods.byIndex(INDEX.bundle, objectKey(namespace, labelValue(name)));
+    const ofJob = (job: string) => pods.filter((p) => p.metadata?.labels?.[JOB_NAME_LABEL] === job);
+    return {
+      build: ofJob(buildJobName(name)),
+      backup: ofJob(backupJobName(name)),
+      rollout: pods.filter((p) => p.metadata?.labels?.[JOB_NAME_LABEL] === undefined),
+    };
+  }
+
+  /**
+   * A running Job without a pod for a few seconds may have had it refused (quota, Pod Security):
+   * the Job controller says so only in a FailedCreate Event, read here in that case alone.
+   */
+  private async withRefusedPods(input: BundleInputs): Promise<BundleInputs> {
+    const refusedPods: NonNullable<BundleInputs['refusedPods']> = {};
+    for (const step of ['build', 'backup'] as const) {
+      const job = step === 'build' ? input.buildJob : input.backupJob;
+      if (!job || jobState(job).state !== 'running' || (input.pods?.[step].length ?? 0) > 0) continue;
+      const age = input.now.getTime() - (timeMs(job.metadata?.creationTimestamp) ?? input.now.getTime());
+      if (age < NO_POD_GRACE_MS) continue;
+      const events = await this.ctx.clients.core
+        .listNamespacedEvent({
+          namespace: input.bundle.metadata.namespace,
+          fieldSelector: `involvedObject.kind=Job,involvedObject.name=${job.metadata!.name},reason=FailedCreate`,
+        })
+        .catch(() => undefined);
+      const newest = events?.items.sort(
+        (a, b) =>
+          (timeMs(b.lastTimestamp ?? b.eventTime) ?? 0) - (timeMs(a.lastTimestamp ?? a.eventTime) ?? 0),
+      )[0];
+      if (newest?.message) refusedPods[step] = newest.message;
+    }
+    return Object.keys(refusedPods).length > 0 ? { ...input, refusedPods } : input;
   }
 
   /** The Jobs, the Deployment and the running builds, read from the API server. */
@@ -190,7 +247,11 @@ export class BundleReconciler implements Reconciler {
               },
               spec: {
                 template: {
-                  metadata: { annotations: { [ANNOTATION_BUNDLE]: bundle.metadata.name } },
+                  // The label lets the operator watch this rollout's pods (and only them).
+                  metadata: {
+                    annotations: { [ANNOTATION_BUNDLE]: bundle.metadata.name },
+                    labels: { [LABEL_BUNDLE]: labelValue(bundle.metadata.name) },
+                  },
                   spec: {
                     containers: [{ name: action.container, image: bundle.status?.image ?? input.image }],
                   },
@@ -220,7 +281,15 @@ export class BundleReconciler implements Reconciler {
       if (decision.outcome === 'finished')
         log.info({ bundle: `${namespace}/${name}`, phase: decision.phase }, 'bundle finished');
     }
-    return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
+    // A running Job still without a pod: look again soon, its pod may have been refused.
+    const podless = (['build', 'backup'] as const).some((step) => {
+      const job = step === 'build' ? input.buildJob : input.backupJob;
+      return job && jobState(job).state === 'running' && (input.pods?.[step].length ?? 0) === 0;
+    });
+    const requeue = podless
+      ? Math.min(decision.requeueAfterMs ?? REQUEUE_NO_POD_MS, REQUEUE_NO_POD_MS)
+      : decision.requeueAfterMs;
+    return requeue === undefined ? undefined : { requeueAfterMs: requeue };
   }
 
   /** Step durations and outcomes, counted once: when a step's condition leaves Unknown. */
@@ -268,6 +337,12 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     // A bundle that moves on may free a build slot or an environment for its siblings.
     for (const sibling of unfinished(INDEX.project, objectKey(b.metadata.namespace, b.spec.projectRef.name)))
       if (sibling.metadata.name !== b.metadata.name) enqueue(sibling);
+  });
+  informers.pods.onEvent((p) => {
+    const label = p.metadata?.labels?.[LABEL_BUNDLE];
+    if (!label) return;
+    for (const b of informers.bundles.byIndex(INDEX.bundleLabel, objectKey(p.metadata?.namespace, label)))
+      if (!isFinished(b)) enqueue(b);
   });
   informers.jobs.onEvent((j) => {
     const owner = j.metadata?.ownerReferences?.find((o) => o.kind === 'Bundle');

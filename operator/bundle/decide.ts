@@ -3,10 +3,11 @@
 // either lets the chain continue or stops it with a reason; `Ready` summarises at the end.
 //
 //   project present → not superseded → Built → (environment free) → BackedUp → Deployed → Ready
-import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject, BundlePhase, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, backupJobName, buildJobName } from '../names.ts';
+import { podProblem, type PodProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
 import {
   environmentOf,
@@ -20,6 +21,16 @@ import {
 
 export const REQUEUE_PROGRESSING_MS = 30_000;
 export const REQUEUE_WAITING_MS = 60_000;
+/** A Job with no pod yet is looked at again this soon: its pods may be refused (quota, Pod Security). */
+export const REQUEUE_NO_POD_MS = 5_000;
+
+/** A bundle's pods by what they run, from the operator's pod cache. */
+export interface BundlePods {
+  build: readonly V1Pod[];
+  backup: readonly V1Pod[];
+  /** The pods of its rollout (the Deployment's pods carrying the bundle's label). */
+  rollout: readonly V1Pod[];
+}
 
 export interface BundleInputs {
   bundle: BundleObject;
@@ -42,6 +53,9 @@ export interface BundleInputs {
   backupLocation: string | undefined;
   /** The last log lines of the failed container of a failed build or backup Job (read live). */
   failedOutput?: { build?: string; backup?: string };
+  pods?: BundlePods;
+  /** Why a running Job could not create its pod (its FailedCreate Event), when it could not. */
+  refusedPods?: { build?: string; backup?: string };
   now: Date;
 }
 
@@ -128,6 +142,17 @@ class Chain {
       { type: 'none' },
       'waiting',
       REQUEUE_WAITING_MS,
+    );
+  }
+
+  /** A step whose pods cannot run: Ready=False with the cause, looked at again soon. */
+  blocked(phase: BundlePhase, problem: PodProblem): ChainResult {
+    return this.end(
+      phase,
+      cond('Ready', 'False', problem.reason, problem.message),
+      { type: 'none' },
+      'waiting',
+      REQUEUE_NO_POD_MS,
     );
   }
 
@@ -247,6 +272,16 @@ function runChain(input: BundleInputs): ChainResult {
     chain.set(cond('Deployed', 'True', 'Succeeded', message));
     return chain.succeeded('Ready', message);
   }
+  // An application's own output may hold secrets: a crashing container is named, not quoted.
+  const blocked = podProblem(input.pods?.rollout ?? []) ?? replicaFailure(deployment);
+  if (blocked) {
+    const problem = {
+      ...blocked,
+      message: `rolling out to Deployment ${deploymentName}: ${blocked.message}`,
+    };
+    chain.set(cond('Deployed', 'Unknown', problem.reason, problem.message));
+    return chain.blocked('Deploying', problem);
+  }
   const message =
     rollout.state === 'progressing'
       ? `rolling out to Deployment ${deploymentName}: ${rollout.message}`
@@ -307,6 +342,11 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
       const message = withOutput(`build Job ${jobName} failed: ${state.message}`, input.failedOutput?.build);
       chain.set(cond('Built', 'False', 'BuildFailed', message));
       return chain.failed('Failed', 'BuildFailed', message);
+    }
+    const blocked = jobBlocked(input, 'build', jobName);
+    if (blocked) {
+      chain.set(cond('Built', 'Unknown', blocked.reason, blocked.message));
+      return chain.blocked('Building', blocked);
     }
     const message = `build Job ${jobName} is running`;
     chain.set(cond('Built', 'Unknown', 'Building', message));
@@ -437,9 +477,34 @@ function backupStep(
     chain.set(cond('BackedUp', 'False', 'BackupFailed', message));
     return chain.failed('Failed', 'BackupFailed', message);
   }
+  const blocked = jobBlocked(input, 'backup', jobName);
+  if (blocked) {
+    chain.set(cond('BackedUp', 'Unknown', blocked.reason, blocked.message));
+    return chain.blocked('BackingUp', blocked);
+  }
   const message = `backup Job ${jobName} is running`;
   chain.set(cond('BackedUp', 'Unknown', 'BackingUp', message));
   return chain.progressing('BackingUp', 'BackingUp', message);
+}
+
+/** What keeps a running Job's pod from running: its pod's status, or the refusal to create one. */
+function jobBlocked(input: BundleInputs, step: 'build' | 'backup', jobName: string): PodProblem | undefined {
+  const fromPods = podProblem(input.pods?.[step] ?? [], { withOutput: true });
+  if (fromPods) return fromPods;
+  const refused = input.refusedPods?.[step];
+  return refused
+    ? { reason: 'PodsRefused', message: `Job ${jobName} cannot create its pod: ${refused}` }
+    : undefined;
+}
+
+/** The Deployment's ReplicaFailure condition: its ReplicaSet may not create pods (quota, Pod Security). */
+function replicaFailure(deployment: V1Deployment): PodProblem | undefined {
+  const failure = deployment.status?.conditions?.find(
+    (c) => c.type === 'ReplicaFailure' && c.status === 'True',
+  );
+  return failure
+    ? { reason: 'PodsRefused', message: failure.message ?? failure.reason ?? 'pods cannot be created' }
+    : undefined;
 }
 
 function isoOf(t: Date | string | undefined): string | undefined {

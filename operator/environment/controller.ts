@@ -7,10 +7,13 @@ import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
-import { decideEnvironment, deploymentRecord } from './decide.ts';
+import type { EnvironmentObject } from '../../crds/index.ts';
+import { isNotFound } from '../../lib/kube.ts';
+import { decideEnvironment, deploymentRecord, type EnvironmentReferences } from './decide.ts';
 
 export class EnvironmentReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
+  private readonly memo = new Map<string, { at: number; references: EnvironmentReferences }>();
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
@@ -25,14 +28,62 @@ export class EnvironmentReconciler implements Reconciler {
       environment,
       project: informers.projects.get(namespace, environment.spec.projectRef.name),
       deployment,
+      references: await this.references(environment),
     });
     const written = { ...environment, status: this.ctx.status.current(environment) };
     const record = deploymentRecord(written, deployment, (bundle) =>
       informers.bundles.get(namespace, bundle),
     );
     await this.ctx.status.writeReady('Environment', environment, ready, record);
+    // Secrets and claims are not watched (that would mean reading every Secret): while one is
+    // missing, look again soon.
+    if (ready.status !== 'True' && REFERENCE_REASONS.has(ready.reason)) return { requeueAfterMs: RECHECK_MS };
+  }
+
+  /** The database Secret's keys and whether the backup claim exists, read at most every few seconds. */
+  private async references(environment: EnvironmentObject): Promise<EnvironmentReferences> {
+    const { namespace, name } = environment.metadata;
+    const { database, backupStorage } = environment.spec;
+    const key = `${namespace}/${name}/${database?.secretRef.name ?? ''}/${backupStorage?.persistentVolumeClaim.claimName ?? ''}`;
+    const memo = this.memo.get(key);
+    const now = this.ctx.now().getTime();
+    if (memo && now - memo.at < MEMO_MS) return memo.references;
+    const { core } = this.ctx.clients;
+    const orNull = <T>(p: Promise<T>) =>
+      p.catch((err: unknown) => {
+        if (isNotFound(err)) return null;
+        throw err;
+      });
+    const [secret, claim] = await Promise.all([
+      database ? orNull(core.readNamespacedSecret({ name: database.secretRef.name, namespace })) : undefined,
+      backupStorage
+        ? orNull(
+            core.readNamespacedPersistentVolumeClaim({
+              name: backupStorage.persistentVolumeClaim.claimName,
+              namespace,
+            }),
+          )
+        : undefined,
+    ]);
+    // Only the key names are kept: the operator never holds the database password.
+    const references: EnvironmentReferences = {
+      ...(database ? { databaseSecretKeys: secret ? Object.keys(secret.data ?? {}) : null } : {}),
+      ...(backupStorage ? { backupClaimExists: claim !== null } : {}),
+    };
+    this.memo.set(key, { at: now, references });
+    return references;
   }
 }
+
+const REFERENCE_REASONS = new Set([
+  'DatabaseSecretNotFound',
+  'DatabaseSecretIncomplete',
+  'BackupClaimNotFound',
+]);
+/** How soon a missing Secret or claim is looked for again. */
+const RECHECK_MS = 10_000;
+/** How long one reading of an environment's Secret and claim is used. */
+const MEMO_MS = 5_000;
 
 export function watchForEnvironments(ctx: OperatorContext, controller: Controller): void {
   const { informers } = ctx;

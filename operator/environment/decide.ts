@@ -6,13 +6,30 @@ import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import { runningBundle } from '../bundle/state.ts';
 import { ANNOTATION_ROLLOUT_STARTED } from '../names.ts';
 
+/** The keys of the database Secret the backup Job reads (port is optional). */
+export const DATABASE_SECRET_KEYS = ['host', 'database', 'username', 'password'] as const;
+
+/** What the environment's spec points at outside Slipway, read from the API server. */
+export interface EnvironmentReferences {
+  /** The keys of spec.database.secretRef's Secret; null when it does not exist. */
+  databaseSecretKeys?: readonly string[] | null;
+  /** Whether spec.backupStorage's claim exists. */
+  backupClaimExists?: boolean;
+}
+
 export interface EnvironmentInputs {
   environment: EnvironmentObject;
   project: ProjectObject | undefined;
   deployment: V1Deployment | undefined;
+  references?: EnvironmentReferences;
 }
 
-export function decideEnvironment({ environment, project, deployment }: EnvironmentInputs): ConditionUpdate {
+export function decideEnvironment({
+  environment,
+  project,
+  deployment,
+  references = {},
+}: EnvironmentInputs): ConditionUpdate {
   const not = (reason: string, message: string): ConditionUpdate => ({
     type: 'Ready',
     status: 'False',
@@ -31,6 +48,27 @@ export function decideEnvironment({ environment, project, deployment }: Environm
     );
   if (containers.length === 0)
     return not('ContainerNotFound', `Deployment ${deploymentRef.name} has no containers`);
+  const { database, backupStorage } = environment.spec;
+  if (database && references.databaseSecretKeys === null)
+    return not(
+      'DatabaseSecretNotFound',
+      `Secret ${database.secretRef.name} (spec.database.secretRef) does not exist; backups need it`,
+    );
+  const missingKeys = database
+    ? DATABASE_SECRET_KEYS.filter(
+        (k) => references.databaseSecretKeys && !references.databaseSecretKeys.includes(k),
+      )
+    : [];
+  if (database && missingKeys.length > 0)
+    return not(
+      'DatabaseSecretIncomplete',
+      `Secret ${database.secretRef.name} has no ${missingKeys.join(', ')}: the backup reads ${DATABASE_SECRET_KEYS.join(', ')} (and port, if set)`,
+    );
+  if (backupStorage && references.backupClaimExists === false)
+    return not(
+      'BackupClaimNotFound',
+      `persistentvolumeclaim ${backupStorage.persistentVolumeClaim.claimName} (spec.backupStorage) does not exist; backups are written there`,
+    );
   return {
     type: 'Ready',
     status: 'True',

@@ -26,7 +26,7 @@
 - apiGroups: ["slipway.dev"]
   resources: ["projects/finalizers","bundles/finalizers"]
   verbs: ["update"]
-# read the webhook secret to derive the URL token; generate one when a Project references none
+# read the webhook secret to derive the URL token; generate one when a Project references none; an Environment's database Secret has the keys the backup reads
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get","create"]
@@ -34,10 +34,18 @@
 - apiGroups: ["batch"]
   resources: ["jobs"]
   verbs: ["get","list","watch","create","delete"]
-# a failed build or backup Job's pods, once: the failed container's last log lines (termination message) for the Bundle's condition
+# an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts'): what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines
 - apiGroups: [""]
   resources: ["pods"]
+  verbs: ["list","watch"]
+# a Job without a pod after a few seconds: its FailedCreate Events say why (quota, Pod Security)
+- apiGroups: [""]
+  resources: ["events"]
   verbs: ["list"]
+# an Environment's backup claim exists (Ready=False with BackupClaimNotFound until it does)
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims"]
+  verbs: ["get"]
 # the Role and RoleBinding letting the gateway get exactly the namespace's webhook Secrets (SLIPWAY_GATEWAY_SERVICE_ACCOUNT)
 - apiGroups: ["rbac.authorization.k8s.io"]
   resources: ["roles","rolebindings"]

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { decideBundle, type BundleDecision, type BundleInputs } from '../../../operator/bundle/decide.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  REQUEUE_NO_POD_MS,
+  decideBundle,
+  type BundleDecision,
+  type BundleInputs,
+} from '../../../operator/bundle/decide.ts';
 import {
   NS,
   T0,
@@ -404,6 +410,82 @@ describe('decideBundle: deploy', () => {
       inputs({ bundle: deployBundle('b1', 0, true), environment: env, deployment: deployment() }),
     );
     expect(d.status.backup).toEqual({ job: 'b1-backup', location: 'pvc://backups/shop/staging/b1.sql' });
+  });
+});
+
+describe('decideBundle: pods that cannot run', () => {
+  const stuckPod = (name: string, reason: string, message: string): V1Pod => ({
+    metadata: { name, creationTimestamp: new Date(at(1)) },
+    status: {
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'False', reason, message }],
+    },
+  });
+  const noPods = { build: [], backup: [], rollout: [] };
+  const env = environment('staging', database);
+
+  it("holds a build whose pod cannot be scheduled at Ready=False with the scheduler's message", () => {
+    const d = decideBundle(
+      inputs({
+        buildJob: job('b1-build', 'running'),
+        pods: { ...noPods, build: [stuckPod('b1-build-x', 'Unschedulable', '0/1 nodes are available')] },
+      }),
+    );
+    expect(summary(d)).toEqual({
+      then: 'Building none waiting',
+      conditions: 'Built=Unknown/Unschedulable Ready=False/Unschedulable',
+    });
+    expect(d.conditions.at(-1)?.message).toBe('pod b1-build-x cannot be scheduled: 0/1 nodes are available');
+    expect(d.requeueAfterMs).toBe(REQUEUE_NO_POD_MS);
+  });
+
+  it('names a Job whose pod was refused', () => {
+    const d = decideBundle(
+      inputs({
+        buildJob: job('b1-build', 'running'),
+        pods: noPods,
+        refusedPods: { build: 'pods "b1-build-x" is forbidden: exceeded quota: none, requested: pods=1' },
+      }),
+    );
+    expect(d.conditions.at(-1)).toMatchObject({
+      reason: 'PodsRefused',
+      message:
+        'Job b1-build cannot create its pod: pods "b1-build-x" is forbidden: exceeded quota: none, requested: pods=1',
+    });
+  });
+
+  it('holds a rollout whose new pods crash, naming the container but not quoting it', () => {
+    const crashing: V1Pod = {
+      metadata: { name: 'web-1', creationTimestamp: new Date(at(100)) },
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          {
+            name: 'web',
+            image: 'registry.test/x',
+            imageID: '',
+            ready: false,
+            restartCount: 4,
+            state: { waiting: { reason: 'CrashLoopBackOff' } },
+            lastState: { terminated: { exitCode: 1, message: 'DB_PASSWORD=secret' } },
+          },
+        ],
+      },
+    };
+    const d = decideBundle(
+      inputs({
+        bundle: deployBundle('b1'),
+        environment: env,
+        deployment: deployment({ bundle: 'b1', startedAt: at(90), updated: 0 }),
+        pods: { ...noPods, rollout: [crashing] },
+      }),
+    );
+    expect(summary(d).conditions).toBe(
+      'Built=True/Succeeded Deployed=Unknown/CrashLoop Ready=False/CrashLoop',
+    );
+    expect(d.conditions.at(-1)?.message).toBe(
+      'rolling out to Deployment shop-web: container web of pod web-1 keeps crashing (4 restarts; last exit code 1)',
+    );
   });
 });
 

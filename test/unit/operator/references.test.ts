@@ -171,3 +171,44 @@ describe('deploymentRecord: what an environment reports about its rollouts', () 
     expect(deploymentRecord(environment(), undefined, () => undefined)).toEqual({});
   });
 });
+
+describe('decideEnvironment: the database Secret and the backup claim', () => {
+  const withDatabase = environment('staging', database);
+  const inputs = (references: Parameters<typeof decideEnvironment>[0]['references']) => ({
+    environment: withDatabase,
+    project: project(),
+    deployment: deployment(),
+    references,
+  });
+
+  it('is not Ready while the Secret, one of its keys or the claim is missing', () => {
+    expect(decideEnvironment(inputs({ databaseSecretKeys: null, backupClaimExists: true }))).toMatchObject({
+      status: 'False',
+      reason: 'DatabaseSecretNotFound',
+      message: 'Secret db (spec.database.secretRef) does not exist; backups need it',
+    });
+    expect(
+      decideEnvironment(inputs({ databaseSecretKeys: ['host', 'database'], backupClaimExists: true })),
+    ).toMatchObject({
+      status: 'False',
+      reason: 'DatabaseSecretIncomplete',
+      message: expect.stringMatching(/^Secret db has no username, password:/),
+    });
+    expect(
+      decideEnvironment(
+        inputs({
+          databaseSecretKeys: ['host', 'database', 'username', 'password'],
+          backupClaimExists: false,
+        }),
+      ),
+    ).toMatchObject({ status: 'False', reason: 'BackupClaimNotFound' });
+    expect(
+      decideEnvironment(
+        inputs({
+          databaseSecretKeys: ['host', 'port', 'database', 'username', 'password'],
+          backupClaimExists: true,
+        }),
+      ),
+    ).toMatchObject({ status: 'True' });
+  });
+});
