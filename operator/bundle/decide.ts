@@ -263,17 +263,18 @@ function runChain(input: BundleInputs): ChainResult {
     return chain.progressing('Deploying', 'Progressing', message, { type: 'startRollout', container });
   }
   const rollout = rolloutState(deployment, name);
+  // An application's own output may hold secrets: a crashing container is named, not quoted.
+  const blocked = podProblem(input.pods?.rollout ?? []) ?? replicaFailure(deployment);
   if (rollout.state === 'failed') {
-    chain.set(cond('Deployed', 'False', 'RolloutFailed', rollout.message));
-    return chain.failed('Failed', 'RolloutFailed', rollout.message);
+    const message = blocked ? `${rollout.message}; ${blocked.message}` : rollout.message;
+    chain.set(cond('Deployed', 'False', 'RolloutFailed', message));
+    return chain.failed('Failed', 'RolloutFailed', message);
   }
   if (rollout.state === 'complete') {
     const message = `environment ${envName} runs image ${input.image}`;
     chain.set(cond('Deployed', 'True', 'Succeeded', message));
     return chain.succeeded('Ready', message);
   }
-  // An application's own output may hold secrets: a crashing container is named, not quoted.
-  const blocked = podProblem(input.pods?.rollout ?? []) ?? replicaFailure(deployment);
   if (blocked) {
     const problem = {
       ...blocked,

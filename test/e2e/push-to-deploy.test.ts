@@ -350,11 +350,61 @@ describe('push to deploy on a real node', () => {
       const head = await git.commit({ 'web/index.html': '<h1>Site v6</h1>\n' }, 'Sixth version');
       // The tools image's command is a shell that exits at once without a terminal.
       await apply(manualBundle('site-exits', head, node.images.fetch, 'staging'));
+      // Seconds after the pod first exits, not at the 30 s deadline: the bundle names the crash loop.
+      const crashing = await waitFor(
+        'the crash loop to be reported',
+        async () => {
+          const b = await api.get<BundleObject>('Bundle', ns.name, 'site-exits');
+          return readyCondition(b)?.reason === 'CrashLoop' ? b : undefined;
+        },
+        60_000,
+      );
+      expect(crashing.status?.phase).toBe('Deploying');
+      expect(readyCondition(crashing)?.message).toMatch(
+        /^rolling out to Deployment site-staging: container web of pod site-staging-\S+ keeps crashing \(\d+ restarts; last exit code 0 \(Completed\)\)$/,
+      );
       const bundle = await finalBundle(kc, ns.name, 'site-exits');
       expect(bundle.status?.phase).toBe('Failed');
       expect(readyCondition(bundle)?.reason).toBe('RolloutFailed');
-      expect(readyCondition(bundle)?.message).toContain('exceeded its progress deadline');
+      expect(readyCondition(bundle)?.message).toMatch(
+        /exceeded its progress deadline.*; container web of pod .* keeps crashing/,
+      );
       expect(await staging()).toBe(serving);
     });
+
+    it$(
+      'a database Secret without its password blocks the backup in seconds; fixed, the deploy goes on',
+      async () => {
+        const withoutPassword = databaseSecret('db-staging', mariadb);
+        delete (withoutPassword.stringData as Partial<typeof withoutPassword.stringData>).password;
+        await kubectl(['delete', 'secret', 'db-staging', '-n', ns.name]);
+        await apply(withoutPassword);
+        const head = await git.commit({ 'web/index.html': '<h1>Site v7</h1>\n' }, 'Seventh version');
+        // A manual build on the static-web base again (a push would copy site-exits' base).
+        const name = 'site-v7';
+        await apply(manualBundle(name, head, web.image, 'staging'));
+        const blocked = await waitFor(
+          'the backup to say what it lacks',
+          async () => {
+            const b = await api.get<BundleObject>('Bundle', ns.name, name);
+            return readyCondition(b)?.reason === 'ContainerConfigError' ? b : undefined;
+          },
+          120_000,
+        );
+        expect(readyCondition(blocked)?.message).toMatch(
+          /^container dump of pod \S+-backup-\S+ cannot start \(CreateContainerConfigError\): couldn't find key password in Secret e2e-\w+\/db-staging$/,
+        );
+        const environment = await api.get<{
+          status?: { conditions?: Array<{ type: string; reason: string }> };
+        }>('Environment', ns.name, 'staging');
+        expect(environment.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe(
+          'DatabaseSecretIncomplete',
+        );
+        await apply(databaseSecret('db-staging', mariadb));
+        const bundle = await finalBundle(kc, ns.name, name);
+        expect(bundle.status?.phase).toBe('Ready');
+        expect(await staging(name)).toBe('200 <h1>Site v7</h1>\n');
+      },
+    );
   });
 });
