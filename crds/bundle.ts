@@ -3,7 +3,7 @@ import { ageColumn, localRef, reasonColumn, statusBase, timestamp, type KindDefi
 
 export const providers = ['github', 'gitlab', 'bitbucket', 'azure-devops'] as const;
 export type Provider = (typeof providers)[number];
-export const triggerTypes = ['Manual', 'Webhook', 'Upload'] as const;
+export const triggerTypes = ['Manual', 'Webhook', 'Upload', 'Rollback'] as const;
 
 export const bundlePhases = [
   'Pending',
@@ -57,13 +57,17 @@ export const bundleSpec = z
           })
           .optional()
           .meta({ description: 'Build an uploaded archive (made by the gateway).' }),
+        bundleRef: localRef().optional().meta({
+          description:
+            'Build nothing: reuse the image another bundle of the project built (a rollback). Needs deploy.',
+        }),
       })
       .meta({
-        description: 'What to build: exactly one of git or archive.',
+        description: 'What to build: exactly one of git, archive or bundleRef.',
         'x-kubernetes-validations': [
           {
-            rule: 'has(self.git) != has(self.archive)',
-            message: 'source needs exactly one of git or archive',
+            rule: '(has(self.git) ? 1 : 0) + (has(self.archive) ? 1 : 0) + (has(self.bundleRef) ? 1 : 0) == 1',
+            message: 'source needs exactly one of git, archive or bundleRef',
           },
         ],
       }),
@@ -86,9 +90,10 @@ export const bundleSpec = z
       }),
     trigger: z
       .object({
-        type: z
-          .enum(triggerTypes)
-          .meta({ description: 'Manual (made by a person), Webhook (a push) or Upload (upload.sh).' }),
+        type: z.enum(triggerTypes).meta({
+          description:
+            'Manual (made by a person), Webhook (a push), Upload (upload.sh) or Rollback (reuses an earlier bundle).',
+        }),
         provider: z.enum(providers).optional().meta({ description: 'The git provider whose push made it.' }),
         webhookRef: localRef().optional().meta({ description: 'The Webhook whose branch matched.' }),
         deliveryId: z
@@ -115,6 +120,10 @@ export const bundleSpec = z
       {
         rule: "self.trigger.type != 'Manual' || (has(self.baseSoftware) && has(self.directoryMap))",
         message: 'a manual bundle needs baseSoftware and directoryMap',
+      },
+      {
+        rule: '!has(self.source.bundleRef) || has(self.deploy)',
+        message: 'a bundle that reuses another bundle (source.bundleRef) needs deploy: it only rolls out',
       },
     ],
   });

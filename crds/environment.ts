@@ -48,6 +48,14 @@ export const environmentSpec = z.object({
     })
     .optional()
     .meta({ description: 'Where backups go: <pathPrefix>/<environment>/<bundle>.sql or .dump.' }),
+  autoRollback: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'When a rollout here fails, put back the bundle that ran before: a new Rollback bundle reusing its ' +
+        'image (no build, no backup), unless a newer bundle for this environment already exists.',
+    }),
 });
 
 export const environmentStatus = z.object({

@@ -25,8 +25,8 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: ['slipway.dev'],
     resources: ['bundles'],
-    verbs: ['delete'],
-    why: 'bundle history pruning (Project spec.bundleHistoryLimit)',
+    verbs: ['create', 'delete'],
+    why: 'bundle history pruning (Project spec.bundleHistoryLimit); a Rollback bundle after a failed rollout (Environment spec.autoRollback)',
   },
   {
     apiGroups: ['slipway.dev'],

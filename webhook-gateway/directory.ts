@@ -39,6 +39,10 @@ export class ProjectDirectory {
     this.secrets = new SecretReader(kc, log);
   }
 
+  /** A bundle from the cache (for its status URL): no API call. */
+  readonly bundleByName = (namespace: string, name: string): BundleObject | undefined =>
+    this.bundles.get(namespace, name);
+
   async start(): Promise<void> {
     await Promise.all([this.projects.start(), this.webhooks.start(), this.bundles.start()]);
   }

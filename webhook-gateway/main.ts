@@ -57,6 +57,7 @@ const server = createGatewayServer({
   publicBaseUrl: env.SLIPWAY_PUBLIC_URL.replace(/\/$/, ''),
   archiveBaseUrl: env.SLIPWAY_ARCHIVE_BASE_URL,
   projectBySlug: directory.projectBySlug,
+  bundleByName: directory.bundleByName,
   createBundles: bundleWriter(slipwayApi(kubeClients(kc).custom)),
   archiveStore: store,
   archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,

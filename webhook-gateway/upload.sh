@@ -2,13 +2,21 @@
 # Slipway upload script: archives a project's base directory, uploads it, and starts a bundle
 # build (and the deployments of matching webhooks). Needs only a POSIX shell, curl and tar.
 #
-# usage: sh upload.sh <project-slug> <webhook-secret> <commit-sha> <path-to-craft-base-dir> <comment> <branch>
+# usage: sh upload.sh [--no-wait] <project-slug> <webhook-secret> <commit-sha> <path-to-craft-base-dir> <comment> <branch>
+#
+# It then follows each bundle it started (build, backup, rollout) and prints every phase, until
+# the bundle ends: CI goes green only when the deploy did. Exit codes:
+#   0  every bundle finished well        1  the upload was refused (or a local problem)
+#   2  usage                             3  a bundle failed (the reason is printed)
+#   4  network or server trouble         130 interrupted
 #
 # Pass - as the webhook secret to read it from the first line of standard input, which keeps it
 # off the process list, e.g.  printf '%s\n' "$SLIPWAY_SECRET" | sh upload.sh demo - "$SHA" . "$MSG" main
 #
 # Environment:
 #   SLIPWAY_INCLUDE_DEPENDENCIES=1  also upload node_modules/ and the top-level vendor/ (skipped by default)
+#   SLIPWAY_WAIT=0                  do not wait for the bundles (as --no-wait)
+#   SLIPWAY_WAIT_TIMEOUT=3600       seconds to wait for the bundles before giving up (exit 4)
 set -eu
 
 base_url='__SLIPWAY_BASE_URL__'
@@ -18,10 +26,14 @@ fail() {
   say "$*"
   exit 1
 }
+trouble() {
+  say "$*"
+  exit 4
+}
 
 usage() {
   cat >&2 <<'USAGE'
-usage: sh upload.sh <project-slug> <webhook-secret> <commit-sha> <path-to-craft-base-dir> <comment> <branch>
+usage: sh upload.sh [--no-wait] <project-slug> <webhook-secret> <commit-sha> <path-to-craft-base-dir> <comment> <branch>
 
   project-slug            the project's slug
   webhook-secret          the project's webhook secret (- reads it from standard input)
@@ -30,11 +42,18 @@ usage: sh upload.sh <project-slug> <webhook-secret> <commit-sha> <path-to-craft-
   comment                 comment for the bundle (the first line of the commit message is a good one)
   branch                  the branch of the commit; matched against the project's webhooks
 
+Then waits for each bundle to end and prints its phases (--no-wait or SLIPWAY_WAIT=0: do not).
+Exit codes: 0 done, 1 upload refused, 2 usage, 3 a bundle failed, 4 network or server trouble.
 Set SLIPWAY_INCLUDE_DEPENDENCIES=1 to also upload node_modules/ and vendor/.
 USAGE
   exit 2
 }
 
+wait_for_bundles=${SLIPWAY_WAIT:-1}
+if [ "${1:-}" = "--no-wait" ]; then
+  wait_for_bundles=0
+  shift
+fi
 [ "$#" -eq 6 ] || usage
 slug=$1
 secret=$2
@@ -90,7 +109,7 @@ status=$(printf 'header = "Authorization: Bearer %s"\n' "$escaped_secret" | curl
   --form "archive=@$archive;type=application/gzip;filename=base.tar.gz" \
   --output "$response" \
   --write-out '%{http_code}' \
-  "$base_url/uploads/$slug") || fail "the upload to $base_url failed"
+  "$base_url/uploads/$slug") || trouble "the upload to $base_url failed"
 
 body=$(cat "$response" 2>/dev/null || true)
 
@@ -112,7 +131,14 @@ case $status in
       fi
       printf 'bundle %s %s%s\n' "$name" "$verb" "$detail"
     done
-    printf 'follow with: kubectl --namespace %s get bundles.slipway.dev %s --watch\n' "$namespace" "$names"
+    if [ "$wait_for_bundles" = "0" ]; then
+      printf 'follow with: kubectl --namespace %s get bundles.slipway.dev %s --watch\n' "$namespace" "$names"
+      exit 0
+    fi
+    ;;
+  5??)
+    message=$(printf '%s\n' "$body" | sed -n 's/.*"message":"\([^"]*\)".*/\1/p' | head -n 1)
+    trouble "the gateway could not take the upload (HTTP $status): ${message:-$body}"
     ;;
   *)
     message=$(printf '%s\n' "$body" | sed -n 's/.*"message":"\([^"]*\)".*/\1/p' | head -n 1)
@@ -120,3 +146,71 @@ case $status in
     fail "upload refused (HTTP $status): $message"
     ;;
 esac
+
+# A JSON string field of the status answer, unescaped enough to print.
+field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$2" | head -n 1; }
+ready_message() {
+  sed -n 's/.*"ready":{"status":"[^"]*","reason":"[^"]*","message":"\(.*\)"},"steps".*/\1/p' "$1" |
+    sed 's/\\"/"/g; s/\\\\/\\/g'
+}
+
+# Follows one bundle's status URL until it ends; returns 0 (done), 3 (failed) or 4 (trouble).
+follow() {
+  name=$1
+  url=$2
+  last=
+  misses=0
+  deadline=$(($(date +%s) + ${SLIPWAY_WAIT_TIMEOUT:-3600}))
+  while :; do
+    answer=$work/status.json
+    code=$(curl --silent --connect-timeout 10 --max-time 30 --output "$answer" --write-out '%{http_code}' "$url") || code=000
+    if [ "$code" = 200 ]; then
+      misses=0
+      phase=$(field phase "$answer")
+      reason=$(sed -n 's/.*"ready":{"status":"[^"]*","reason":"\([^"]*\)".*/\1/p' "$answer")
+      message=$(ready_message "$answer")
+      if [ "$phase/$reason/$message" != "$last" ]; then
+        last="$phase/$reason/$message"
+        printf 'bundle %s: %s%s%s\n' "$name" "$phase" "${reason:+ ($reason)}" "${message:+: $message}"
+      fi
+      if grep -q '"finished":true' "$answer"; then
+        grep -q '"succeeded":true' "$answer" && return 0
+        return 3
+      fi
+    else
+      # Not visible yet (just created), or the gateway is restarting: a minute of patience.
+      misses=$((misses + 1))
+      if [ "$misses" -gt 20 ]; then
+        say "cannot follow bundle $name (HTTP $code from $base_url)"
+        return 4
+      fi
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      say "gave up waiting for bundle $name after ${SLIPWAY_WAIT_TIMEOUT:-3600} s"
+      return 4
+    fi
+    sleep "${SLIPWAY_WAIT_INTERVAL:-3}"
+  done
+}
+
+outcome=0
+# One bundle per line: its name and its status URL.
+printf '%s\n' "$body" | tr '{' '\n' | grep '^"name":' | while IFS= read -r line; do
+  name=$(printf '%s' "$line" | sed -n 's/^"name":"\([^"]*\)".*/\1/p')
+  url=$(printf '%s' "$line" | sed -n 's/.*"statusUrl":"\([^"]*\)".*/\1/p')
+  printf '%s %s\n' "$name" "$url"
+done >"$work/bundles"
+while read -r name url; do
+  if [ -z "$url" ]; then
+    say "the gateway gives no status URL for bundle $name; not waiting"
+    continue
+  fi
+  result=0
+  follow "$name" "$url" || result=$?
+  if [ "$result" -gt "$outcome" ]; then outcome=$result; fi
+done <"$work/bundles"
+case $outcome in
+  0) say "done" ;;
+  3) say "a bundle failed" ;;
+esac
+exit "$outcome"

@@ -20,6 +20,7 @@ import {
   LABEL_PROJECT,
   LABEL_STEP,
   MANAGED_BY,
+  boundedName,
   labelValue,
 } from '../../crds/labels.ts';
 import { ANNOTATION_ROLLOUT_STARTED, MANAGER, backupJobName, buildJobName, bundleImage } from '../names.ts';
@@ -39,8 +40,10 @@ const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 /** How long a new Job may be without a pod before its FailedCreate Events are read. */
 const NO_POD_GRACE_MS = 3_000;
 import { signArchiveUrl } from '../../crds/archive-url.ts';
+import { rollbackBundle } from '../../crds/rollback.ts';
 import { backupJob, backupLocation, buildJob } from './jobs.ts';
-import { failedContainerOutput, isFinished, jobState, timeMs } from './state.ts';
+import { isFinished } from '../../crds/bundle-outcome.ts';
+import { failedContainerOutput, jobState, timeMs } from './state.ts';
 import { bundleStatusUpdate, transitionEvents } from './status.ts';
 
 /** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
@@ -229,6 +232,23 @@ export class BundleReconciler implements Reconciler {
         }
         return;
       }
+      case 'rollBack': {
+        const rollback = rollbackBundle({
+          namespace,
+          project: bundle.spec.projectRef.name,
+          to: action.to,
+          environment: action.environment,
+          // Deterministic: a second decision (after a restart) finds the first one's bundle.
+          name: boundedName(bundle.metadata.name, 'rollback', 253),
+          comment: `automatic rollback to bundle ${action.to}: the rollout of ${bundle.metadata.name} failed`,
+        });
+        try {
+          await this.ctx.slipway.create('Bundle', rollback as BundleObject & Record<string, unknown>);
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err;
+        }
+        return;
+      }
       case 'startRollout': {
         const deployment = input.deployment!;
         const startedAt = input.now.toISOString();
@@ -253,7 +273,7 @@ export class BundleReconciler implements Reconciler {
                     labels: { [LABEL_BUNDLE]: labelValue(bundle.metadata.name) },
                   },
                   spec: {
-                    containers: [{ name: action.container, image: bundle.status?.image ?? input.image }],
+                    containers: [{ name: action.container, image: action.image }],
                   },
                 },
               },

@@ -6,18 +6,11 @@
 import type { V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject, BundlePhase, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import { isFinished } from '../../crds/bundle-outcome.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, backupJobName, buildJobName } from '../names.ts';
 import { podProblem, type PodProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
-import {
-  environmentOf,
-  isFinished,
-  isNewer,
-  jobState,
-  rolloutState,
-  runningBundle,
-  timeMs,
-} from './state.ts';
+import { environmentOf, isNewer, jobState, rolloutState, runningBundle, timeMs } from './state.ts';
 
 export const REQUEUE_PROGRESSING_MS = 30_000;
 export const REQUEUE_WAITING_MS = 60_000;
@@ -63,7 +56,9 @@ export type BundleAction =
   | { type: 'none' }
   | { type: 'createBuildJob' }
   | { type: 'createBackupJob' }
-  | { type: 'startRollout'; container: string }
+  | { type: 'startRollout'; container: string; image: string }
+  /** The environment asked for automatic rollback: a Rollback bundle that reuses `to`'s image. */
+  | { type: 'rollBack'; to: string; environment: string }
   /** Superseded: stop this bundle's unfinished Jobs so they free their slot. */
   | { type: 'stopJobs' };
 
@@ -256,11 +251,12 @@ function runChain(input: BundleInputs): ChainResult {
   }
 
   // Step: Deployed.
+  const image = chain.status.image ?? input.image;
   const deploymentName = deployment.metadata?.name ?? environment.spec.deploymentRef.name;
   if (running !== name) {
-    const message = `updating Deployment ${deploymentName} to image ${input.image}`;
+    const message = `updating Deployment ${deploymentName} to image ${image}`;
     chain.set(cond('Deployed', 'Unknown', 'Progressing', message));
-    return chain.progressing('Deploying', 'Progressing', message, { type: 'startRollout', container });
+    return chain.progressing('Deploying', 'Progressing', message, { type: 'startRollout', container, image });
   }
   const rollout = rolloutState(deployment, name);
   // An application's own output may hold secrets: a crashing container is named, not quoted.
@@ -268,10 +264,16 @@ function runChain(input: BundleInputs): ChainResult {
   if (rollout.state === 'failed') {
     const message = blocked ? `${rollout.message}; ${blocked.message}` : rollout.message;
     chain.set(cond('Deployed', 'False', 'RolloutFailed', message));
-    return chain.failed('Failed', 'RolloutFailed', message);
+    const back = automaticRollback(input, environment);
+    return chain.failed(
+      'Failed',
+      'RolloutFailed',
+      back ? `${message}; rolling back to bundle ${back.to}` : message,
+      back ?? { type: 'none' },
+    );
   }
   if (rollout.state === 'complete') {
-    const message = `environment ${envName} runs image ${input.image}`;
+    const message = `environment ${envName} runs image ${image}`;
     chain.set(cond('Deployed', 'True', 'Succeeded', message));
     return chain.succeeded('Ready', message);
   }
@@ -325,6 +327,7 @@ function rolloutBegun(bundle: BundleObject, deployment: V1Deployment | undefined
 
 function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
   const { bundle, project, buildJob } = input;
+  if (bundle.spec.source.bundleRef) return reuseStep(input, chain, bundle.spec.source.bundleRef.name);
   const jobName = buildJobName(bundle.metadata.name);
   if (bundle.status?.image && findCondition(bundle.status.conditions, 'Built')?.status === 'True') {
     chain.status.image = bundle.status.image;
@@ -486,6 +489,46 @@ function backupStep(
   const message = `backup Job ${jobName} is running`;
   chain.set(cond('BackedUp', 'Unknown', 'BackingUp', message));
   return chain.progressing('BackingUp', 'BackingUp', message);
+}
+
+/** A bundle with source.bundleRef builds nothing: it takes the image that bundle built. */
+function reuseStep(input: BundleInputs, chain: Chain, sourceName: string): ChainResult | undefined {
+  const source = input.projectBundles.find((b) => b.metadata.name === sourceName);
+  const project = input.bundle.spec.projectRef.name;
+  if (!source) {
+    const message = `bundle ${sourceName} (source.bundleRef) does not exist in project ${project}`;
+    chain.set(cond('Built', 'False', 'SourceBundleNotFound', message));
+    return chain.failed('Failed', 'SourceBundleNotFound', message);
+  }
+  const image = source.status?.image;
+  if (!image || findCondition(source.status?.conditions, 'Built')?.status !== 'True') {
+    const message = `bundle ${sourceName} (source.bundleRef) has no built image to reuse`;
+    chain.set(cond('Built', 'False', 'SourceBundleNotBuilt', message));
+    return chain.failed('Failed', 'SourceBundleNotBuilt', message);
+  }
+  chain.status.image = image;
+  chain.set(cond('Built', 'True', 'Reused', `reuses image ${image} built by bundle ${sourceName}`));
+  return undefined;
+}
+
+/**
+ * After a failed rollout, when the environment asks for it: back to the bundle it ran before,
+ * unless a newer bundle for the environment exists (newest intent wins) or this bundle was a
+ * rollback itself (no loops).
+ */
+function automaticRollback(
+  input: BundleInputs,
+  environment: EnvironmentObject,
+): Extract<BundleAction, { type: 'rollBack' }> | undefined {
+  const { bundle } = input;
+  const previous = environment.status?.currentBundle;
+  if (!environment.spec.autoRollback || bundle.spec.trigger.type === 'Rollback') return undefined;
+  if (!previous || previous === bundle.metadata.name) return undefined;
+  const envName = environment.metadata.name;
+  const newer = input.projectBundles.some(
+    (b) => b.metadata.name !== bundle.metadata.name && environmentOf(b) === envName && isNewer(b, bundle),
+  );
+  return newer ? undefined : { type: 'rollBack', to: previous, environment: envName };
 }
 
 /** What keeps a running Job's pod from running: its pod's status, or the refusal to create one. */

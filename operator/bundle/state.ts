@@ -2,7 +2,6 @@
 // is one bundle newer than another. No I/O.
 import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
-import { isTrue } from '../../lib/conditions.ts';
 import { ANNOTATION_BUNDLE, ANNOTATION_RECEIVED_AT } from '../../crds/labels.ts';
 
 /** Timestamps arrive as strings from watches and as Dates from typed reads. */
@@ -111,13 +110,6 @@ export function isNewer(a: BundleObject, b: BundleObject): boolean {
   const rb = timeMs(b.metadata.annotations?.[ANNOTATION_RECEIVED_AT]);
   if (ra !== undefined && rb !== undefined && ra !== rb) return ra > rb;
   return a.metadata.name > b.metadata.name;
-}
-
-/** A bundle whose chain has ended: nothing more will happen to it. */
-export function isFinished(bundle: BundleObject): boolean {
-  const phase = bundle.status?.phase;
-  if (phase === 'Ready' || phase === 'Failed' || phase === 'Superseded') return true;
-  return phase === 'Built' && !bundle.spec.deploy && isTrue(bundle.status?.conditions, 'Ready');
 }
 
 export function environmentOf(bundle: BundleObject): string | undefined {

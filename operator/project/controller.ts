@@ -8,7 +8,7 @@ import { objectKey } from '../../lib/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import { uploadScriptUrl, webhookUrl } from '../../crds/webhook-url.ts';
-import { isFinished } from '../bundle/state.ts';
+import { isFinished } from '../../crds/bundle-outcome.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';

@@ -1,7 +1,8 @@
 // Pure decisions of the Project controller: who owns a slug, which bundles to prune.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
-import { isFinished, isNewer, runningBundle, timeMs } from '../bundle/state.ts';
+import { isFinished } from '../../crds/bundle-outcome.ts';
+import { isNewer, runningBundle, timeMs } from '../bundle/state.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

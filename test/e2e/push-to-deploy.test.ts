@@ -93,7 +93,7 @@ function databaseSecret(name: string, db: Database, password = db.password) {
   };
 }
 
-function environment(name: string, engine: 'mysql' | 'postgresql') {
+function environment(name: string, engine: 'mysql' | 'postgresql', autoRollback = false) {
   return {
     apiVersion: 'slipway.dev/v1alpha1',
     kind: 'Environment',
@@ -103,6 +103,7 @@ function environment(name: string, engine: 'mysql' | 'postgresql') {
       deploymentRef: { name: `site-${name}`, container: 'web' },
       database: { engine, secretRef: { name: `db-${name}` } },
       backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: 'site' },
+      ...(autoRollback ? { autoRollback } : {}),
     },
   };
 }
@@ -185,7 +186,7 @@ async function setUp() {
       metadata: { name: 'site' },
       spec: { slug: `site-${ns.name}`, repository: { url: git.url } },
     },
-    environment('staging', 'mysql'),
+    environment('staging', 'mysql', true),
     environment('production', 'postgresql'),
     {
       apiVersion: 'slipway.dev/v1alpha1',
@@ -275,14 +276,20 @@ describe('push to deploy on a real node', () => {
       'main',
     ]);
     upload.child.stdin!.end(`${secret}\n`);
-    await upload;
+    // As in CI: the script returns only once the bundle is built, backed up and rolled out.
+    const { stdout } = await upload;
     rmSync(dir, { recursive: true, force: true });
     const created = (await api.list<BundleObject>('Bundle', ns.name)).filter(
       (b) => !before.has(b.metadata.name),
     );
     expect(created.map((b) => b.spec.trigger.type)).toEqual(['Upload']);
     const name = created[0]!.metadata.name;
-    expect((await finalBundle(kc, ns.name, name)).status?.phase).toBe('Ready');
+    expect(stdout).toMatch(new RegExp(`^bundle ${name}: Building`, 'm'));
+    expect(stdout).toMatch(
+      new RegExp(`^bundle ${name}: Ready \\(Succeeded\\): environment staging runs image`, 'm'),
+    );
+    const ready = await api.get<BundleObject>('Bundle', ns.name, name);
+    expect(ready.status?.phase).toBe('Ready');
     expect(await staging(name)).toBe('200 <h1>Site v3, uploaded</h1>\n');
   });
 
@@ -367,9 +374,16 @@ describe('push to deploy on a real node', () => {
       expect(bundle.status?.phase).toBe('Failed');
       expect(readyCondition(bundle)?.reason).toBe('RolloutFailed');
       expect(readyCondition(bundle)?.message).toMatch(
-        /exceeded its progress deadline.*; container web of pod .* keeps crashing/,
+        /exceeded its progress deadline.*; container web of pod .* keeps crashing.*; rolling back to bundle site-\w+$/,
       );
-      expect(await staging()).toBe(serving);
+      // staging has autoRollback: the bundle it ran before goes back out, its image, no build.
+      const rollback = await finalBundle(kc, ns.name, 'site-exits-rollback');
+      expect(rollback.spec.trigger.type).toBe('Rollback');
+      expect(rollback.status?.phase).toBe('Ready');
+      expect(rollback.status?.conditions?.find((c) => c.type === 'Built')?.reason).toBe('Reused');
+      const restored = await api.get<BundleObject>('Bundle', ns.name, rollback.spec.source.bundleRef!.name);
+      expect(rollback.status?.image).toBe(restored.status?.image);
+      expect(await staging('site-exits-rollback')).toBe(serving);
     });
 
     it$(

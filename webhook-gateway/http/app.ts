@@ -11,6 +11,7 @@ import {
 import { ArchiveError } from '../archive/errors.ts';
 import { HEADERS_TIMEOUT_MS, MAX_CONCURRENT_UPLOADS, MAX_REQUEST_DURATION_MS } from '../limits.ts';
 import { handleArchiveDownload } from './archives.ts';
+import { BUNDLE_STATUS_PATH, handleBundleStatus } from './bundle-status.ts';
 import { gatewayContext, type GatewayContext, type GatewayDependencies } from './context.ts';
 import { ClientGoneError, sendError, type Exchange } from './exchange.ts';
 import { handleHook } from './hooks.ts';
@@ -84,6 +85,10 @@ async function serve(
       exchange.observation.route = '/upload.sh';
       requireMethod(req, ['GET', 'HEAD']);
       serveUploadScript(ctx, exchange);
+    } else if ((match = BUNDLE_STATUS_PATH.exec(path))) {
+      exchange.observation.route = '/bundles/:namespace/:name/:token';
+      requireMethod(req, ['GET']);
+      handleBundleStatus(ctx, exchange, match);
     } else if (path.startsWith('/archives/')) {
       exchange.observation.route = '/archives/:key';
       requireMethod(req, ['GET', 'HEAD']);

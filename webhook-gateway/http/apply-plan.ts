@@ -1,4 +1,5 @@
 // Answers a planned build: writes the Bundles and reports created / duplicate / ignored / 422.
+import { bundleStatusUrl } from '../../crds/bundle-status-url.ts';
 import type { Plan } from '../plan.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
@@ -32,6 +33,17 @@ export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: P
       namespace: p.bundle.metadata.namespace,
       webhook: p.webhook,
       environment: p.environment,
+      // Where CI (upload.sh) and the provider's delivery log follow the bundle.
+      ...(ctx.archiveSigningKey === undefined
+        ? {}
+        : {
+            statusUrl: bundleStatusUrl(
+              ctx.publicBaseUrl,
+              ctx.archiveSigningKey,
+              p.bundle.metadata.namespace,
+              p.bundle.metadata.name,
+            ),
+          }),
     })),
   });
 }

@@ -1,5 +1,6 @@
 // The gateway's configuration and collaborators, resolved once per process.
 import type { IncomingMessage } from 'node:http';
+import type { BundleObject } from '../../crds/index.ts';
 import { archiveLimits, type ArchiveLimits } from '../archive/archive-limits.ts';
 import type { ArchiveStore } from '../archive/store.ts';
 import { AUTH_FAILURE_LIMIT_PER_CLIENT } from '../limits.ts';
@@ -18,6 +19,8 @@ export interface GatewayDependencies {
   archiveLimits?: Partial<ArchiveLimits>;
   /** Enables GET /archives/{key}?expires=…&signature=… (see signArchiveUrl). */
   archiveSigningKey?: string | Buffer;
+  /** A bundle from the gateway's cache, for GET /bundles/{namespace}/{name}/{token}. */
+  bundleByName?: (namespace: string, name: string) => BundleObject | undefined;
   /** False until the caches behind projectBySlug are synced: every request gets 503. */
   isReady?: () => boolean;
   /** The address failed authentications are counted against; defaults to the socket's peer. */
@@ -39,6 +42,9 @@ export interface GatewayContext {
   store: ArchiveStore;
   limits: ArchiveLimits;
   archiveSigningKey: string | Buffer | undefined;
+  /** Where status URLs point (the public base URL). */
+  publicBaseUrl: string;
+  bundleByName: (namespace: string, name: string) => BundleObject | undefined;
   uploadScript: string;
   isReady: () => boolean;
   clientAddress: (req: IncomingMessage) => string;
@@ -61,6 +67,8 @@ export function gatewayContext(deps: GatewayDependencies, maxConcurrentUploads: 
     store: deps.archiveStore,
     limits: archiveLimits(deps.archiveLimits),
     archiveSigningKey: deps.archiveSigningKey,
+    publicBaseUrl: deps.publicBaseUrl.replace(/\/+$/, ''),
+    bundleByName: deps.bundleByName ?? (() => undefined),
     uploadScript: renderUploadScript(deps.publicBaseUrl),
     isReady: deps.isReady ?? (() => true),
     clientAddress: deps.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown'),

@@ -33,7 +33,13 @@ export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<Bundle
 /** Called once per request when its response is done (or the client went away: status 499). */
 export interface RequestObservation {
   /** Route template, safe as a metric label: never contains a slug or token. */
-  route: '/hooks/:slug/:token' | '/uploads/:slug' | '/upload.sh' | '/archives/:key' | 'unmatched';
+  route:
+    | '/hooks/:slug/:token'
+    | '/uploads/:slug'
+    | '/upload.sh'
+    | '/archives/:key'
+    | '/bundles/:namespace/:name/:token'
+    | 'unmatched';
   method: string;
   status: number;
   durationSeconds: number;

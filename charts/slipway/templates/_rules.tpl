@@ -14,10 +14,10 @@
 - apiGroups: ["slipway.dev"]
   resources: ["statuspages/status","statuscomponents/status","statusnotices/status"]
   verbs: ["patch"]
-# bundle history pruning (Project spec.bundleHistoryLimit)
+# bundle history pruning (Project spec.bundleHistoryLimit); a Rollback bundle after a failed rollout (Environment spec.autoRollback)
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
-  verbs: ["delete"]
+  verbs: ["create","delete"]
 # status, conditions and observedGeneration (merge patches of /status)
 - apiGroups: ["slipway.dev"]
   resources: ["projects/status","environments/status","webhooks/status","bundles/status"]

@@ -74,7 +74,9 @@ describe('valid objects of every kind', () => {
 
   it('are explained field by field by `kubectl explain`', async () => {
     const trigger = (await kubectl(['explain', 'bundle.spec.trigger.type'])).stdout;
-    expect(trigger).toMatch(/Manual \(made by a person\), Webhook \(a push\) or Upload/);
+    expect(trigger).toMatch(
+      /Manual \(made by a person\), Webhook \(a push\), Upload \(upload.sh\) or Rollback/,
+    );
     const status = (await kubectl(['explain', 'statusnotice.status'])).stdout;
     expect(status).toMatch(/What the operator observed and did/);
     expect(status).toMatch(/beganAt/);
@@ -116,7 +118,7 @@ describe('invalid objects are rejected by the API server', () => {
             archive: { url: 'https://x/a.tgz', sha256: 'c'.repeat(64), sizeBytes: 10 },
           },
         }),
-      'source needs exactly one of git or archive',
+      'source needs exactly one of git, archive or bundleRef',
     ],
     [
       'a manual Bundle without baseSoftware and directoryMap',

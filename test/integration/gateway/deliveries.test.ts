@@ -78,6 +78,7 @@ beforeAll(async () => {
   const handlers = createGateway({
     publicBaseUrl: baseUrl,
     projectBySlug: directory.projectBySlug,
+    bundleByName: directory.bundleByName,
     createBundles: bundleWriter(api),
     archiveStore: new FilesystemArchiveStore(archiveDir),
     isReady: () => directory.synced(),
@@ -199,16 +200,14 @@ describe('upload script', () => {
     const scriptFile = join(dir, '..', `upload-${ns.name}.sh`);
     writeFileSync(scriptFile, script);
     const slug = `shop-${ns.name.slice(-6)}`;
-    const { stdout } = await run('sh', [
-      scriptFile,
-      slug,
-      secret,
-      'c0ffee1234',
-      dir,
-      'Deploy from CI',
-      'feature/upload',
-    ]);
-    expect(stdout).toMatch(/kubectl/);
+    // As CI runs it: it waits for the bundle (a build only: no webhook deploys feature/ here).
+    const { stdout } = await run(
+      'sh',
+      [scriptFile, slug, secret, 'c0ffee1234', dir, 'Deploy from CI', 'feature/upload'],
+      { env: { ...process.env, SLIPWAY_WAIT_INTERVAL: '1' } },
+    );
+    expect(stdout).toMatch(/^bundle (\S+) created \(webhook features, no deployment\)$/m);
+    expect(stdout).toMatch(/^bundle \S+: Built \(Succeeded\): built image \S+$/m);
     const uploads = (await bundlesOf()).filter((b) => b.spec.trigger.type === 'Upload');
     expect(uploads.length).toBeGreaterThan(0);
     expect(uploads[0]!.spec.source.archive).toMatchObject({ commit: 'c0ffee1234', branch: 'feature/upload' });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
-import { testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { manualBundle, webhook } from '../../support/builders.ts';
 import {
   environmentReporting,
@@ -119,6 +119,53 @@ describe('operator: bundles', () => {
     // Job times have second precision: the backup completed in or before the second the rollout began.
     expect(new Date(backupDone!.lastTransitionTime!).getTime()).toBeLessThanOrEqual(rolloutStarted);
     expect(d.spec?.template.spec?.containers[0]?.image).toBe(b.status?.image);
+  });
+
+  it('rolls an earlier bundle back out from a small object: no build, its image, the environment says so', async () => {
+    const hook1 = await get.bundle(kc, ns.name, 'hook-1');
+    // What a person applies (the README shows it): eight lines, no build settings.
+    await kubectl(
+      ['apply', '-n', ns.name, '-f', '-'],
+      [
+        'apiVersion: slipway.dev/v1alpha1',
+        'kind: Bundle',
+        'metadata: { name: back-to-hook-1 }',
+        'spec:',
+        '  projectRef: { name: shop }',
+        '  source: { bundleRef: { name: hook-1 } }',
+        '  trigger: { type: Rollback }',
+        '  deploy: { environmentRef: { name: staging } }',
+      ].join('\n'),
+    );
+    const b = await bundleInPhase(kc, ns.name, 'back-to-hook-1', 'Ready');
+    expect(conditionOf(b, 'Built')).toBe('True/Reused');
+    expect(b.status?.image).toBe(hook1.status?.image);
+    expect(await jobsOf(kc, ns.name, 'back-to-hook-1')).toEqual([]);
+    const d = await get.deployment(kc, ns.name, 'shop-web');
+    expect(d.spec?.template.spec?.containers[0]?.image).toBe(hook1.status?.image);
+    const env = await environmentReporting(kc, ns.name, 'staging', 'back-to-hook-1', 'Succeeded');
+    expect(env.status?.currentBundle).toBe('back-to-hook-1');
+  });
+
+  it('refuses a rollback without an environment, and one whose source does not exist', async () => {
+    const invalid = await kubectl(
+      ['apply', '-n', ns.name, '-f', '-'],
+      'apiVersion: slipway.dev/v1alpha1\nkind: Bundle\nmetadata: { name: nowhere }\nspec: { projectRef: { name: shop }, source: { bundleRef: { name: hook-1 } }, trigger: { type: Rollback } }',
+    ).catch((e: Error) => e.message);
+    expect(invalid).toContain('a bundle that reuses another bundle (source.bundleRef) needs deploy');
+    await clients(kc).slipway.create('Bundle', {
+      apiVersion: 'slipway.dev/v1alpha1',
+      kind: 'Bundle',
+      metadata: { name: 'back-to-nothing', namespace: ns.name },
+      spec: {
+        projectRef: { name: 'shop' },
+        source: { bundleRef: { name: 'no-such-bundle' } },
+        trigger: { type: 'Rollback' },
+        deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false },
+      },
+    });
+    const b = await bundleInPhase(kc, ns.name, 'back-to-nothing', 'Failed');
+    expect(readyReason(b)).toBe('False/SourceBundleNotFound');
   });
 
   it('refuses a webhook bundle without build settings, with a reason that says what to do', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
+import type { BundleObject } from '../../../crds/index.ts';
 import {
   REQUEUE_NO_POD_MS,
   decideBundle,
@@ -402,7 +403,11 @@ describe('decideBundle: deploy', () => {
         deployment: deployment({ containers: ['nginx', 'php'] }),
       }),
     );
-    expect(d.action).toEqual({ type: 'startRollout', container: 'php' });
+    expect(d.action).toEqual({
+      type: 'startRollout',
+      container: 'php',
+      image: `registry.test/${NS}/shop:b1`,
+    });
   });
 
   it('records the backup Job and where the dump goes', () => {
@@ -486,6 +491,106 @@ describe('decideBundle: pods that cannot run', () => {
     expect(d.conditions.at(-1)?.message).toBe(
       'rolling out to Deployment shop-web: container web of pod web-1 keeps crashing (4 restarts; last exit code 1)',
     );
+  });
+});
+
+describe('decideBundle: rollback', () => {
+  const env = environment('staging', database, { currentBundle: 'b0' });
+  const rollback = (to: string) =>
+    bundle('rb', {
+      created: 200,
+      deploy: deployTo('staging'),
+      spec: { source: { bundleRef: { name: to } }, trigger: { type: 'Rollback' } },
+    });
+  const b0 = bundle('b0', {
+    deploy: deployTo('staging'),
+    status: {
+      ...finished('Ready'),
+      image: 'registry.test/team/shop:b0',
+      conditions: [condition('Built', 'True', 'Succeeded'), condition('Ready', 'True', 'Succeeded')],
+    },
+  });
+
+  it("rolls out the source bundle's image without building", () => {
+    const rb = rollback('b0');
+    const d = decideBundle(
+      inputs({
+        bundle: rb,
+        projectBundles: [b0, rb],
+        environment: env,
+        deployment: deployment({ bundle: 'b1' }),
+      }),
+    );
+    expect(summary(d)).toEqual({
+      then: 'Deploying startRollout progressing',
+      conditions: 'Built=True/Reused Deployed=Unknown/Progressing Ready=Unknown/Progressing',
+    });
+    expect(d.action).toEqual({ type: 'startRollout', container: 'web', image: 'registry.test/team/shop:b0' });
+    expect(d.status.image).toBe('registry.test/team/shop:b0');
+  });
+
+  it('fails when the source bundle does not exist or built nothing', () => {
+    const missing = decideBundle(
+      inputs({ bundle: rollback('gone'), environment: env, deployment: deployment() }),
+    );
+    expect(summary(missing).conditions).toBe(
+      'Built=False/SourceBundleNotFound Ready=False/SourceBundleNotFound',
+    );
+    const failed = bundle('bf', { status: finished('Failed') });
+    const rb = rollback('bf');
+    const unbuilt = decideBundle(
+      inputs({ bundle: rb, projectBundles: [failed, rb], environment: env, deployment: deployment() }),
+    );
+    expect(summary(unbuilt).conditions).toBe(
+      'Built=False/SourceBundleNotBuilt Ready=False/SourceBundleNotBuilt',
+    );
+  });
+
+  describe('automatic, after a failed rollout', () => {
+    const auto = environment('staging', { ...database, autoRollback: true }, { currentBundle: 'b0' });
+    const failing = (b: BundleObject, others: BundleObject[] = []) =>
+      decideBundle(
+        inputs({
+          bundle: b,
+          projectBundles: [b0, b, ...others],
+          environment: auto,
+          deployment: deployment({
+            bundle: b.metadata.name,
+            startedAt: at(90),
+            deadlineExceeded: true,
+            updated: 0,
+          }),
+        }),
+      );
+
+    it('goes back to the bundle the environment ran before', () => {
+      const d = failing(deployBundle('b1'));
+      expect(d.phase).toBe('Failed');
+      expect(d.action).toEqual({ type: 'rollBack', to: 'b0', environment: 'staging' });
+      expect(d.conditions.at(-1)?.message).toMatch(/; rolling back to bundle b0$/);
+    });
+
+    it('leaves it to a newer bundle for the environment, and never rolls back a rollback', () => {
+      expect(failing(deployBundle('b1'), [deployBundle('b2', 150)]).action).toEqual({ type: 'none' });
+      const rb = bundle('b1', {
+        deploy: deployTo('staging'),
+        spec: { trigger: { type: 'Rollback' }, source: { bundleRef: { name: 'b0' } } },
+        status: { image: 'registry.test/team/shop:b0', conditions: [condition('Built', 'True', 'Reused')] },
+      });
+      expect(failing(rb).action).toEqual({ type: 'none' });
+    });
+
+    it('does nothing for an environment that did not ask', () => {
+      const d = decideBundle(
+        inputs({
+          bundle: deployBundle('b1'),
+          projectBundles: [b0],
+          environment: env,
+          deployment: deployment({ bundle: 'b1', startedAt: at(90), deadlineExceeded: true, updated: 0 }),
+        }),
+      );
+      expect(d.action).toEqual({ type: 'none' });
+    });
   });
 });
 

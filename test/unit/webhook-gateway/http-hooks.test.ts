@@ -4,7 +4,8 @@ import { createGatewayServer } from '../../../webhook-gateway/index.ts';
 import { FilesystemArchiveStore } from '../../../webhook-gateway/archive/index.ts';
 import { MAX_HOOK_BODY_BYTES } from '../../../webhook-gateway/limits.ts';
 import { TEST_SECRET, signedFixture } from './support/fixtures.ts';
-import { hookPath, send, startGateway, type Harness } from './support/gateway.ts';
+import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
+import { SIGNING_KEY, hookPath, send, startGateway, type Harness } from './support/gateway.ts';
 import { NAMESPACE, PROJECT } from './support/objects.ts';
 
 let gateway: Harness;
@@ -30,7 +31,15 @@ describe('POST /hooks/{slug}/{token}', () => {
     const [name] = [...gateway.bundles.keys()];
     expect(first.json).toEqual({
       result: 'created',
-      bundles: [{ name, namespace: NAMESPACE, webhook: 'production', environment: 'prod' }],
+      bundles: [
+        {
+          name,
+          namespace: NAMESPACE,
+          webhook: 'production',
+          environment: 'prod',
+          statusUrl: bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, name!),
+        },
+      ],
     });
     expect(gateway.bundles.get(name!)!.spec).toMatchObject({
       source: { git: { commit: 'fd489864e7642b48eaad6e3f155c10e46810ec72', branch: 'master' } },

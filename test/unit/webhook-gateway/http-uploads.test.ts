@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { signArchiveUrl } from '../../../crds/archive-url.ts';
 import { TEST_SECRET } from './support/fixtures.ts';
+import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
 import { SIGNING_KEY, multipart, send, startGateway, type Harness } from './support/gateway.ts';
 import { NAMESPACE, PROJECT } from './support/objects.ts';
 import { startS3, type S3Fixture } from './support/s3.ts';
@@ -50,7 +51,13 @@ describe.each(STORES)('POST /uploads/{slug} with the %s archive store', (storeTy
     expect(reply.json).toEqual({
       result: 'created',
       bundles: [
-        { name: bundle!.metadata.name, namespace: NAMESPACE, webhook: 'previews', environment: 'preview' },
+        {
+          name: bundle!.metadata.name,
+          namespace: NAMESPACE,
+          webhook: 'previews',
+          environment: 'preview',
+          statusUrl: bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, bundle!.metadata.name),
+        },
       ],
     });
     // The bundle names the canonical re-write the gateway stored: its address, sha256 and size.

@@ -52,7 +52,8 @@ beforeEach(async () => {
 function run(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn('sh', [script, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...options.env },
+      // Waiting for the bundles has tests of its own, below.
+      env: { PATH: process.env.PATH ?? '', SLIPWAY_WAIT: '0', ...options.env },
       cwd: work,
     });
     let stdout = '';
@@ -145,7 +146,7 @@ describe('upload.sh, as served by the gateway', () => {
     const result = await run([PROJECT, TEST_SECRET, '0123abc']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      /^usage: sh upload.sh <project-slug> <webhook-secret> <commit-sha> <path-to-craft-base-dir> <comment> <branch>/,
+      /^usage: sh upload.sh \[--no-wait\] <project-slug> <webhook-secret> <commit-sha> <path-to-craft-base-dir> <comment> <branch>/,
     );
     expect(gateway.observations.length).toBe(before);
   });
@@ -170,6 +171,116 @@ describe('upload.sh, as served by the gateway', () => {
     const result = await run([PROJECT, TEST_SECRET, '0123abc', join(work, 'missing'), 'x', 'main']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('the base directory does not exist');
+  });
+});
+
+describe('upload.sh waits for the bundles it started', () => {
+  /** Runs the script, with its output readable while it runs. */
+  function start(scriptPath: string, scriptArgs: string[], env: Record<string, string> = {}) {
+    const child = spawn('sh', [scriptPath, ...scriptArgs], {
+      env: { PATH: process.env.PATH ?? '', SLIPWAY_WAIT_INTERVAL: '0.1', ...env },
+      cwd: work,
+    });
+    let output = '';
+    const listeners: Array<() => void> = [];
+    const collect = (c: Buffer) => {
+      output += c.toString();
+      for (const l of listeners) l();
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.stdin.end('');
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    return {
+      exited,
+      output: () => output,
+      /** Resolves once the output matches `pattern`. */
+      printed: (pattern: RegExp) =>
+        new Promise<void>((resolve) => {
+          const check = () => {
+            if (pattern.test(output)) resolve();
+          };
+          listeners.push(check);
+          check();
+        }),
+    };
+  }
+
+  /** Sets the status the gateway's cache shows for the one bundle the upload made. */
+  function setStatus(
+    phase: string,
+    ready: { status: 'True' | 'False' | 'Unknown'; reason: string; message: string },
+  ) {
+    const [bundle] = [...gateway.bundles.values()];
+    bundle!.status = {
+      phase: phase as never,
+      conditions: [{ type: 'Ready', ...ready, lastTransitionTime: '2026-03-01T10:00:00Z' }],
+    };
+    return bundle!.metadata.name;
+  }
+
+  it('prints each phase and exits 0 once the bundle is ready', async () => {
+    const upload = start(script, args());
+    await upload.printed(/bundle \S+ created/);
+    await upload.printed(/bundle \S+: Pending/);
+    const name = setStatus('Building', {
+      status: 'Unknown',
+      reason: 'Building',
+      message: 'build Job is running',
+    });
+    await upload.printed(new RegExp(`bundle ${name}: Building \\(Building\\): build Job is running`));
+    // The branch's webhook deploys to preview: built is not the end, deployed is.
+    setStatus('Built', { status: 'Unknown', reason: 'BackingUp', message: 'backup Job started' });
+    await upload.printed(new RegExp(`bundle ${name}: Built \\(BackingUp\\)`));
+    setStatus('Ready', {
+      status: 'True',
+      reason: 'Succeeded',
+      message: 'environment preview runs image r/shop:1',
+    });
+    expect(await upload.exited).toBe(0);
+    expect(upload.output()).toContain(
+      `bundle ${name}: Ready (Succeeded): environment preview runs image r/shop:1`,
+    );
+  });
+
+  it('exits 3 with the reason when a bundle fails', async () => {
+    const upload = start(script, args());
+    await upload.printed(/bundle \S+: Pending/);
+    const name = setStatus('Failed', {
+      status: 'False',
+      reason: 'BuildFailed',
+      message: 'build Job failed: Container build exited with code 1: "composer install" failed',
+    });
+    expect(await upload.exited).toBe(3);
+    expect(upload.output()).toContain(
+      `bundle ${name}: Failed (BuildFailed): build Job failed: Container build exited with code 1: "composer install" failed`,
+    );
+    expect(upload.output()).toContain('slipway: a bundle failed');
+  });
+
+  // curl tries an unreachable gateway 4 times, 5 s apart, before giving up.
+  it('exits 4 when the gateway cannot be reached or cannot take the upload', async () => {
+    const unreachable = join(work, 'unreachable.sh');
+    await writeFile(unreachable, renderUploadScript('http://127.0.0.1:9'));
+    const offline = start(unreachable, args(), { SLIPWAY_WAIT: '0' });
+    expect(await offline.exited).toBe(4);
+    expect(offline.output()).toContain('slipway: the upload to http://127.0.0.1:9 failed');
+    gateway.state.failCreate = true;
+    try {
+      const broken = start(script, args());
+      expect(await broken.exited).toBe(4);
+      expect(broken.output()).toMatch(/the gateway could not take the upload \(HTTP 503\)/);
+    } finally {
+      gateway.state.failCreate = false;
+    }
+  }, 60_000);
+
+  it('does not wait with --no-wait', async () => {
+    const upload = start(script, ['--no-wait', ...args()]);
+    expect(await upload.exited).toBe(0);
+    expect(upload.output()).toMatch(
+      /follow with: kubectl --namespace team-web get bundles.slipway.dev \S+ --watch/,
+    );
   });
 });
 

@@ -102,6 +102,10 @@ export async function startGateway(
       ? s3.store({ stagingDir: storeDir, prefix: s3Prefix })
       : new FilesystemArchiveStore(storeDir),
     archiveSigningKey: SIGNING_KEY,
+    bundleByName: (namespace, name) => {
+      const bundle = bundles.get(name);
+      return bundle?.metadata.namespace === namespace ? bundle : undefined;
+    },
     isReady: () => state.ready,
     now: () => state.now,
     clientAddress: (req) => String(req.headers['x-test-client'] ?? 'default-client'),

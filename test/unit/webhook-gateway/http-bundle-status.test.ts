@@ -1,0 +1,83 @@
+// GET /bundles/{namespace}/{name}/{token}: the status URL a delivery or upload answer carries.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
+import { signedFixture } from './support/fixtures.ts';
+import { SIGNING_KEY, hookPath, send, startGateway, type Harness } from './support/gateway.ts';
+import { NAMESPACE } from './support/objects.ts';
+
+let gateway: Harness;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway.close();
+});
+beforeEach(() => gateway.bundles.clear());
+
+async function deliverPush() {
+  const { headers, body } = signedFixture('github-push');
+  const reply = await send(gateway.baseUrl, hookPath(), { headers, body });
+  expect(reply.status).toBe(201);
+  return JSON.parse(reply.body.toString()) as { bundles: Array<{ name: string; statusUrl: string }> };
+}
+
+const get = (url: string) => send(gateway.baseUrl, new URL(url).pathname, { method: 'GET' });
+
+describe('bundle status URLs', () => {
+  it('come with every bundle of a delivery, and show what its status shows', async () => {
+    const { bundles } = await deliverPush();
+    const [created] = bundles;
+    expect(created!.statusUrl).toBe(bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, created!.name));
+    const pending = await get(created!.statusUrl);
+    expect(pending.status).toBe(200);
+    expect(pending.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(pending.body.toString())).toMatchObject({
+      name: created!.name,
+      phase: 'Pending',
+      finished: false,
+      ready: null,
+    });
+
+    gateway.bundles.get(created!.name)!.status = {
+      phase: 'Failed',
+      conditions: [
+        { type: 'Built', status: 'False', reason: 'BuildFailed', message: 'exit 1', lastTransitionTime: 't' },
+        { type: 'Ready', status: 'False', reason: 'BuildFailed', message: 'exit 1', lastTransitionTime: 't' },
+        {
+          type: 'Stalled',
+          status: 'True',
+          reason: 'BuildFailed',
+          message: 'exit 1',
+          lastTransitionTime: 't',
+        },
+      ],
+    };
+    expect(JSON.parse((await get(created!.statusUrl)).body.toString())).toEqual({
+      name: created!.name,
+      namespace: NAMESPACE,
+      project: 'shop',
+      phase: 'Failed',
+      finished: true,
+      succeeded: false,
+      ready: { status: 'False', reason: 'BuildFailed', message: 'exit 1' },
+      steps: [{ type: 'Built', status: 'False', reason: 'BuildFailed', message: 'exit 1' }],
+      environment: 'prod',
+      image: null,
+      finishedAt: null,
+    });
+  });
+
+  it('answer a wrong token and an unknown bundle alike, and only to GET', async () => {
+    const { bundles } = await deliverPush();
+    const url = bundles[0]!.statusUrl;
+    const forged = `${url.slice(0, -4)}AAAA`;
+    const unknown = bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, 'no-such-bundle');
+    const [a, b] = [await get(forged), await get(unknown)];
+    expect(a.status).toBe(404);
+    expect(b.status).toBe(404);
+    expect(a.body.toString()).toBe(b.body.toString());
+    const other = bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, 'other-namespace', bundles[0]!.name);
+    expect((await get(other)).status).toBe(404);
+    expect((await send(gateway.baseUrl, new URL(url).pathname, { method: 'POST' })).status).toBe(405);
+  });
+});
