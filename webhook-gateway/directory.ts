@@ -3,6 +3,7 @@
 // Secret, read by name behind a short cache (secret-reader.ts): the gateway cannot list Secrets.
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { projectProvider, type BundleObject, type ProjectObject, type WebhookObject } from '../crds/index.ts';
+import { archiveKeyFromPath } from '../crds/archive-url.ts';
 import { Informer, objectKey } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
@@ -42,6 +43,21 @@ export class ProjectDirectory {
   /** A bundle from the cache (for its status URL): no API call. */
   readonly bundleByName = (namespace: string, name: string): BundleObject | undefined =>
     this.bundles.get(namespace, name);
+
+  /**
+   * The archive keys Bundles refer to; undefined until the cache is synced (an empty cache must
+   * never make stored archives look unused).
+   */
+  readonly referencedArchiveKeys = (): ReadonlySet<string> | undefined => {
+    if (!this.synced()) return undefined;
+    const keys = new Set<string>();
+    for (const b of this.bundles.list()) {
+      const url = b.spec?.source?.archive?.url;
+      const key = url === undefined ? undefined : archiveKeyFromPath(new URL(url, 'http://x').pathname);
+      if (key) keys.add(key);
+    }
+    return keys;
+  };
 
   async start(): Promise<void> {
     await Promise.all([this.projects.start(), this.webhooks.start(), this.bundles.start()]);

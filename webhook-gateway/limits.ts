@@ -69,3 +69,7 @@ export const HEADERS_TIMEOUT_MS = 30_000;
 
 /** Temporary upload files older than this are left over from a crash and removed at start-up. */
 export const ARCHIVE_TMP_MAX_AGE_MS = 60 * 60_000;
+/** How often stored archives no Bundle refers to are looked for and deleted. */
+export const ARCHIVE_GC_INTERVAL_MS = 10 * 60_000;
+/** An archive younger than this is kept even unreferenced: its bundle may be on its way. */
+export const ARCHIVE_GC_GRACE_MS = 60 * 60_000;

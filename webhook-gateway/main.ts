@@ -5,7 +5,8 @@ import { clientAddress, parseTrustedProxies } from '../lib/client-address.ts';
 import { kubeClients, loadKubeConfig, slipwayApi } from '../lib/kube.ts';
 import { logger } from '../lib/log.ts';
 import { counter, histogram } from '../lib/metrics.ts';
-import { ARCHIVE_TMP_MAX_AGE_MS } from './limits.ts';
+import { collectOrphanArchives } from './archive/collector.ts';
+import { ARCHIVE_GC_GRACE_MS, ARCHIVE_GC_INTERVAL_MS, ARCHIVE_TMP_MAX_AGE_MS } from './limits.ts';
 import { bundleWriter, ProjectDirectory } from './directory.ts';
 import { createArchiveStore, loadArchiveStoreConfig } from './archive/store-config.ts';
 import { createGatewayServer } from './index.ts';
@@ -41,6 +42,11 @@ const deliveries = counter('slipway_gateway_deliveries_total', 'Deliveries by pr
   'provider',
   'result',
 ]);
+const archivesCollected = counter(
+  'slipway_gateway_archives_collected_total',
+  'Stored archives deleted because no Bundle refers to them',
+  [],
+);
 
 // Behind an ingress every provider shares the proxy's address: believe its X-Forwarded-For, so
 // failed authentications are counted per real client and one bad sender cannot lock out the rest.
@@ -84,7 +90,29 @@ server.listen(env.SLIPWAY_PORT, () =>
 await directory.start();
 log.info('caches synced');
 
+// Archives no Bundle refers to any more are deleted, at start and then every interval.
+const watchNamespace = env.SLIPWAY_WATCH_NAMESPACE || undefined;
+const collect = async () => {
+  try {
+    const { removed, seen, ran } = await collectOrphanArchives({
+      store,
+      referencedKeys: directory.referencedArchiveKeys,
+      namespace: watchNamespace,
+      graceMs: ARCHIVE_GC_GRACE_MS,
+      now: () => new Date(),
+    });
+    archivesCollected.inc(removed.length);
+    if (ran) log.info({ seen, removed: removed.length }, 'collected archives no bundle refers to');
+  } catch (err) {
+    log.warn({ err }, 'collecting unused archives failed; trying again later');
+  }
+};
+void collect();
+const collector = setInterval(() => void collect(), ARCHIVE_GC_INTERVAL_MS);
+collector.unref();
+
 onShutdown(async () => {
+  clearInterval(collector);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await directory.stop();
   admin.close();

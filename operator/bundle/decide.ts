@@ -269,7 +269,7 @@ function runChain(input: BundleInputs): ChainResult {
       'Failed',
       'RolloutFailed',
       back ? `${message}; rolling back to bundle ${back.to}` : message,
-      back ?? { type: 'none' },
+      back?.made ? { type: 'none' } : (back?.action ?? { type: 'none' }),
     );
   }
   if (rollout.state === 'complete') {
@@ -519,16 +519,24 @@ function reuseStep(input: BundleInputs, chain: Chain, sourceName: string): Chain
 function automaticRollback(
   input: BundleInputs,
   environment: EnvironmentObject,
-): Extract<BundleAction, { type: 'rollBack' }> | undefined {
+): { to: string; action: Extract<BundleAction, { type: 'rollBack' }>; made: boolean } | undefined {
   const { bundle } = input;
   const previous = environment.status?.currentBundle;
   if (!environment.spec.autoRollback || bundle.spec.trigger.type === 'Rollback') return undefined;
   if (!previous || previous === bundle.metadata.name) return undefined;
   const envName = environment.metadata.name;
-  const newer = input.projectBundles.some(
+  const newer = input.projectBundles.filter(
     (b) => b.metadata.name !== bundle.metadata.name && environmentOf(b) === envName && isNewer(b, bundle),
   );
-  return newer ? undefined : { type: 'rollBack', to: previous, environment: envName };
+  // The rollback this decision made earlier (the bundle is decided again until its status shows).
+  const isOurRollback = (b: BundleObject) =>
+    b.spec.trigger.type === 'Rollback' && b.spec.source.bundleRef?.name === previous;
+  if (newer.some((b) => !isOurRollback(b))) return undefined;
+  return {
+    to: previous,
+    action: { type: 'rollBack', to: previous, environment: envName },
+    made: newer.length > 0,
+  };
 }
 
 /** What keeps a running Job's pod from running: its pod's status, or the refusal to create one. */

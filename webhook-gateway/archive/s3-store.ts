@@ -15,7 +15,7 @@ import type { ArchiveLimits } from './archive-limits.ts';
 import { s3Credentials, S3Signer, type S3Credentials } from './s3-signer.ts';
 import { removeStaleTemporaryFiles, stageArchive } from './staging.ts';
 import { archiveKey, isArchiveKey } from '../../crds/archive-url.ts';
-import type { ArchiveStore, StoredArchive } from './store.ts';
+import type { ArchiveStore, StoredArchive, StoredKey } from './store.ts';
 
 export interface S3ArchiveStoreOptions {
   /** `http(s)://host[:port]` of the service, optionally with a base path. */
@@ -147,6 +147,30 @@ export class S3ArchiveStore implements ArchiveStore {
     await this.#expect(response, 'DELETE', this.#prefix + key, [200, 204, 404]);
   }
 
+  /** ListObjectsV2, page by page (s3:ListBucket on the prefix). */
+  async *list(namespace?: string): AsyncIterable<StoredKey> {
+    const prefix = this.#prefix + (namespace ? `${namespace}/` : '');
+    let continuation: string | undefined;
+    do {
+      const query = new URLSearchParams({ 'list-type': '2', prefix });
+      if (continuation) query.set('continuation-token', continuation);
+      const response = await this.#request('GET', '', undefined, query);
+      await this.#expect(response, 'GET', `?${query.toString()}`, [200]);
+      const xml = await response.text();
+      for (const [, body] of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
+        const objectKey = unescapeXml(/<Key>([^<]*)<\/Key>/.exec(body!)?.[1] ?? '');
+        const modified = /<LastModified>([^<]*)<\/LastModified>/.exec(body!)?.[1];
+        const key = objectKey.slice(this.#prefix.length);
+        if (objectKey.startsWith(this.#prefix) && isArchiveKey(key) && modified)
+          yield { key, modifiedAt: new Date(modified) };
+      }
+      const truncated = /<IsTruncated>true<\/IsTruncated>/.test(xml);
+      continuation = truncated
+        ? unescapeXml(/<NextContinuationToken>([^<]*)</.exec(xml)?.[1] ?? '')
+        : undefined;
+    } while (continuation);
+  }
+
   /** Deletes staged uploads older than `maxAgeMs`, left by a gateway that was killed mid-upload. */
   removeStaleTemporaryFiles(now: Date, maxAgeMs: number): Promise<number> {
     return removeStaleTemporaryFiles(this.stagingDir, now, maxAgeMs);
@@ -181,8 +205,10 @@ export class S3ArchiveStore implements ArchiveStore {
     method: 'GET' | 'HEAD' | 'PUT' | 'DELETE',
     objectKey: string,
     upload?: { body: Readable; payloadHash: string; headers: Record<string, string> },
+    query?: URLSearchParams,
   ): Promise<Response> {
     const url = new URL(`${this.#endpoint}/${encodePath(this.#bucket)}/${encodePath(objectKey)}`);
+    if (query) url.search = query.toString();
     const payloadHash = upload?.payloadHash ?? EMPTY_PAYLOAD_SHA256;
     let headers: Record<string, string>;
     try {

@@ -4,8 +4,8 @@
 // including a client that breaks off, nothing is left. The S3 store is in s3-store.ts. Keys are
 // content addressed per project: `<namespace>/<project>/<sha256>.tar.gz`.
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArchiveLimits } from './archive-limits.ts';
 import { archiveKey, isArchiveKey } from '../../crds/archive-url.ts';
@@ -29,6 +29,13 @@ export interface ArchiveStore {
   /** A stored archive for download, or undefined when there is none under `key`. */
   open(key: string): Promise<{ stream: Readable; sizeBytes: number } | undefined>;
   remove(key: string): Promise<void>;
+  /** Every stored archive (keys under `namespace/` only, when given), with when it was stored. */
+  list(namespace?: string): AsyncIterable<StoredKey>;
+}
+
+export interface StoredKey {
+  key: string;
+  modifiedAt: Date;
 }
 
 export class FilesystemArchiveStore implements ArchiveStore {
@@ -79,6 +86,24 @@ export class FilesystemArchiveStore implements ArchiveStore {
   /** Deletes temporary files older than `maxAgeMs`, left by a gateway that was killed mid-upload. */
   removeStaleTemporaryFiles(now: Date, maxAgeMs: number): Promise<number> {
     return removeStaleTemporaryFiles(this.dir, now, maxAgeMs);
+  }
+
+  async *list(namespace?: string): AsyncIterable<StoredKey> {
+    const root = namespace ? join(this.dir, namespace) : this.dir;
+    const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [];
+        throw error;
+      },
+    );
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const path = join(entry.parentPath, entry.name);
+      const key = relative(this.dir, path).split(sep).join('/');
+      if (!isArchiveKey(key)) continue;
+      const info = await stat(path).catch(() => undefined);
+      if (info) yield { key, modifiedAt: info.mtime };
+    }
   }
 }
 

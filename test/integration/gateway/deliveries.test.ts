@@ -22,6 +22,8 @@ import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { LABEL_PROJECT, labelValue } from '../../../crds/labels.ts';
+import { archiveKeyFromPath } from '../../../crds/archive-url.ts';
+import { collectOrphanArchives } from '../../../webhook-gateway/archive/collector.ts';
 
 const run = promisify(execFile);
 const kc = testKubeConfig();
@@ -243,6 +245,36 @@ describe('upload script', () => {
 });
 
 describe("the project's provider", () => {
+  it('deletes an uploaded archive once no bundle refers to it', async () => {
+    const store = new FilesystemArchiveStore(archiveDir);
+    const uploads = (await bundlesOf()).filter((b) => b.spec.trigger.type === 'Upload');
+    expect(uploads.length).toBeGreaterThan(0);
+    const key = archiveKeyFromPath(new URL(uploads[0]!.spec.source.archive!.url).pathname)!;
+    const stored = async () => {
+      const keys: string[] = [];
+      for await (const k of store.list(ns.name)) keys.push(k.key);
+      return keys;
+    };
+    expect(await stored()).toContain(key);
+    const collect = () =>
+      collectOrphanArchives({
+        store,
+        referencedKeys: directory.referencedArchiveKeys,
+        namespace: ns.name,
+        graceMs: 60 * 60_000,
+        // As the gateway's periodic sweep would run it two hours from now.
+        now: () => new Date(Date.now() + 2 * 60 * 60_000),
+      });
+    expect((await collect()).removed).toEqual([]);
+    for (const b of uploads) await api.delete('Bundle', ns.name, b.metadata.name);
+    await waitFor(
+      'the gateway to see the bundles go',
+      async () => !directory.referencedArchiveKeys()?.has(key),
+    );
+    expect((await collect()).removed).toEqual([key]);
+    expect(await stored()).not.toContain(key);
+  });
+
   it('a GitHub project refuses a Bitbucket-dressed delivery without a signature, and any other provider, with 401', async () => {
     await kubectl([
       'patch',

@@ -568,6 +568,15 @@ describe('decideBundle: rollback', () => {
       expect(d.phase).toBe('Failed');
       expect(d.action).toEqual({ type: 'rollBack', to: 'b0', environment: 'staging' });
       expect(d.conditions.at(-1)?.message).toMatch(/; rolling back to bundle b0$/);
+      // Decided again before its own status shows: the same message, and no second rollback.
+      const made = bundle('b1-rollback', {
+        created: 150,
+        deploy: deployTo('staging'),
+        spec: { source: { bundleRef: { name: 'b0' } }, trigger: { type: 'Rollback' } },
+      });
+      const again = failing(deployBundle('b1'), [made]);
+      expect(again.action).toEqual({ type: 'none' });
+      expect(again.conditions.at(-1)?.message).toBe(d.conditions.at(-1)?.message);
     });
 
     it('leaves it to a newer bundle for the environment, and never rolls back a rollback', () => {
