@@ -1,7 +1,7 @@
 // A rollback is a new Bundle that builds nothing: source.bundleRef names an earlier bundle of the
 // project, whose image it rolls out again. Being the newest bundle, it wins over older ones like
 // any other (the ordering rules hold); a newer push wins over it. Made by the operator (an
-// Environment's autoRollback) and by people (a small object, or `kubectl slipway rollback`).
+// Environment's autoRollback) and by people (a small object; later the CLI).
 import { API_VERSION, type BundleObject } from './index.ts';
 import { LABEL_PROJECT, LABEL_TRIGGER, boundedName, labelValue } from './labels.ts';
 

@@ -160,7 +160,6 @@ follow() {
   url=$2
   last=
   misses=0
-  deadline=$(($(date +%s) + ${SLIPWAY_WAIT_TIMEOUT:-3600}))
   while :; do
     answer=$work/status.json
     code=$(curl --silent --connect-timeout 10 --max-time 30 --output "$answer" --write-out '%{http_code}' "$url") || code=000
@@ -178,7 +177,7 @@ follow() {
         return 3
       fi
     else
-      # Not visible yet (just created), or the gateway is restarting: a minute of patience.
+      # Not visible yet (just created), or the gateway is restarting: some patience.
       misses=$((misses + 1))
       if [ "$misses" -gt 20 ]; then
         say "cannot follow bundle $name (HTTP $code from $base_url)"
@@ -194,6 +193,8 @@ follow() {
 }
 
 outcome=0
+# One deadline for all the bundles, followed one after the other.
+deadline=$(($(date +%s) + ${SLIPWAY_WAIT_TIMEOUT:-3600}))
 # One bundle per line: its name and its status URL.
 printf '%s\n' "$body" | tr '{' '\n' | grep '^"name":' | while IFS= read -r line; do
   name=$(printf '%s' "$line" | sed -n 's/^"name":"\([^"]*\)".*/\1/p')
@@ -202,7 +203,9 @@ printf '%s\n' "$body" | tr '{' '\n' | grep '^"name":' | while IFS= read -r line;
 done >"$work/bundles"
 while read -r name url; do
   if [ -z "$url" ]; then
-    say "the gateway gives no status URL for bundle $name; not waiting"
+    # A gateway without a signing key (SLIPWAY_ARCHIVE_URL_KEY) cannot say how a bundle did.
+    say "the gateway gives no status URL for bundle $name: cannot wait for it (use --no-wait)"
+    outcome=4
     continue
   fi
   result=0

@@ -53,6 +53,8 @@ const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicM
 export class BundleReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
   private readonly locks = new KeyedMutex();
+  /** Per Job: when its FailedCreate Events were last read, and what they said. */
+  private readonly refusals = new Map<string, { at: number; message: string | undefined }>();
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
@@ -67,8 +69,13 @@ export class BundleReconciler implements Reconciler {
     if (first.action.type === 'none' && first.outcome !== 'finished') return this.write(cached, first);
     // Acting or ending the chain: decide again on fresh state, one bundle of the project at a time.
     return this.locks.run(objectKey(namespace, bundle.spec.projectRef.name), async () => {
-      const live = await this.gatherLive(cached);
-      const decision = decideBundle(live);
+      let live = await this.gatherLive(cached);
+      let decision = decideBundle(live);
+      if (decision.action.type === 'rollBack') {
+        // The cache may not show a push that just arrived: a rollback must never replace it.
+        live = { ...live, projectBundles: await this.projectBundlesLive(bundle) };
+        decision = decideBundle(live);
+      }
       if (decision.skip) return;
       await this.act(decision.action, live);
       return this.write(live, decision);
@@ -110,6 +117,36 @@ export class BundleReconciler implements Reconciler {
     };
   }
 
+  /** The project's bundles as the API server has them now. */
+  private async projectBundlesLive(bundle: BundleObject): Promise<BundleObject[]> {
+    const all = await this.ctx.slipway.list<BundleObject>('Bundle', bundle.metadata.namespace);
+    return all.filter((b) => b.spec.projectRef.name === bundle.spec.projectRef.name);
+  }
+
+  /** The newest FailedCreate Event of a Job, read at most every few seconds per Job. */
+  private async failedCreate(namespace: string, job: string, now: Date): Promise<string | undefined> {
+    const key = `${namespace}/${job}`;
+    const memo = this.refusals.get(key);
+    if (memo && now.getTime() - memo.at < NO_POD_GRACE_MS) return memo.message;
+    let message: string | undefined;
+    try {
+      const events = await this.ctx.clients.core.listNamespacedEvent({
+        namespace,
+        fieldSelector: `involvedObject.kind=Job,involvedObject.name=${job},reason=FailedCreate`,
+      });
+      message = events.items.sort(
+        (a, b) =>
+          (timeMs(b.lastTimestamp ?? b.eventTime) ?? 0) - (timeMs(a.lastTimestamp ?? a.eventTime) ?? 0),
+      )[0]?.message;
+    } catch (err) {
+      // The cause is a nicety (the Job's deadline still ends it); say why it is missing.
+      this.ctx.log.warn({ err, job: key }, 'reading the FailedCreate Events of a Job failed');
+    }
+    if (this.refusals.size > 1000) this.refusals.clear();
+    this.refusals.set(key, { at: now.getTime(), message });
+    return message;
+  }
+
   /** The bundle's pods in the cache, by the Job (or rollout) they belong to. */
   private podsOf(namespace: string, name: string): BundlePods {
     const pods = this.ctx.informers.pods.byIndex(INDEX.bundle, objectKey(namespace, labelValue(name)));
@@ -132,17 +169,12 @@ export class BundleReconciler implements Reconciler {
       if (!job || jobState(job).state !== 'running' || (input.pods?.[step].length ?? 0) > 0) continue;
       const age = input.now.getTime() - (timeMs(job.metadata?.creationTimestamp) ?? input.now.getTime());
       if (age < NO_POD_GRACE_MS) continue;
-      const events = await this.ctx.clients.core
-        .listNamespacedEvent({
-          namespace: input.bundle.metadata.namespace,
-          fieldSelector: `involvedObject.kind=Job,involvedObject.name=${job.metadata!.name},reason=FailedCreate`,
-        })
-        .catch(() => undefined);
-      const newest = events?.items.sort(
-        (a, b) =>
-          (timeMs(b.lastTimestamp ?? b.eventTime) ?? 0) - (timeMs(a.lastTimestamp ?? a.eventTime) ?? 0),
-      )[0];
-      if (newest?.message) refusedPods[step] = newest.message;
+      const refusal = await this.failedCreate(
+        input.bundle.metadata.namespace,
+        job.metadata!.name!,
+        input.now,
+      );
+      if (refusal) refusedPods[step] = refusal;
     }
     return Object.keys(refusedPods).length > 0 ? { ...input, refusedPods } : input;
   }

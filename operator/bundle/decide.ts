@@ -525,8 +525,15 @@ function automaticRollback(
   if (!environment.spec.autoRollback || bundle.spec.trigger.type === 'Rollback') return undefined;
   if (!previous || previous === bundle.metadata.name) return undefined;
   const envName = environment.metadata.name;
+  // Newer bundles that will never roll out (failed, superseded, being deleted) do not count.
   const newer = input.projectBundles.filter(
-    (b) => b.metadata.name !== bundle.metadata.name && environmentOf(b) === envName && isNewer(b, bundle),
+    (b) =>
+      b.metadata.name !== bundle.metadata.name &&
+      environmentOf(b) === envName &&
+      isNewer(b, bundle) &&
+      !b.metadata.deletionTimestamp &&
+      b.status?.phase !== 'Failed' &&
+      b.status?.phase !== 'Superseded',
   );
   // The rollback this decision made earlier (the bundle is decided again until its status shows).
   const isOurRollback = (b: BundleObject) =>

@@ -59,6 +59,9 @@ function problemOf(pod: V1Pod, withOutput: boolean): PodProblem | undefined {
     ...(pod.status?.containerStatuses ?? []),
   ];
   for (const s of statuses) {
+    // Between back-offs a crashing container runs for a moment: still crashing, not recovered.
+    if (!s.state?.waiting && s.restartCount >= 2 && !s.ready && s.lastState?.terminated)
+      return crashLoop(s, name, withOutput);
     const waiting = s.state?.waiting;
     if (!waiting?.reason) continue;
     const detail = waiting.message ? `: ${bounded(waiting.message)}` : '';
@@ -72,17 +75,19 @@ function problemOf(pod: V1Pod, withOutput: boolean): PodProblem | undefined {
         reason: 'ContainerConfigError',
         message: `container ${s.name} of pod ${name} cannot start (${waiting.reason})${detail}`,
       };
-    if (waiting.reason === 'CrashLoopBackOff') {
-      const last = s.lastState?.terminated;
-      const exit = last ? `; last exit code ${last.exitCode}${last.reason ? ` (${last.reason})` : ''}` : '';
-      const output = withOutput && last?.message ? `: ${bounded(last.message.trim())}` : '';
-      return {
-        reason: 'CrashLoop',
-        message: `container ${s.name} of pod ${name} keeps crashing (${s.restartCount} restarts${exit})${output}`,
-      };
-    }
+    if (waiting.reason === 'CrashLoopBackOff') return crashLoop(s, name, withOutput);
   }
   return undefined;
+}
+
+function crashLoop(s: V1ContainerStatus, pod: string, withOutput: boolean): PodProblem {
+  const last = s.lastState?.terminated;
+  const exit = last ? `; last exit code ${last.exitCode}${last.reason ? ` (${last.reason})` : ''}` : '';
+  const output = withOutput && last?.message ? `: ${bounded(last.message.trim())}` : '';
+  return {
+    reason: 'CrashLoop',
+    message: `container ${s.name} of pod ${pod} keeps crashing (${s.restartCount} restarts${exit})${output}`,
+  };
 }
 
 function bounded(text: string): string {

@@ -64,6 +64,9 @@ export function protectedBundles(
   }
   const manual = bundles.filter((b) => b.spec.trigger.type === 'Manual');
   if (manual.length > 0) names.add(manual.reduce((a, b) => (isNewer(b, a) ? b : a)).metadata.name);
+  // A rollback still on its way needs the bundle whose image it reuses.
+  for (const b of bundles)
+    if (b.spec.source.bundleRef && !isFinished(b)) names.add(b.spec.source.bundleRef.name);
   return names;
 }
 

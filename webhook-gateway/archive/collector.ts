@@ -5,6 +5,9 @@
 // created), and only if it is still unreferenced right before it is deleted.
 import type { ArchiveStore } from './store.ts';
 
+/** How old the view of referenced archives may be when one is deleted. */
+const RECHECK_MS = 1_000;
+
 export interface CollectorOptions {
   store: ArchiveStore;
   /** The archive keys Bundles refer to now; undefined while the bundle cache is not synced. */
@@ -36,11 +39,17 @@ export async function collectOrphanArchives(options: CollectorOptions): Promise<
     seen += 1;
     if (options.now().getTime() - modifiedAt.getTime() >= graceMs && !before.has(key)) candidates.push(key);
   }
-  // Looked at again after the listing: a bundle made meanwhile keeps its archive.
-  const now = referencedKeys();
-  if (!now) return { removed, seen, ran: false };
+  // Looked at again right before each deletion (at most a second old): a bundle made meanwhile
+  // keeps its archive, however long the list of candidates takes.
+  let current: ReadonlySet<string> | undefined;
+  let readAt = 0;
   for (const key of candidates) {
-    if (now.has(key)) continue;
+    if (!current || Date.now() - readAt > RECHECK_MS) {
+      current = referencedKeys();
+      readAt = Date.now();
+      if (!current) return { removed, seen, ran: false };
+    }
+    if (current.has(key)) continue;
     await store.remove(key);
     removed.push(key);
   }

@@ -107,15 +107,15 @@ export class S3ArchiveStore implements ArchiveStore {
       const key = archiveKey(target.namespace, target.project, digest.sha256);
       const objectKey = this.#prefix + key;
       const alreadyStored = await this.#exists(objectKey);
-      if (!alreadyStored) {
-        try {
-          await this.#put(objectKey, staged.path, digest.sizeBytes, digest.sha256);
-        } catch (error) {
-          // A PUT is all or nothing, but after a lost connection or a 5xx we cannot know which.
-          const status = error instanceof S3StoreError ? error.status : undefined;
-          if (status === undefined || status >= 500) await this.remove(key).catch(() => {});
-          throw error;
-        }
+      try {
+        // PUT even when it exists: the same bytes, and a fresh LastModified, so the collector's
+        // grace period covers the bundle this upload is about to make.
+        await this.#put(objectKey, staged.path, digest.sizeBytes, digest.sha256);
+      } catch (error) {
+        // A PUT is all or nothing, but after a lost connection or a 5xx we cannot know which.
+        const status = error instanceof S3StoreError ? error.status : undefined;
+        if (!alreadyStored && (status === undefined || status >= 500)) await this.remove(key).catch(() => {});
+        throw error;
       }
       return { key, ...digest, alreadyStored };
     } finally {

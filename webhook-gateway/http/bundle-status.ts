@@ -11,7 +11,7 @@ import { HttpError } from './http-error.ts';
 export const BUNDLE_STATUS_PATH = /^\/bundles\/([^/]+)\/([^/]+)\/([^/]+)$/;
 
 export function handleBundleStatus(ctx: GatewayContext, exchange: Exchange, match: RegExpExecArray): void {
-  const [namespace, name, token] = [match[1]!, match[2]!, match[3]!].map((s) => decodeURIComponent(s));
+  const [namespace, name, token] = [match[1]!, match[2]!, match[3]!].map(decodeOrEmpty);
   const key = ctx.archiveSigningKey;
   const bundle =
     key !== undefined && verifyBundleStatusToken(key, namespace!, name!, token!)
@@ -20,6 +20,15 @@ export function handleBundleStatus(ctx: GatewayContext, exchange: Exchange, matc
   if (!bundle) throw new HttpError(404, 'not_found', 'no such bundle (yet)');
   exchange.res.setHeader('Cache-Control', 'no-store');
   sendJson(exchange, 200, bundleReport(bundle));
+}
+
+/** A path segment decoded, or '' when it is not valid percent-encoding (then: 404, not 500). */
+function decodeOrEmpty(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
 }
 
 /** What the bundle's status shows, and no more. */

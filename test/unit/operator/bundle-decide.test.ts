@@ -589,6 +589,19 @@ describe('decideBundle: rollback', () => {
       expect(failing(rb).action).toEqual({ type: 'none' });
     });
 
+    it('is not held back by a newer bundle that failed or was superseded', () => {
+      const failedNewer = bundle('b2', {
+        created: 150,
+        deploy: deployTo('staging'),
+        status: finished('Failed'),
+      });
+      expect(failing(deployBundle('b1'), [failedNewer]).action).toEqual({
+        type: 'rollBack',
+        to: 'b0',
+        environment: 'staging',
+      });
+    });
+
     it('does nothing for an environment that did not ask', () => {
       const d = decideBundle(
         inputs({

@@ -107,6 +107,25 @@ describe('what keeps a bundle pod from running', () => {
     expect(podProblem([crashing], { withOutput: true })?.message).toContain(': password=hunter2');
   });
 
+  it('still calls it a crash loop while the container runs for a moment between back-offs', () => {
+    const between = pod('p', {
+      phase: 'Running',
+      containers: [
+        {
+          ...waiting('x'),
+          state: { running: {} },
+          restartCount: 2,
+          lastState: { terminated: { exitCode: 1 } },
+        },
+      ],
+    });
+    expect(podProblem([between])?.reason).toBe('CrashLoop');
+    const recovered = { ...between.status!.containerStatuses![0]!, ready: true };
+    expect(
+      podProblem([{ ...between, status: { ...between.status, containerStatuses: [recovered] } }]),
+    ).toBeUndefined();
+  });
+
   it('looks at the newest pod that is still meant to run, and finds nothing in a healthy one', () => {
     const old = pod('old', { conditions: [unschedulable('no nodes')] }, 0);
     const finished = pod('done', { phase: 'Failed', containers: [waiting('ImagePullBackOff')] }, 10);

@@ -83,6 +83,18 @@ describe('bundle history pruning', () => {
     );
     expect([...keep].sort()).toEqual(['m2', 'w1', 'w2']);
   });
+
+  it('protects the bundle a rollback on its way reuses, until that rollback ends', () => {
+    const old = ready('w0', 1, { spec: { trigger: { type: 'Webhook' } }, deploy: deployTo() });
+    const rollingBack = bundle('rb', {
+      created: 5,
+      deploy: deployTo(),
+      spec: { source: { bundleRef: { name: 'w0' } }, trigger: { type: 'Rollback' } },
+    });
+    expect(protectedBundles([old, rollingBack], [], () => undefined).has('w0')).toBe(true);
+    const done = { ...rollingBack, status: finished('Ready') };
+    expect(protectedBundles([old, done], [], () => undefined).has('w0')).toBe(false);
+  });
 });
 
 describe('generated webhook secret', () => {

@@ -1,9 +1,10 @@
 // GET /bundles/{namespace}/{name}/{token}: the status URL a delivery or upload answer carries.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
-import { signedFixture } from './support/fixtures.ts';
-import { SIGNING_KEY, hookPath, send, startGateway, type Harness } from './support/gateway.ts';
-import { NAMESPACE } from './support/objects.ts';
+import { TEST_SECRET, signedFixture } from './support/fixtures.ts';
+import { SIGNING_KEY, hookPath, multipart, send, startGateway, type Harness } from './support/gateway.ts';
+import { NAMESPACE, PROJECT } from './support/objects.ts';
+import { baseDirectory, tarGz } from './support/tarballs.ts';
 
 let gateway: Harness;
 beforeAll(async () => {
@@ -17,6 +18,19 @@ beforeEach(() => gateway.bundles.clear());
 async function deliverPush() {
   const { headers, body } = signedFixture('github-push');
   const reply = await send(gateway.baseUrl, hookPath(), { headers, body });
+  expect(reply.status).toBe(201);
+  return JSON.parse(reply.body.toString()) as { bundles: Array<{ name: string; statusUrl: string }> };
+}
+
+async function deliverUpload() {
+  const form = multipart(
+    { commit: 'c0ffee1234', branch: 'master', comment: 'from CI' },
+    { content: await tarGz(baseDirectory()) },
+  );
+  const reply = await send(gateway.baseUrl, `/uploads/${PROJECT}`, {
+    headers: { 'content-type': form.contentType, authorization: `Bearer ${TEST_SECRET}` },
+    body: form.body,
+  });
   expect(reply.status).toBe(201);
   return JSON.parse(reply.body.toString()) as { bundles: Array<{ name: string; statusUrl: string }> };
 }
@@ -76,8 +90,12 @@ describe('bundle status URLs', () => {
     expect(a.status).toBe(404);
     expect(b.status).toBe(404);
     expect(a.body.toString()).toBe(b.body.toString());
-    const other = bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, 'other-namespace', bundles[0]!.name);
-    expect((await get(other)).status).toBe(404);
+    // One bundle's token does not open another's status.
+    const { bundles: more } = await deliverUpload();
+    const swapped = `${new URL(more[0]!.statusUrl).pathname.split('/').slice(0, -1).join('/')}/${url.split('/').pop()}`;
+    expect(more[0]!.name).not.toBe(bundles[0]!.name);
+    expect((await send(gateway.baseUrl, swapped, { method: 'GET' })).status).toBe(404);
+    expect((await send(gateway.baseUrl, '/bundles/%zz/a/b', { method: 'GET' })).status).toBe(404);
     expect((await send(gateway.baseUrl, new URL(url).pathname, { method: 'POST' })).status).toBe(405);
   });
 });
