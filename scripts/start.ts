@@ -3,6 +3,7 @@
 // and rollout); the CRDs; operator, webhook gateway and status API as child processes; a demo.
 // Writes .slipway/endpoints.json once everything answers. Ctrl-C stops it all.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { Supervisor } from './supervisor.ts';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ let gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
 const statusApiUrl = `http://127.0.0.1:${ports.statusApi}`;
 
 const say = (message: string) => process.stdout.write(`${message}\n`);
-const children: ChildProcess[] = [];
+const supervisors: Supervisor[] = [];
 /** Processes that serve the demo (its git server); stopped with the rest. */
 const helpers: ChildProcess[] = [];
 let startedCluster: string | undefined;
@@ -196,33 +197,36 @@ async function applyRealNodeDemo(kubectlBin: string, kubeconfig: string, node: R
   if (code !== 0) throw new Error('applying the real-node demo failed');
 }
 
-/** Runs one process; its JSON log goes to a file, and warnings and errors also to the terminal. */
+/**
+ * Runs one process, started again whenever it exits (see supervisor.ts); its JSON log goes to a
+ * file, and warnings and errors also to the terminal.
+ */
 function startProcess(name: string, entry: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(root, entry)], {
+  const file = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+  const supervisor = new Supervisor({
+    name,
+    command: process.execPath,
+    args: [join(root, entry)],
     cwd: root,
     env: { ...process.env, ...env, SLIPWAY_PROCESS: name },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const file = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
-  for (const stream of [child.stdout!, child.stderr!]) {
-    createInterface({ input: stream }).on('line', (line) => {
-      file.write(`${line}\n`);
-      let level = 50;
-      try {
-        level = (JSON.parse(line) as { level?: number }).level ?? 30;
-      } catch {
-        // not JSON: show it
+    log: (message) => process.stderr.write(`${message}; see ${logDir}/${name}.log\n`),
+    onStart: (child) => {
+      for (const stream of [child.stdout!, child.stderr!]) {
+        createInterface({ input: stream }).on('line', (line) => {
+          file.write(`${line}\n`);
+          let level = 50;
+          try {
+            level = (JSON.parse(line) as { level?: number }).level ?? 30;
+          } catch {
+            // not JSON: show it
+          }
+          if (level >= 40) process.stderr.write(`[${name}] ${line}\n`);
+        });
       }
-      if (level >= 40) process.stderr.write(`[${name}] ${line}\n`);
-    });
-  }
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      process.stderr.write(`[${name}] exited (${signal ?? code}); see ${logDir}/${name}.log\n`);
-      void stop(1);
-    }
+    },
   });
+  supervisors.push(supervisor);
+  supervisor.start();
 }
 
 let stopping = false;
@@ -230,7 +234,7 @@ async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   say('\nStopping Slipway...');
-  await Promise.all([...children, ...helpers].map((child) => stopProcess(child)));
+  await Promise.all([...supervisors.map((s) => s.stop()), ...helpers.map((child) => stopProcess(child))]);
   const cluster = startedCluster ?? startingCluster;
   if (cluster) await clusterDown(cluster).catch(() => undefined);
   process.exit(code);
