@@ -26,17 +26,29 @@ async function script(lifeMs: number): Promise<{ path: string; runs: string }> {
   return { path, runs };
 }
 
+/** A supervisor of `path`, its log lines collected. */
+function supervise(
+  name: string,
+  path: string,
+  delays: { initialDelayMs: number; maxDelayMs: number; resetAfterMs: number },
+) {
+  const lines: string[] = [];
+  const supervisor = new Supervisor({
+    name,
+    command: process.execPath,
+    args: [path],
+    env: process.env,
+    cwd: dir,
+    log: (m) => lines.push(m),
+    ...delays,
+  });
+  return { supervisor, lines };
+}
+
 describe('the npm start supervisor', () => {
   it('starts an exiting child again, waiting twice as long each time up to the ceiling', async () => {
     const { path } = await script(0);
-    const lines: string[] = [];
-    const supervisor = new Supervisor({
-      name: 'gateway',
-      command: process.execPath,
-      args: [path],
-      env: process.env,
-      cwd: dir,
-      log: (m) => lines.push(m),
+    const { supervisor, lines } = supervise('gateway', path, {
       initialDelayMs: 50,
       maxDelayMs: 200,
       resetAfterMs: 60_000,
@@ -54,14 +66,7 @@ describe('the npm start supervisor', () => {
 
   it('starts over at the first delay after a long enough run, and starts nothing after stop()', async () => {
     const { path, runs } = await script(800);
-    const lines: string[] = [];
-    const supervisor = new Supervisor({
-      name: 'operator',
-      command: process.execPath,
-      args: [path],
-      env: process.env,
-      cwd: dir,
-      log: (m) => lines.push(m),
+    const { supervisor, lines } = supervise('operator', path, {
       initialDelayMs: 50,
       maxDelayMs: 1_000,
       resetAfterMs: 200,
