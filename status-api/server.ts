@@ -16,7 +16,7 @@ import {
 import { notFound } from './errors.ts';
 import { clientAddress, limitKey, parseTrustedProxies } from '../lib/client-address.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
-import { sendError, sendJson } from './http/respond.ts';
+import { sendError, sendPrepared } from './http/respond.ts';
 import type { StatusSnapshot } from './model/snapshot.ts';
 
 /** What the server reads; StatusStore is one. */
@@ -176,7 +176,7 @@ export function createStatusApp(options: StatusAppOptions): Express {
         const result = answers.answer(snapshot, now.getTime(), req.originalUrl, () =>
           route.answer(snapshot, queryOf(req), req, now, template),
         );
-        if (result.ok) sendJson(req, res, result.body, config.cacheMaxAgeSeconds);
+        if (result.ok) sendPrepared(req, res, result.body, config.cacheMaxAgeSeconds);
         else sendError(res, result.error);
       });
       app.all(template, (req, res) => {

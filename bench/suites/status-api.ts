@@ -1,5 +1,8 @@
 // Status API: requests/s and latency of three typical requests against a page with 2,000
 // components and 10,000 notices, at concurrency 1 and 32, plus the server's memory at that size.
+// Its ceiling is measured in the same run: a bare node:http server (servers/bytes.ts) answering
+// the identical bytes and headers, in interleaved rounds (API, ceiling, API, ceiling), so the
+// ratio holds on a noisy machine where the absolute numbers drift.
 import { ChildServer } from '../lib/child.ts';
 import { runLoad, type LoadResult } from '../lib/load.ts';
 import type { MemoryReading } from '../lib/memory.ts';
@@ -26,40 +29,60 @@ export const ENDPOINTS = [
 ] as const;
 
 const CONCURRENCIES = [1, 32];
+/** Rounds per side: A/B/A/B. */
+const ROUNDS = 2;
 
 export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult> {
   const server = await ChildServer.start<Ready>('servers/status-api.ts');
+  const ceiling = await ChildServer.start<{ port: number }>('servers/bytes.ts');
   try {
+    const ceilingOrigin = `http://127.0.0.1:${ceiling.ready.port}`;
     const origin = `http://127.0.0.1:${server.ready.port}`;
     // What each request returns, so the numbers can be read against the work done.
     const shapes: Record<string, unknown> = {};
     for (const e of ENDPOINTS) {
       const res = await fetch(origin + e.path);
-      const body = (await res.json()) as { meta?: { count: number; total_count: number } };
-      const bytes = Buffer.byteLength(JSON.stringify(body));
+      const raw = Buffer.from(await res.arrayBuffer());
+      const body = JSON.parse(raw.toString()) as { meta?: { count: number; total_count: number } };
+      const bytes = raw.length;
       if (res.status !== 200) throw new Error(`${e.path} answered ${res.status}`);
+      const headers: Record<string, string> = {};
+      for (const name of ['content-type', 'etag', 'cache-control', 'x-request-id'])
+        if (res.headers.get(name)) headers[name] = res.headers.get(name)!;
+      await ceiling.call('set', { path: e.path, body: raw.toString('base64'), headers });
       shapes[e.name] = {
         bytes,
         ...(body.meta ? { count: body.meta.count, total: body.meta.total_count } : {}),
       };
     }
 
-    const runs: Array<{ endpoint: string; path: string; result: LoadResult }> = [];
+    const load = async (target: string, path: string, concurrency: number) => {
+      const result = await runLoad({
+        origin: target,
+        concurrency,
+        maxRequests: options.quick ? 5_000 : 60_000,
+        maxDurationMs: options.quick ? 1_000 : 3_000,
+        warmupRequests: 500,
+        request: () => ({ path }),
+      });
+      if (result.errors > 0)
+        throw new Error(`${path}: ${result.errors} errors: ${result.failures.join('; ')}`);
+      return result;
+    };
+    const runs: Array<{ endpoint: string; path: string; result: LoadResult; ceiling: LoadResult }> = [];
     for (const e of ENDPOINTS) {
       for (const concurrency of CONCURRENCIES) {
-        const result = await runLoad({
-          origin,
-          concurrency,
-          maxRequests: options.quick ? 5_000 : 100_000,
-          maxDurationMs: options.quick ? 2_000 : 6_000,
-          warmupRequests: 500,
-          request: () => ({ path: e.path }),
-        });
-        if (result.errors > 0)
-          throw new Error(`${e.path}: ${result.errors} errors: ${result.failures.join('; ')}`);
-        runs.push({ endpoint: e.name, path: e.path, result });
+        const api: LoadResult[] = [];
+        const bare: LoadResult[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          api.push(await load(origin, e.path, concurrency));
+          bare.push(await load(ceilingOrigin, e.path, concurrency));
+        }
+        const result = merged(api);
+        const ceilingResult = merged(bare);
+        runs.push({ endpoint: e.name, path: e.path, result, ceiling: ceilingResult });
         options.log(
-          `${e.name} c=${concurrency}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99.toFixed(2)} ms`,
+          `${e.name} c=${concurrency}: ${result.requestsPerSecond.toFixed(0)} req/s (node:http ceiling ${ceilingResult.requestsPerSecond.toFixed(0)}, ratio ${(result.requestsPerSecond / ceilingResult.requestsPerSecond).toFixed(2)}), p99 ${result.latencyMs.p99.toFixed(2)} ms (ceiling ${ceilingResult.latencyMs.p99.toFixed(2)})`,
         );
       }
     }
@@ -70,16 +93,30 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
       tables: [
         {
           title: `Requests (${server.ready.components} components, ${server.ready.notices} notices; latency in ms)`,
-          columns: ['endpoint', 'conc', 'requests', 'req/s', 'p50', 'p90', 'p99', 'max', 'bytes'],
-          rows: runs.map(({ endpoint, result }) => [
+          columns: [
+            'endpoint',
+            'conc',
+            'requests',
+            'req/s',
+            'ceiling req/s',
+            'ratio',
+            'p50',
+            'p99',
+            'ceiling p99',
+            'p99 ratio',
+            'bytes',
+          ],
+          rows: runs.map(({ endpoint, result, ceiling: c }) => [
             endpoint,
             result.concurrency,
             result.requests,
             result.requestsPerSecond,
+            c.requestsPerSecond,
+            round(result.requestsPerSecond / c.requestsPerSecond, 2),
             result.latencyMs.p50,
-            result.latencyMs.p90,
             result.latencyMs.p99,
-            result.latencyMs.max,
+            c.latencyMs.p99,
+            round(result.latencyMs.p99 / c.latencyMs.p99, 2),
             (shapes[endpoint] as { bytes: number }).bytes,
           ]),
         },
@@ -96,6 +133,7 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
       notes: [
         `store filled in ${server.ready.loadMs.toFixed(0)} ms, of which the first snapshot (indexes) took ${server.ready.snapshotMs.toFixed(0)} ms`,
         'server and load generator are separate processes on the same machine; they share its CPUs',
+        `ceiling: a bare node:http server answering the identical bytes and headers; ${ROUNDS} interleaved rounds per side (API, ceiling, ...), requests summed, latencies of the worst round; ratio = API req/s ÷ ceiling req/s, p99 ratio = API p99 ÷ ceiling p99`,
       ],
       data: {
         components: server.ready.components,
@@ -103,7 +141,7 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
         loadMs: round(server.ready.loadMs),
         snapshotMs: round(server.ready.snapshotMs),
         responses: shapes,
-        runs: runs.map(({ endpoint, path, result }) => ({
+        runs: runs.map(({ endpoint, path, result, ceiling: c }) => ({
           endpoint,
           path,
           concurrency: result.concurrency,
@@ -111,13 +149,25 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
           durationMs: round(result.durationMs),
           requestsPerSecond: round(result.requestsPerSecond, 1),
           latencyMs: roundAll(result.latencyMs),
+          ceilingRequestsPerSecond: round(c.requestsPerSecond, 1),
+          ceilingLatencyMs: roundAll(c.latencyMs),
+          ratioToCeiling: round(result.requestsPerSecond / c.requestsPerSecond, 2),
+          p99RatioToCeiling: round(result.latencyMs.p99 / c.latencyMs.p99, 2),
         })),
         memoryMiB: { empty: memory.empty, loaded: memory.loaded, afterLoad },
       },
     };
   } finally {
-    await server.stop();
+    await Promise.all([server.stop(), ceiling.stop()]);
   }
+}
+
+/** Rounds as one: requests and time summed; latencies the worst round's (a conservative p99). */
+function merged(rounds: LoadResult[]): LoadResult {
+  const requests = rounds.reduce((n, r) => n + r.requests, 0);
+  const durationMs = rounds.reduce((n, r) => n + r.durationMs, 0);
+  const worst = rounds.reduce((a, b) => (b.latencyMs.p99 > a.latencyMs.p99 ? b : a));
+  return { ...worst, requests, durationMs, requestsPerSecond: (requests / durationMs) * 1000 };
 }
 
 function memRow(m: MemoryReading): number[] {

@@ -4,8 +4,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorBody, type ApiError } from '../errors.ts';
 
 /** A strong validator: the same bytes always give the same tag, on every replica. */
-export function entityTag(body: string): string {
+export function entityTag(body: string | Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+/** A JSON body serialised once: its UTF-8 bytes and their tag, to be written as they are. */
+export interface PreparedJson {
+  bytes: Buffer;
+  etag: string;
+}
+
+export function prepareJson(body: unknown): PreparedJson {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return { bytes, etag: entityTag(bytes) };
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 13.1.2): W/"x" matches "x". */
@@ -17,29 +28,28 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   });
 }
 
-function writeBody(res: ServerResponse, status: number, json: string): void {
+function writeBody(res: ServerResponse, status: number, json: string | Buffer): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.setHeader('Content-Length', typeof json === 'string' ? Buffer.byteLength(json) : json.length);
   res.end(json);
 }
 
-export function sendJson(
+/** Writes a prepared body (or 304 when the client has it): no serialising or hashing per request. */
+export function sendPrepared(
   req: IncomingMessage,
   res: ServerResponse,
-  body: unknown,
+  body: PreparedJson,
   maxAgeSeconds: number,
 ): void {
-  const json = JSON.stringify(body);
-  const etag = entityTag(json);
-  res.setHeader('ETag', etag);
+  res.setHeader('ETag', body.etag);
   res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
-  if (matchesIfNoneMatch(req.headers['if-none-match'], etag)) {
+  if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag)) {
     res.statusCode = 304;
     res.end();
     return;
   }
-  writeBody(res, 200, json);
+  writeBody(res, 200, body.bytes);
 }
 
 export function sendError(res: ServerResponse, error: ApiError): void {
