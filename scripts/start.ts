@@ -118,12 +118,23 @@ async function main() {
   say(`Demo applied in namespace ${DEMO_NAMESPACE}.`);
 
   for (const [name, port] of Object.entries(ports.admin)) {
-    await waitFor(
+    const outcome = await waitFor(
       `${name} to be ready`,
-      async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+      async () => {
+        // While starting, a process that exits is a failure to start: say which, at once.
+        const failed = supervisors.find((s) => s.restarts > 0);
+        if (failed) return { failed: failed.name };
+        const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        return ready ? { failed: undefined } : undefined;
+      },
       120_000,
       250,
     );
+    if (outcome.failed)
+      throw new Error(`${outcome.failed} exited while starting; see ${logDir}/${outcome.failed}.log`);
   }
   const custom = kc.makeApiClient(CustomObjectsApi);
   const project = await waitFor(

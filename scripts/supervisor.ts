@@ -29,30 +29,48 @@ export class Supervisor {
   #stopped = false;
   /** How many times the child was started again. */
   restarts = 0;
+  readonly name: string;
 
   constructor(options: SupervisorOptions) {
     this.#options = { initialDelayMs: 1_000, maxDelayMs: 30_000, resetAfterMs: 60_000, ...options };
     this.#delayMs = this.#options.initialDelayMs;
+    this.name = options.name;
   }
 
   start(): void {
     if (this.#stopped) return;
-    const { command, args, env, cwd, name, log } = this.#options;
+    const { command, args, env, cwd } = this.#options;
     const startedAt = Date.now();
-    const child = spawn(command, [...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let child: ChildProcess;
+    try {
+      child = spawn(command, [...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (error) {
+      this.#scheduleRestart(`could not be started (${(error as Error).message})`, startedAt);
+      return;
+    }
     this.#child = child;
+    // A spawn that fails (EAGAIN, EMFILE, ...) reports 'error', maybe with no 'exit': one restart either way.
+    let ended = false;
+    const end = (why: string) => {
+      if (ended) return;
+      ended = true;
+      this.#scheduleRestart(why, startedAt);
+    };
+    child.once('error', (error) => end(`could not be started (${error.message})`));
+    child.once('exit', (code, signal) => end(`exited (${signal ?? code})`));
     this.#options.onStart?.(child);
-    child.once('exit', (code, signal) => {
-      if (this.#stopped) return;
-      if (Date.now() - startedAt >= this.#options.resetAfterMs) this.#delayMs = this.#options.initialDelayMs;
-      const delay = this.#delayMs;
-      this.#delayMs = Math.min(this.#delayMs * 2, this.#options.maxDelayMs);
-      this.restarts += 1;
-      log(
-        `[${name}] exited (${signal ?? code}); starting it again in ${delay / 1000} s (restart ${this.restarts})`,
-      );
-      this.#timer = setTimeout(() => this.start(), delay);
-    });
+  }
+
+  #scheduleRestart(why: string, startedAt: number): void {
+    if (this.#stopped) return;
+    if (Date.now() - startedAt >= this.#options.resetAfterMs) this.#delayMs = this.#options.initialDelayMs;
+    const delay = this.#delayMs;
+    this.#delayMs = Math.min(this.#delayMs * 2, this.#options.maxDelayMs);
+    this.restarts += 1;
+    this.#options.log(
+      `[${this.#options.name}] ${why}; starting it again in ${delay / 1000} s (restart ${this.restarts})`,
+    );
+    this.#timer = setTimeout(() => this.start(), delay);
   }
 
   /** Stops the child for good (SIGTERM, then SIGKILL) and starts no other. */

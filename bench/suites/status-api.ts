@@ -46,9 +46,18 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
       const body = JSON.parse(raw.toString()) as { meta?: { count: number; total_count: number } };
       const bytes = raw.length;
       if (res.status !== 200) throw new Error(`${e.path} answered ${res.status}`);
+      // Every header the API sends, but those of the connection and the length (set per answer).
       const headers: Record<string, string> = {};
-      for (const name of ['content-type', 'etag', 'cache-control', 'x-request-id'])
-        if (res.headers.get(name)) headers[name] = res.headers.get(name)!;
+      const perConnection = new Set([
+        'date',
+        'connection',
+        'keep-alive',
+        'content-length',
+        'transfer-encoding',
+      ]);
+      res.headers.forEach((value, name) => {
+        if (!perConnection.has(name)) headers[name] = value;
+      });
       await ceiling.call('set', { path: e.path, body: raw.toString('base64'), headers });
       shapes[e.name] = {
         bytes,
@@ -162,12 +171,22 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
   }
 }
 
-/** Rounds as one: requests and time summed; latencies the worst round's (a conservative p99). */
+/** Rounds as one: requests, time and statuses summed; p50-p99 of the worst round (conservative), the largest max. */
 function merged(rounds: LoadResult[]): LoadResult {
   const requests = rounds.reduce((n, r) => n + r.requests, 0);
   const durationMs = rounds.reduce((n, r) => n + r.durationMs, 0);
   const worst = rounds.reduce((a, b) => (b.latencyMs.p99 > a.latencyMs.p99 ? b : a));
-  return { ...worst, requests, durationMs, requestsPerSecond: (requests / durationMs) * 1000 };
+  const statuses: Record<string, number> = {};
+  for (const r of rounds)
+    for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  return {
+    ...worst,
+    requests,
+    durationMs,
+    statuses,
+    requestsPerSecond: (requests / durationMs) * 1000,
+    latencyMs: { ...worst.latencyMs, max: Math.max(...rounds.map((r) => r.latencyMs.max)) },
+  };
 }
 
 function memRow(m: MemoryReading): number[] {

@@ -31,12 +31,13 @@ function supervise(
   name: string,
   path: string,
   delays: { initialDelayMs: number; maxDelayMs: number; resetAfterMs: number },
+  command = process.execPath,
 ) {
   const lines: string[] = [];
   const supervisor = new Supervisor({
     name,
-    command: process.execPath,
-    args: [path],
+    command,
+    args: path ? [path] : [],
     env: process.env,
     cwd: dir,
     log: (m) => lines.push(m),
@@ -62,6 +63,22 @@ describe('the npm start supervisor', () => {
       '[gateway] exited (3); starting it again in 0.2 s (restart 3)',
       '[gateway] exited (3); starting it again in 0.2 s (restart 4)',
     ]);
+  });
+
+  it('keeps trying, with a line each time, when the program cannot even be started', async () => {
+    // A program that does not exist: spawn reports an error (and no exit) each time.
+    const { supervisor, lines } = supervise(
+      'status-api',
+      '',
+      { initialDelayMs: 20, maxDelayMs: 40, resetAfterMs: 60_000 },
+      join(dir, 'no-such-program'),
+    );
+    supervisor.start();
+    await waitFor('two attempts', async () => supervisor.restarts >= 2, 10_000, 10);
+    await supervisor.stop();
+    expect(lines[0]).toMatch(
+      /^\[status-api\] could not be started \(spawn .*no-such-program ENOENT\); starting it again in 0.02 s \(restart 1\)$/,
+    );
   });
 
   it('starts over at the first delay after a long enough run, and starts nothing after stop()', async () => {
