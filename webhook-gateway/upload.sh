@@ -118,10 +118,14 @@ case $status in
     namespace=$(printf '%s\n' "$body" | sed -n 's/.*"namespace":"\([^"]*\)".*/\1/p' | head -n 1)
     names=$(printf '%s\n' "$body" | tr '{' '\n' | sed -n 's/^"name":"\([^"]*\)".*/\1/p' | tr '\n' ' ' | sed 's/ *$//')
     if [ "$status" = 201 ]; then verb=created; else verb="already exists (same commit and archive)"; fi
+    : >"$work/bundles"
     printf '%s\n' "$body" | tr '{' '\n' | grep '^"name":' | while IFS= read -r line; do
       name=$(printf '%s' "$line" | sed -n 's/^"name":"\([^"]*\)".*/\1/p')
       webhook=$(printf '%s' "$line" | sed -n 's/.*"webhook":"\([^"]*\)".*/\1/p')
       environment=$(printf '%s' "$line" | sed -n 's/.*"environment":"\([^"]*\)".*/\1/p')
+      url=$(printf '%s' "$line" | sed -n 's/.*"statusUrl":"\([^"]*\)".*/\1/p')
+      # What to follow below: one bundle per line, its name and its status URL.
+      printf '%s %s\n' "$name" "$url" >>"$work/bundles"
       if [ -n "$webhook" ] && [ -n "$environment" ]; then
         detail=" (webhook $webhook, deploys to $environment)"
       elif [ -n "$webhook" ]; then
@@ -195,12 +199,6 @@ follow() {
 outcome=0
 # One deadline for all the bundles, followed one after the other.
 deadline=$(($(date +%s) + ${SLIPWAY_WAIT_TIMEOUT:-3600}))
-# One bundle per line: its name and its status URL.
-printf '%s\n' "$body" | tr '{' '\n' | grep '^"name":' | while IFS= read -r line; do
-  name=$(printf '%s' "$line" | sed -n 's/^"name":"\([^"]*\)".*/\1/p')
-  url=$(printf '%s' "$line" | sed -n 's/.*"statusUrl":"\([^"]*\)".*/\1/p')
-  printf '%s %s\n' "$name" "$url"
-done >"$work/bundles"
 while read -r name url; do
   if [ -z "$url" ]; then
     # A gateway without a signing key (SLIPWAY_ARCHIVE_URL_KEY) cannot say how a bundle did.

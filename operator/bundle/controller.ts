@@ -27,8 +27,8 @@ import { ANNOTATION_ROLLOUT_STARTED, MANAGER, backupJobName, buildJobName, bundl
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
 import {
-  REQUEUE_NO_POD_MS,
   decideBundle,
+  podlessJobs,
   type BundleAction,
   type BundleDecision,
   type BundleInputs,
@@ -164,9 +164,7 @@ export class BundleReconciler implements Reconciler {
    */
   private async withRefusedPods(input: BundleInputs): Promise<BundleInputs> {
     const refusedPods: NonNullable<BundleInputs['refusedPods']> = {};
-    for (const step of ['build', 'backup'] as const) {
-      const job = step === 'build' ? input.buildJob : input.backupJob;
-      if (!job || jobState(job).state !== 'running' || (input.pods?.[step].length ?? 0) > 0) continue;
+    for (const { step, job } of podlessJobs(input)) {
       const age = input.now.getTime() - (timeMs(job.metadata?.creationTimestamp) ?? input.now.getTime());
       if (age < NO_POD_GRACE_MS) continue;
       const refusal = await this.failedCreate(
@@ -333,15 +331,7 @@ export class BundleReconciler implements Reconciler {
       if (decision.outcome === 'finished')
         log.info({ bundle: `${namespace}/${name}`, phase: decision.phase }, 'bundle finished');
     }
-    // A running Job still without a pod: look again soon, its pod may have been refused.
-    const podless = (['build', 'backup'] as const).some((step) => {
-      const job = step === 'build' ? input.buildJob : input.backupJob;
-      return job && jobState(job).state === 'running' && (input.pods?.[step].length ?? 0) === 0;
-    });
-    const requeue = podless
-      ? Math.min(decision.requeueAfterMs ?? REQUEUE_NO_POD_MS, REQUEUE_NO_POD_MS)
-      : decision.requeueAfterMs;
-    return requeue === undefined ? undefined : { requeueAfterMs: requeue };
+    return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
   }
 
   /** Step durations and outcomes, counted once: when a step's condition leaves Unknown. */

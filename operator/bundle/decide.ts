@@ -115,13 +115,9 @@ class Chain {
     message: string,
     action: BundleAction = { type: 'none' },
   ): ChainResult {
-    return this.end(
-      phase,
-      cond('Ready', 'Unknown', reason, message),
-      action,
-      'progressing',
-      REQUEUE_PROGRESSING_MS,
-    );
+    // A Job still without a pod is looked at again soon: its pod may have been refused.
+    const requeue = podlessJobs(this.input).length > 0 ? REQUEUE_NO_POD_MS : REQUEUE_PROGRESSING_MS;
+    return this.end(phase, cond('Ready', 'Unknown', reason, message), action, 'progressing', requeue);
   }
 
   /** Blocked by something outside the bundle that may change (a missing object, a busy environment). */
@@ -544,6 +540,17 @@ function automaticRollback(
     action: { type: 'rollBack', to: previous, environment: envName },
     made: newer.length > 0,
   };
+}
+
+/** The running build and backup Jobs that have no pod (yet, or because it was refused). */
+export function podlessJobs(input: BundleInputs): Array<{ step: 'build' | 'backup'; job: V1Job }> {
+  const jobs = [
+    { step: 'build' as const, job: input.buildJob },
+    { step: 'backup' as const, job: input.backupJob },
+  ];
+  return jobs.flatMap(({ step, job }) =>
+    job && jobState(job).state === 'running' && (input.pods?.[step].length ?? 0) === 0 ? [{ step, job }] : [],
+  );
 }
 
 /** What keeps a running Job's pod from running: its pod's status, or the refusal to create one. */

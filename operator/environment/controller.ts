@@ -13,7 +13,8 @@ import { decideEnvironment, deploymentRecord, type EnvironmentReferences } from 
 
 export class EnvironmentReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
-  private readonly memo = new Map<string, { at: number; references: EnvironmentReferences }>();
+  /** By environment: when its references were read, for which names, and what was found. */
+  private readonly memo = new Map<string, { at: number; names: string; references: EnvironmentReferences }>();
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
@@ -22,7 +23,10 @@ export class EnvironmentReconciler implements Reconciler {
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const { informers } = this.ctx;
     const environment = informers.environments.get(namespace, name);
-    if (!environment || environment.metadata.deletionTimestamp) return;
+    if (!environment || environment.metadata.deletionTimestamp) {
+      this.memo.delete(objectKey(namespace, name));
+      return;
+    }
     const deployment = informers.deployments.get(namespace, environment.spec.deploymentRef.name);
     const ready = decideEnvironment({
       environment,
@@ -44,10 +48,11 @@ export class EnvironmentReconciler implements Reconciler {
   private async references(environment: EnvironmentObject): Promise<EnvironmentReferences> {
     const { namespace, name } = environment.metadata;
     const { database, backupStorage } = environment.spec;
-    const key = `${namespace}/${name}/${database?.secretRef.name ?? ''}/${backupStorage?.persistentVolumeClaim.claimName ?? ''}`;
+    const key = objectKey(namespace, name);
+    const names = `${database?.secretRef.name ?? ''}/${backupStorage?.persistentVolumeClaim.claimName ?? ''}`;
     const memo = this.memo.get(key);
     const now = this.ctx.now().getTime();
-    if (memo && now - memo.at < MEMO_MS) return memo.references;
+    if (memo && memo.names === names && now - memo.at < MEMO_MS) return memo.references;
     const { core } = this.ctx.clients;
     const orNull = <T>(p: Promise<T>) =>
       p.catch((err: unknown) => {
@@ -70,7 +75,7 @@ export class EnvironmentReconciler implements Reconciler {
       ...(database ? { databaseSecretKeys: secret ? Object.keys(secret.data ?? {}) : null } : {}),
       ...(backupStorage ? { backupClaimExists: claim !== null } : {}),
     };
-    this.memo.set(key, { at: now, references });
+    this.memo.set(key, { at: now, names, references });
     return references;
   }
 }

@@ -88,7 +88,11 @@ async function serve(
     } else if ((match = BUNDLE_STATUS_PATH.exec(path))) {
       exchange.observation.route = '/bundles/:namespace/:name/:token';
       requireMethod(req, ['GET']);
-      handleBundleStatus(ctx, exchange, match);
+      handleBundleStatus(ctx, exchange, {
+        namespace: decodeSegment(match[1]!),
+        name: decodeSegment(match[2]!),
+        token: decodeSegment(match[3]!),
+      });
     } else if (path.startsWith('/archives/')) {
       exchange.observation.route = '/archives/:key';
       requireMethod(req, ['GET', 'HEAD']);

@@ -2,46 +2,43 @@
 // it) and a provider's delivery log, without cluster credentials. Served from the gateway's
 // cache: no API call per request. A wrong token and an unknown bundle get the same 404.
 import { isFinished } from '../../crds/bundle-outcome.ts';
-import { verifyBundleStatusToken } from '../../crds/bundle-status-url.ts';
+import { bundleStatusToken } from '../../crds/bundle-status-url.ts';
 import type { BundleObject } from '../../crds/index.ts';
+import { constantTimeEqual } from '../constant-time.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { HttpError } from './http-error.ts';
 
 export const BUNDLE_STATUS_PATH = /^\/bundles\/([^/]+)\/([^/]+)\/([^/]+)$/;
 
-export function handleBundleStatus(ctx: GatewayContext, exchange: Exchange, match: RegExpExecArray): void {
-  const [namespace, name, token] = [match[1]!, match[2]!, match[3]!].map(decodeOrEmpty);
+export function handleBundleStatus(
+  ctx: GatewayContext,
+  exchange: Exchange,
+  target: { namespace: string; name: string; token: string },
+): void {
+  const { namespace, name, token } = target;
   const key = ctx.archiveSigningKey;
   const bundle =
-    key !== undefined && verifyBundleStatusToken(key, namespace!, name!, token!)
-      ? ctx.bundleByName(namespace!, name!)
+    key !== undefined && constantTimeEqual(token, bundleStatusToken(key, namespace, name))
+      ? ctx.bundleByName(namespace, name)
       : undefined;
   if (!bundle) throw new HttpError(404, 'not_found', 'no such bundle (yet)');
   exchange.res.setHeader('Cache-Control', 'no-store');
   sendJson(exchange, 200, bundleReport(bundle));
 }
 
-/** A path segment decoded, or '' when it is not valid percent-encoding (then: 404, not 500). */
-function decodeOrEmpty(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return '';
-  }
-}
-
 /** What the bundle's status shows, and no more. */
 export function bundleReport(bundle: BundleObject) {
   const conditions = bundle.status?.conditions ?? [];
   const ready = conditions.find((c) => c.type === 'Ready');
+  const finished = isFinished(bundle);
   return {
     name: bundle.metadata.name,
     namespace: bundle.metadata.namespace,
     project: bundle.spec.projectRef.name,
     phase: bundle.status?.phase ?? 'Pending',
-    finished: isFinished(bundle),
-    succeeded: isFinished(bundle) && ready?.status === 'True',
+    finished,
+    succeeded: finished && ready?.status === 'True',
     ready: ready ? { status: ready.status, reason: ready.reason, message: ready.message } : null,
     steps: conditions
       .filter((c) => c.type !== 'Ready' && c.type !== 'Reconciling' && c.type !== 'Stalled')

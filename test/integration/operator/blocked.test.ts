@@ -9,15 +9,13 @@ import type { Operator } from '../../../operator/operator.ts';
 import { manualBundle } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
-  HELD,
   clients,
   conditionOf,
   createEnvironment,
   finishJobPod,
   get,
-  projectNamespace,
+  heldOperatorNamespace,
   readyReason,
-  startOperator,
   waitForJob,
   type TestNamespace,
 } from './support.ts';
@@ -30,11 +28,7 @@ const timeToSurface: Record<string, number> = {};
 
 beforeAll(async () => {
   kc = testKubeConfig();
-  ns = await projectNamespace(kc, 'op-blocked');
-  operator = await startOperator(kc, ns.name, {
-    SLIPWAY_JOB_NODE_SELECTOR: HELD,
-    SLIPWAY_BUILD_CONCURRENCY: '4',
-  });
+  ({ ns, operator } = await heldOperatorNamespace(kc, 'op-blocked'));
 });
 
 afterAll(async () => {
@@ -45,11 +39,16 @@ afterAll(async () => {
 });
 
 /** Waits until the bundle's Ready condition has `reason`, and records how long that took. */
-async function blockedWith(name: string, reason: string, since: number): Promise<BundleObject> {
+async function blockedWith(
+  name: string,
+  reason: string,
+  since: number,
+  namespace = ns.name,
+): Promise<BundleObject> {
   const bundle = await waitFor(
     `bundle ${name} to say ${reason}`,
     async () => {
-      const b = await get.bundle(kc, ns.name, name);
+      const b = await get.bundle(kc, namespace, name);
       return readyReason(b) === `False/${reason}` ? b : undefined;
     },
     30_000,
@@ -79,8 +78,7 @@ describe('operator: what blocks a bundle, within seconds', () => {
   });
 
   it('a Job whose pod a ResourceQuota refuses: PodsRefused, with the quota', async () => {
-    const quota = await projectNamespace(kc, 'op-quota');
-    const quotaOperator = await startOperator(kc, quota.name, { SLIPWAY_JOB_NODE_SELECTOR: HELD });
+    const { ns: quota, operator: quotaOperator } = await heldOperatorNamespace(kc, 'op-quota');
     try {
       await clients(kc).core.createNamespacedResourceQuota({
         namespace: quota.name,
@@ -88,15 +86,7 @@ describe('operator: what blocks a bundle, within seconds', () => {
       });
       const since = Date.now();
       await clients(kc).slipway.create('Bundle', manualBundle(quota.name, 'refused'));
-      const b = await waitFor(
-        'bundle refused to say PodsRefused',
-        async () => {
-          const bundle = await get.bundle(kc, quota.name, 'refused');
-          return readyReason(bundle) === 'False/PodsRefused' ? bundle : undefined;
-        },
-        30_000,
-      );
-      timeToSurface.PodsRefused = Math.round((Date.now() - since) / 100) / 10;
+      const b = await blockedWith('refused', 'PodsRefused', since, quota.name);
       const message = b.status?.conditions?.find((c) => c.type === 'Ready')?.message;
       expect(message).toMatch(/^Job refused-build cannot create its pod: .*exceeded quota: no-pods/);
     } finally {

@@ -7,17 +7,15 @@ import { manualBundle, project } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   environmentReporting,
-  HELD,
   bundleInPhase,
   clients,
   conditionOf,
   createEnvironment,
   finishJobPod,
   get,
+  heldOperatorNamespace,
   jobsOf,
-  projectNamespace,
   readyReason,
-  startOperator,
   waitForJob,
   type TestNamespace,
   type webDeployment,
@@ -40,11 +38,7 @@ const imageOf = async (deployment: string) =>
 
 beforeAll(async () => {
   kc = testKubeConfig();
-  ns = await projectNamespace(kc, 'op-failures');
-  operator = await startOperator(kc, ns.name, {
-    SLIPWAY_JOB_NODE_SELECTOR: HELD,
-    SLIPWAY_BUILD_CONCURRENCY: '4',
-  });
+  ({ ns, operator } = await heldOperatorNamespace(kc, 'op-failures'));
 });
 
 afterAll(async () => {

@@ -252,6 +252,22 @@ export async function createBackupVolume(kc: KubeConfig, namespace: string, clai
   });
 }
 
+/**
+ * A project namespace (projectNamespace) and an operator for it whose Job pods no node takes
+ * (SLIPWAY_JOB_NODE_SELECTOR=HELD): the test plays the node, or watches the pods stay Pending.
+ */
+export async function heldOperatorNamespace(
+  kc: KubeConfig,
+  prefix: string,
+): Promise<{ ns: TestNamespace; operator: Operator }> {
+  const ns = await projectNamespace(kc, prefix);
+  const operator = await startOperator(kc, ns.name, {
+    SLIPWAY_JOB_NODE_SELECTOR: HELD,
+    SLIPWAY_BUILD_CONCURRENCY: '4',
+  });
+  return { ns, operator };
+}
+
 export interface TestNamespace {
   name: string;
   /** Deletes the namespace and the backup claim's volume. */
