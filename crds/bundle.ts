@@ -88,6 +88,41 @@ export const bundleSpec = z
           'Where the project directories are inside the source (for example web: web, config: config). ' +
           'Required for manual bundles; webhook and upload bundles copy it.',
       }),
+    buildSteps: z
+      .object({
+        image: z.string().min(1).max(512).meta({
+          description:
+            'Image the commands run in (for example composer:2 or node:22): it has the tools, the runtime image does not need them.',
+        }),
+        commands: z
+          .array(z.string().min(1).max(8192))
+          .min(1)
+          .max(32)
+          .meta({
+            description:
+              'Shell commands run in order in the source tree, each with /bin/sh -c (for example composer install --no-dev, or npm ci && npm run build). ' +
+              'The build fails at the first that exits non-zero. directoryMap then copies from the tree they leave.',
+          }),
+        env: z
+          .record(
+            z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+              .max(128),
+            z.string().max(4096),
+          )
+          .optional()
+          .meta({
+            description:
+              'Environment variables of the commands (for example NODE_ENV: production). Not put into the runtime image; not for secrets.',
+          }),
+      })
+      .optional()
+      .meta({
+        description:
+          'How the project is built before its directories are copied into the base software: absent, the source is copied as it is. ' +
+          'Set on manual bundles; webhook and upload bundles copy it.',
+      }),
     trigger: z
       .object({
         type: z.enum(triggerTypes).meta({

@@ -159,7 +159,14 @@ async function main() {
     statusApiUrl,
     uploadScriptUrl: `${gatewayUrl}/upload.sh`,
     node: node ? 'real' : 'kwok',
-    ...(node ? { hostAddress: node.hostAddress, registry: node.registry, baseImages: node.baseImages } : {}),
+    ...(node
+      ? {
+          hostAddress: node.hostAddress,
+          registry: node.registry,
+          baseImages: node.baseImages,
+          builderImages: node.builderImages,
+        }
+      : {}),
   };
   writeFileSync(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
   say(`

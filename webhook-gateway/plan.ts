@@ -139,6 +139,7 @@ function plannedBundle(
     comment: change.comment.slice(0, MAX_COMMENT_LENGTH),
     baseSoftware: structuredClone(manual.spec.baseSoftware),
     directoryMap: structuredClone(manual.spec.directoryMap),
+    ...(manual.spec.buildSteps ? { buildSteps: structuredClone(manual.spec.buildSteps) } : {}),
     trigger:
       trigger.type === 'Webhook'
         ? {

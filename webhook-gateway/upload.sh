@@ -14,7 +14,8 @@
 # off the process list, e.g.  printf '%s\n' "$SLIPWAY_SECRET" | sh upload.sh demo - "$SHA" . "$MSG" main
 #
 # Environment:
-#   SLIPWAY_INCLUDE_DEPENDENCIES=1  also upload node_modules/ and the top-level vendor/ (skipped by default)
+#   SLIPWAY_EXCLUDE="node_modules ./vendor"  tar patterns to leave out besides .git (space-separated),
+#                                   e.g. the dependencies the project's build steps install themselves
 #   SLIPWAY_WAIT=0                  do not wait for the bundles (as --no-wait)
 #   SLIPWAY_WAIT_TIMEOUT=3600       seconds to wait for the bundles before giving up (exit 4)
 set -eu
@@ -44,7 +45,7 @@ usage: sh upload.sh [--no-wait] <project-slug> <webhook-secret> <commit-sha> <pa
 
 Then waits for each bundle to end and prints its phases (--no-wait or SLIPWAY_WAIT=0: do not).
 Exit codes: 0 done, 1 upload refused, 2 usage, 3 a bundle failed, 4 network or server trouble.
-Set SLIPWAY_INCLUDE_DEPENDENCIES=1 to also upload node_modules/ and vendor/.
+Everything but .git is uploaded; SLIPWAY_EXCLUDE="node_modules ./vendor" leaves out more.
 USAGE
   exit 2
 }
@@ -82,15 +83,16 @@ trap 'exit 130' INT TERM
 archive=$work/base.tar.gz
 response=$work/response.json
 
-# What never belongs in a build: version control data, and dependencies the build installs itself.
-excludes='--exclude=.git'
-if [ "${SLIPWAY_INCLUDE_DEPENDENCIES:-0}" != "1" ]; then
-  excludes="$excludes --exclude=node_modules --exclude=./vendor"
-fi
+# What never belongs in a build: version control data. Dependencies are uploaded (a build without
+# build steps needs them as they are); SLIPWAY_EXCLUDE leaves out what the build steps install.
+# The patterns become tar options, one argument each, never expanded by this shell.
+set -f
+set -- --exclude=.git
+for pattern in ${SLIPWAY_EXCLUDE:-}; do set -- "$@" "--exclude=$pattern"; done
+set +f
 
 say "archiving $base_dir"
-# shellcheck disable=SC2086 # $excludes is a list of options
-tar -czf "$archive" -C "$base_dir" $excludes . || fail "could not archive $base_dir"
+tar -czf "$archive" -C "$base_dir" "$@" . || fail "could not archive $base_dir"
 size=$(wc -c <"$archive" | tr -d ' ')
 say "uploading $size bytes to $base_url/uploads/$slug"
 

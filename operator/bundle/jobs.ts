@@ -52,13 +52,40 @@ export function ownerReference(bundle: BundleObject): V1OwnerReference {
   };
 }
 
-/** The Dockerfile: the base software, and each mapped source directory under the app root. */
+/** Where the build steps run inside their builder image: a copy of the source tree. */
+export const BUILD_STEPS_DIR = '/src';
+
+/** The build-arg that carries build step `index` (0-based) to its RUN line. */
+export const buildStepArg = (index: number): string => `SLIPWAY_STEP_${index + 1}`;
+
+/**
+ * The Dockerfile: with build steps, a first stage runs them in the builder image over a copy of
+ * the source; then the base software, and each mapped directory (from the source, or from what
+ * the steps left) under the app root. The user's commands and variables are not in this text:
+ * they reach the RUN lines as build-args (buildArgs), so neither the Dockerfile parser nor our
+ * shell ever reads them; every path in it was checked by buildSettingsProblem.
+ */
 export function dockerfile(bundle: BundleObject, appRoot: string): string {
-  const lines = [`FROM ${bundle.spec.baseSoftware!.image}`];
-  const entries = Object.entries(bundle.spec.directoryMap ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  const { buildSteps, baseSoftware, directoryMap } = bundle.spec;
+  const lines: string[] = [];
+  if (buildSteps) {
+    lines.push(`FROM ${buildSteps.image} AS build`, 'USER 0', `WORKDIR ${BUILD_STEPS_DIR}`, 'COPY . .');
+    for (const name of Object.keys(buildSteps.env ?? {}).sort()) lines.push(`ARG ${name}`);
+    buildSteps.commands.forEach((_, index) => {
+      const arg = buildStepArg(index);
+      lines.push(
+        `ARG ${arg}`,
+        `RUN ${JSON.stringify(['/bin/sh', '-c', `printf '+ %s\\n' "$${arg}"; exec /bin/sh -c "$${arg}"`])}`,
+      );
+    });
+  }
+  lines.push(`FROM ${baseSoftware!.image}`);
+  const root = appRoot.replace(/\/+$/, '');
+  const entries = Object.entries(directoryMap ?? {}).sort(([a], [b]) => a.localeCompare(b));
   for (const [name, path] of entries) {
-    const from = path.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
-    lines.push(`COPY ${JSON.stringify([from, `${appRoot.replace(/\/+$/, '')}/${name}`])}`);
+    const relative = path.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
+    const from = buildSteps ? `${BUILD_STEPS_DIR}/${relative}`.replace(/\/\.$/, '') : relative;
+    lines.push(`COPY ${buildSteps ? '--from=build ' : ''}${JSON.stringify([from, `${root}/${name}`])}`);
   }
   lines.push(
     `LABEL ${JSON.stringify('dev.slipway.bundle')}=${JSON.stringify(bundle.metadata.name)} ${JSON.stringify(
@@ -66,6 +93,17 @@ export function dockerfile(bundle: BundleObject, appRoot: string): string {
     )}=${JSON.stringify(bundle.spec.projectRef.name)}`,
   );
   return lines.join('\n') + '\n';
+}
+
+/** buildctl options carrying the build steps' commands and variables (argv, never a shell). */
+export function buildArgs(bundle: BundleObject): string[] {
+  const steps = bundle.spec.buildSteps;
+  if (!steps) return [];
+  const values: [string, string][] = [
+    ...Object.entries(steps.env ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
+    ...steps.commands.map((command, index): [string, string] => [buildStepArg(index), command]),
+  ];
+  return values.flatMap(([name, value]) => ['--opt', `build-arg:${name}=${value}`]);
 }
 
 /** Fetches the source into /workspace/src and writes /workspace/dockerfile/Dockerfile. */
@@ -195,6 +233,7 @@ export function buildJob(
       'dockerfile=/workspace/dockerfile',
       '--output',
       output,
+      ...buildArgs(bundle),
     ],
     env: [
       {

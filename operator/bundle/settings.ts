@@ -11,6 +11,9 @@ export interface SettingsProblem {
 
 const DIRECTORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const IMAGE_REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._\-/:@]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Build-args BuildKit gives a meaning to (BUILDKIT_SYNTAX picks the frontend) or the steps use. */
+const RESERVED_ENV_PREFIX = /^(SLIPWAY|BUILDKIT)_/i;
 
 /** A relative path inside the source tree: no absolute paths, no `..`, no odd characters. */
 export function isSafeRelativePath(path: string): boolean {
@@ -23,7 +26,7 @@ export function buildSettingsProblem(
   bundle: BundleObject,
   project: ProjectObject,
 ): SettingsProblem | undefined {
-  const { baseSoftware, directoryMap, trigger, source } = bundle.spec;
+  const { baseSoftware, directoryMap, buildSteps, trigger, source } = bundle.spec;
   if (!baseSoftware || !directoryMap || Object.keys(directoryMap).length === 0) {
     const message =
       trigger.type === 'Manual'
@@ -35,6 +38,21 @@ export function buildSettingsProblem(
     return {
       reason: 'InvalidBaseSoftware',
       message: `spec.baseSoftware.image ${JSON.stringify(baseSoftware.image)} is not an image reference`,
+      permanent: true,
+    };
+  if (buildSteps && !IMAGE_REFERENCE.test(buildSteps.image))
+    return {
+      reason: 'InvalidBuildSteps',
+      message: `spec.buildSteps.image ${JSON.stringify(buildSteps.image)} is not an image reference`,
+      permanent: true,
+    };
+  const badVariable = Object.keys(buildSteps?.env ?? {}).find(
+    (name) => !ENV_NAME.test(name) || RESERVED_ENV_PREFIX.test(name),
+  );
+  if (badVariable !== undefined)
+    return {
+      reason: 'InvalidBuildSteps',
+      message: `spec.buildSteps.env name ${JSON.stringify(badVariable)} must be made of letters, digits and _, and not start with SLIPWAY_ or BUILDKIT_ (reserved for the build)`,
       permanent: true,
     };
   for (const [name, path] of Object.entries(directoryMap)) {

@@ -3,6 +3,7 @@
 import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE, ANNOTATION_RECEIVED_AT } from '../../crds/labels.ts';
+import { failedBuildStep } from './buildkit-output.ts';
 
 /** Timestamps arrive as strings from watches and as Dates from typed reads. */
 export function timeMs(t: Date | string | undefined | null): number | undefined {
@@ -29,6 +30,15 @@ export function jobState(job: V1Job): JobState {
 /** At most this much of a failed container's output goes into a condition message. */
 const OUTPUT_LINES = 6;
 const OUTPUT_CHARS = 800;
+/** A build step's own output says more per line than a tool's last words: a little more of it. */
+const STEP_OUTPUT_LINES = 12;
+const STEP_OUTPUT_CHARS = 1200;
+
+/** The last `lines` of `text`, joined with " | ", at most `chars` long. */
+function lastLines(lines: readonly string[], count: number, chars: number): string {
+  const text = lines.slice(-count).join(' | ');
+  return text.length > chars ? `…${text.slice(-chars)}` : text;
+}
 
 /**
  * What the failed container of a Job's pods said last: its termination message, which the
@@ -47,15 +57,22 @@ export function failedContainerOutput(pods: readonly V1Pod[]): string | undefine
     for (const s of statuses) {
       const terminated = s.state?.terminated ?? s.lastState?.terminated;
       if (!terminated || terminated.exitCode === 0) continue;
-      const lines = (terminated.message ?? '')
+      const output = terminated.message ?? '';
+      const reason = terminated.reason && terminated.reason !== 'Error' ? ` (${terminated.reason})` : '';
+      const container = `Container ${s.name} exited with code ${terminated.exitCode}${reason}`;
+      const step = failedBuildStep(output);
+      if (step) {
+        const which = step.step === undefined ? 'a build step' : `build step ${step.step}`;
+        const code = step.exitCode === undefined ? 'failed' : `exited with code ${step.exitCode}`;
+        const text = lastLines(step.lines, STEP_OUTPUT_LINES, STEP_OUTPUT_CHARS);
+        return `${container}: ${which} ${code}${text ? `: ${text}` : ''}`;
+      }
+      const lines = output
         .split('\n')
         .map((l) => l.trimEnd())
-        .filter(Boolean)
-        .slice(-OUTPUT_LINES);
-      let text = lines.join(' | ');
-      if (text.length > OUTPUT_CHARS) text = `…${text.slice(-OUTPUT_CHARS)}`;
-      const reason = terminated.reason && terminated.reason !== 'Error' ? ` (${terminated.reason})` : '';
-      return `Container ${s.name} exited with code ${terminated.exitCode}${reason}${text ? `: ${text}` : ''}`;
+        .filter(Boolean);
+      const text = lastLines(lines, OUTPUT_LINES, OUTPUT_CHARS);
+      return `${container}${text ? `: ${text}` : ''}`;
     }
   }
   return undefined;

@@ -23,6 +23,8 @@ export interface RealNode {
   images: { fetch: string; builder: string; backupMysql: string; backupPostgresql: string };
   /** Base software images built here: short name → image and the port it serves on. */
   baseImages: Record<string, { image: string; port: number }>;
+  /** Images for bundles' build steps (buildSteps.image): short name → image. */
+  builderImages: Record<string, string>;
 }
 
 /** Runs `node.sh <args>` with its progress on stderr; rejects with its last lines on failure. */

@@ -4,6 +4,7 @@
 #   pause       the pod sandbox (pause.c from the kubernetes module, linked statically)
 #   static-web  busybox httpd serving /app/web on port 8080: a base software image for bundles
 #   php         PHP's built-in server serving /app/web on port 8080 (php-cli, mysql and pgsql)
+#   composer    php-cli with Composer: a builder image for bundles' build steps (composer install)
 #   tools       Debian minbase with git, wget, mariadb-client and postgresql-client: the build
 #               Job's fetch step and the MariaDB/MySQL and PostgreSQL backup Jobs
 #   buildkit    tools + rootless BuildKit (buildkitd, buildctl, rootlesskit) for build Jobs
@@ -11,7 +12,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.sh"
-IMAGES="pause static-web php tools buildkit"
+IMAGES="pause static-web php composer tools buildkit"
 log() { printf '[real-node:images] %s\n' "$*" >&2; }
 start=$(date +%s)
 step() { log "[$(( $(date +%s) - start ))s] $*"; }
@@ -116,6 +117,12 @@ crane append --oci-empty-base -f "$work/php.tar" -t "$(image php)"
 crane mutate --set-platform linux/amd64 --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --workdir /app --user 65534:65534 --exposed-ports 8080/tcp --cmd "/bin/sh,-c,$(serve 'php -S 0.0.0.0:8080 -t /app/web')" \
   -t "$(image php)" "$(image php)"
+
+step "composer (php-cli with Composer, a builder image)"
+debian composer "php-cli composer unzip ca-certificates"
+crane append --oci-empty-base -f "$work/composer.tar" -t "$(image composer)"
+crane mutate --set-platform linux/amd64 --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  --env COMPOSER_ALLOW_SUPERUSER=1 --workdir /app --cmd composer -t "$(image composer)" "$(image composer)"
 
 step "buildkit (rootless)"
 bk="$work/buildkit"; mkdir -p "$bk/usr/local/bin" "$bk/usr/bin"

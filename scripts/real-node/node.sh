@@ -132,7 +132,8 @@ Y
   cat > "$NODE_DIR/node.json" <<Y
 {"hostAddress": "$HOST_ADDRESS", "registry": "$REGISTRY", "nodeName": "$NODE_NAME",
  "images": {"fetch": "$r/tools:$t", "builder": "$r/buildkit:$t", "backupMysql": "$r/tools:$t", "backupPostgresql": "$r/tools:$t"},
- "baseImages": {"static-web": {"image": "$r/static-web:$t", "port": 8080}, "php": {"image": "$r/php:$t", "port": 8080}}}
+ "baseImages": {"static-web": {"image": "$r/static-web:$t", "port": 8080}, "php": {"image": "$r/php:$t", "port": 8080}},
+ "builderImages": {"composer": "$r/composer:$t"}}
 Y
   log "registry at $REGISTRY with the node's images; containerd running"
 }

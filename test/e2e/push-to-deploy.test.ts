@@ -293,20 +293,6 @@ describe('push to deploy on a real node', () => {
     expect(await staging(name)).toBe('200 <h1>Site v3, uploaded</h1>\n');
   });
 
-  it$("a bundle on the PHP base image runs the project's PHP", async () => {
-    const php = node.baseImages.php!;
-    const head = await git.commit(
-      { 'web/index.php': '<?php echo "PHP says " . (6 * 7) . "\\n";\n' },
-      'Add PHP',
-      'php',
-    );
-    await apply(manualBundle('site-php', head, php.image, 'production'));
-    expect((await finalBundle(kc, ns.name, 'site-php')).status?.phase).toBe('Ready');
-    expect(await servedPage(kc, ns.name, 'site-production', php.port, 'site-php', '/index.php')).toBe(
-      '200 PHP says 42\n',
-    );
-  });
-
   describe('failures leave the last good version serving', () => {
     const serving = '200 <h1>Site v3, uploaded</h1>\n';
 
@@ -420,5 +406,78 @@ describe('push to deploy on a real node', () => {
         expect(await staging(name)).toBe('200 <h1>Site v7</h1>\n');
       },
     );
+  });
+  describe('build steps', () => {
+    const php = () => node.baseImages.php!;
+    // A Craft-style project: web/ is served, vendor/ is what `composer install` makes of
+    // composer.json (a path repository, so no network is needed).
+    const composerProject = (require: Record<string, string>) => ({
+      'composer.json': JSON.stringify({
+        name: 'example/site',
+        require,
+        repositories: [
+          { type: 'path', url: 'packages/*', options: { symlink: false } },
+          { 'packagist.org': false },
+        ],
+      }),
+      'packages/greeting/composer.json': JSON.stringify({
+        name: 'example/greeting',
+        version: '1.0.0',
+        autoload: { 'psr-4': { 'Example\\Greeting\\': 'src/' } },
+      }),
+      'packages/greeting/src/Greeter.php':
+        '<?php\nnamespace Example\\Greeting;\nclass Greeter { public static function hello(string $who): string { return "Hello, $who, from a Composer package"; } }\n',
+      'web/index.php':
+        "<?php\nrequire __DIR__ . '/../vendor/autoload.php';\necho Example\\Greeting\\Greeter::hello('PHP'), '; ', file_get_contents(__DIR__ . '/build.txt');\n",
+    });
+    const composerBundle = (name: string, commit: string) => {
+      const bundle = manualBundle(name, commit, php().image, 'production');
+      return {
+        ...bundle,
+        spec: {
+          ...bundle.spec,
+          directoryMap: { web: 'web', vendor: 'vendor' },
+          buildSteps: {
+            image: node.builderImages.composer!,
+            commands: [
+              'composer install --no-dev --no-interaction --no-progress',
+              'printf \'%s\\n\' "$BUILD_LABEL" > web/build.txt',
+            ],
+            env: { BUILD_LABEL: 'built by step 2, with "quotes", commas' },
+          },
+        },
+      };
+    };
+
+    it$(
+      'a PHP project is built with Composer in a builder image and runs on the PHP base image',
+      async () => {
+        const head = await git.commit(composerProject({ 'example/greeting': '*' }), 'Add PHP', 'php');
+        await apply(composerBundle('site-php', head));
+        const bundle = await finalBundle(kc, ns.name, 'site-php');
+        expect(bundle.status?.phase).toBe('Ready');
+        expect(await servedPage(kc, ns.name, 'site-production', php().port, 'site-php', '/index.php')).toBe(
+          '200 Hello, PHP, from a Composer package; built by step 2, with "quotes", commas\n',
+        );
+      },
+    );
+
+    it$("a build step that fails fails the build with the step's own output", async () => {
+      const head = await git.commit(
+        composerProject({ 'example/greeting': '*', 'example/missing': '^1.0' }),
+        'Require a package that does not exist',
+        'php',
+      );
+      await apply(composerBundle('site-php-broken', head));
+      const bundle = await finalBundle(kc, ns.name, 'site-php-broken');
+      expect(bundle.status?.phase).toBe('Failed');
+      expect(readyCondition(bundle)?.reason).toBe('BuildFailed');
+      expect(readyCondition(bundle)?.message).toMatch(
+        /Container build exited with code 1: build step 1 exited with code 2: .*Root composer\.json requires example\/missing/,
+      );
+      expect(await servedPage(kc, ns.name, 'site-production', php().port, undefined, '/index.php')).toMatch(
+        /^200 Hello, PHP/,
+      );
+    });
   });
 });

@@ -127,6 +127,24 @@ describe('decideBundle: build', () => {
       conditions: 'Built=False/InvalidDirectoryMap Ready=False/InvalidDirectoryMap',
     },
     {
+      name: 'build steps with a variable the build reserves are refused',
+      in: {
+        bundle: bundle('b1', {
+          spec: { buildSteps: { image: 'node:22', commands: ['npm ci'], env: { BUILDKIT_SYNTAX: 'x/y' } } },
+        }),
+      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
+    },
+    {
+      name: 'build steps with a builder image that is not an image reference are refused',
+      in: {
+        bundle: bundle('b1', { spec: { buildSteps: { image: 'node:22\nRUN x', commands: ['npm ci'] } } }),
+      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
+    },
+    {
       name: 'a git bundle of a project without repository waits for one',
       in: { project: project('shop', { repository: undefined }) },
       then: 'Pending none waiting',

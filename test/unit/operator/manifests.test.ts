@@ -115,6 +115,67 @@ describe('build Job', () => {
   });
 });
 
+describe('build steps', () => {
+  const steps = {
+    image: 'composer:2',
+    commands: ['composer install --no-dev', `echo "a,b" > 'x y'; test -n "$APP_ENV"`],
+    env: { APP_ENV: 'production', A_FIRST: '1' },
+  };
+  const withSteps = () =>
+    bundle('b1', {
+      spec: {
+        baseSoftware: { image: 'php:8.3' },
+        directoryMap: { web: 'web', vendor: './vendor/' },
+        buildSteps: steps,
+      },
+    });
+
+  it('run in a first stage on the builder image; the mapped directories come from what they leave', () => {
+    expect(dockerfile(withSteps(), '/app')).toBe(
+      [
+        'FROM composer:2 AS build',
+        'USER 0',
+        'WORKDIR /src',
+        'COPY . .',
+        'ARG APP_ENV',
+        'ARG A_FIRST',
+        'ARG SLIPWAY_STEP_1',
+        String.raw`RUN ["/bin/sh","-c","printf '+ %s\\n' \"$SLIPWAY_STEP_1\"; exec /bin/sh -c \"$SLIPWAY_STEP_1\""]`,
+        'ARG SLIPWAY_STEP_2',
+        String.raw`RUN ["/bin/sh","-c","printf '+ %s\\n' \"$SLIPWAY_STEP_2\"; exec /bin/sh -c \"$SLIPWAY_STEP_2\""]`,
+        'FROM php:8.3',
+        'COPY --from=build ["/src/vendor","/app/vendor"]',
+        'COPY --from=build ["/src/web","/app/web"]',
+        'LABEL "dev.slipway.bundle"="b1" "dev.slipway.project"="shop"',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('reach buildctl as build-args, each one argument: no shell or Dockerfile ever reads them', () => {
+    const job = buildJob(withSteps(), project(), 'registry.test:5000/team/shop:b1', settings);
+    const args = job.spec!.template.spec!.containers[0]!.args!;
+    const options = args.slice(args.indexOf('--output') + 2);
+    expect(options).toEqual([
+      '--opt',
+      'build-arg:APP_ENV=production',
+      '--opt',
+      'build-arg:A_FIRST=1',
+      '--opt',
+      'build-arg:SLIPWAY_STEP_1=composer install --no-dev',
+      '--opt',
+      `build-arg:SLIPWAY_STEP_2=echo "a,b" > 'x y'; test -n "$APP_ENV"`,
+    ]);
+    expect(envOf(job, 'fetch').DOCKERFILE).not.toContain('composer install');
+  });
+
+  it('copy the whole tree when a directory maps to the source root', () => {
+    const b = withSteps();
+    b.spec.directoryMap = { web: '.' };
+    expect(dockerfile(b, '/app/')).toContain('COPY --from=build ["/src","/app/web"]\n');
+  });
+});
+
 describe('backup Job', () => {
   it('dumps the environment database into its volume, reading credentials from the Secret', () => {
     const env = environment('staging', database);

@@ -100,6 +100,23 @@ describe('planBundles for a push', () => {
     expect(bundle!.spec.directoryMap).not.toBe(manual.spec.directoryMap);
   });
 
+  it('copies the build steps unchanged, for pushes and uploads alike', () => {
+    const manual = manualBundle();
+    manual.spec.buildSteps = {
+      image: 'composer:2',
+      commands: ['composer install --no-dev', 'php craft up'],
+      env: { APP_ENV: 'production' },
+    };
+    for (const trigger of [push('main'), upload('main')]) {
+      for (const bundle of created(plan(trigger, { latestManualBundle: manual }))) {
+        expect(bundle.spec.buildSteps).toEqual(manual.spec.buildSteps);
+        expect(bundle.spec.buildSteps).not.toBe(manual.spec.buildSteps);
+        expect(bundleSpec.safeParse(bundle.spec).success).toBe(true);
+      }
+    }
+    expect(created(plan(push('main')))[0]!.spec).not.toHaveProperty('buildSteps');
+  });
+
   it('backupBeforeDeploy defaults to false', () => {
     const [bundle] = created(plan(push('feature/login')));
     expect(bundle!.spec.deploy).toEqual({ environmentRef: { name: 'preview' }, backupBeforeDeploy: false });
