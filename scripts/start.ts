@@ -14,6 +14,7 @@ import { kubeConfigFromFile } from '../lib/kube.ts';
 import { installCrds } from './cluster/install-crds.ts';
 import { waitFor } from '../lib/wait.ts';
 import { clusterDown, clusterUp, ensureBinaries } from './cluster/control-plane.ts';
+import { watchControlPlane, type ControlPlaneWatch } from './cluster/control-plane-watch.ts';
 import { operatorEnvFor, realNode, type RealNode } from './cluster/real-node.ts';
 import { serveDemoRepo, type DemoRepo } from './demo-repo.ts';
 import { stopProcess } from './processes.ts';
@@ -24,10 +25,11 @@ const stateDir = join(root, '.slipway');
 const logDir = join(stateDir, 'logs');
 const DEMO_NAMESPACE = 'slipway-demo';
 const SYSTEM_NAMESPACE = 'slipway-system';
+const adminPortBase = Number(process.env.SLIPWAY_ADMIN_PORT_BASE ?? 9101);
 const ports = {
   gateway: Number(process.env.SLIPWAY_GATEWAY_PORT ?? 8080),
   statusApi: Number(process.env.SLIPWAY_STATUS_API_PORT ?? 8090),
-  admin: { operator: 9101, gateway: 9102, statusApi: 9103 },
+  admin: { operator: adminPortBase, gateway: adminPortBase + 1, statusApi: adminPortBase + 2 },
 };
 const realNodeWanted = process.argv.includes('--real-node');
 let gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
@@ -38,6 +40,7 @@ const supervisors: Supervisor[] = [];
 /** Processes that serve the demo (its git server); stopped with the rest. */
 const helpers: ChildProcess[] = [];
 let startedCluster: string | undefined;
+let controlPlane: ControlPlaneWatch | undefined;
 let startingCluster: string | undefined;
 
 async function main() {
@@ -65,6 +68,10 @@ async function main() {
     const cluster = await clusterUp('slipway', { realNode: realNodeWanted });
     startingCluster = undefined;
     if (cluster.created) startedCluster = cluster.name;
+    // A control-plane process that dies is started again, as the children below are.
+    controlPlane = watchControlPlane(cluster.name, {
+      log: (message) => process.stderr.write(`${message}\n`),
+    });
     kubeconfig = cluster.kubeconfig;
     kubectlBin = join(cluster.binDir, 'kubectl');
     if (cluster.node === 'real') {
@@ -252,6 +259,7 @@ async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   say('\nStopping Slipway...');
+  controlPlane?.stop();
   await Promise.all([...supervisors.map((s) => s.stop()), ...helpers.map((child) => stopProcess(child))]);
   const cluster = startedCluster ?? startingCluster;
   if (cluster) await clusterDown(cluster).catch(() => undefined);

@@ -2,7 +2,8 @@
 // Order per request: metrics timing → CORS headers → rate limit → route (405 for other
 // methods) → 503 until the store has synced → the endpoint → 404 for any other path.
 import { requestId } from '../lib/request-id.ts';
-import { AnswerCache } from './http/answer-cache.ts';
+import { AnswerCache, prepareAnswer } from './http/answer-cache.ts';
+import { loadingPage, pageRoutes } from './page/routes.ts';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pino, type Logger } from 'pino';
 import { statusApiConfigSchema, type StatusApiConfigInput } from './config.ts';
@@ -85,9 +86,13 @@ function queryOf(req: Request): URLSearchParams {
 }
 
 /** Template matchers for metric labels, run before anything can reject the request. */
-const templateMatchers = routes
-  .flatMap((route) => route.templates)
-  .map((template) => ({ template, pattern: new RegExp(`^${template.replace(':id', '[^/]+')}/?$`, 'i') }));
+const templateMatchers = [
+  ...routes.flatMap((route) => route.templates),
+  ...pageRoutes.map((r) => r.template),
+].map((template) => ({
+  template,
+  pattern: new RegExp(`^${template.replace(/\./g, '\\.').replace(':id', '[^/]+')}/?$`, 'i'),
+}));
 
 export function routeTemplate(path: string): string {
   return templateMatchers.find((m) => m.pattern.test(path))?.template ?? UNMATCHED_ROUTE;
@@ -119,6 +124,24 @@ function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Lo
     res.once('close', report);
     next();
   };
+}
+
+/** Any method but GET/HEAD on a known path: the API and the page are read-only. */
+function readOnly(req: Request, res: Response): void {
+  res.setHeader('Allow', ALLOW);
+  if (req.method === 'OPTIONS') {
+    // A CORS preflight or a client asking what it may do.
+    res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD');
+    res.setHeader('Access-Control-Allow-Headers', 'If-None-Match');
+    res.setHeader('Access-Control-Max-Age', '86400');
+    res.status(204).end();
+    return;
+  }
+  sendError(res, {
+    status: 405,
+    code: 'method_not_allowed',
+    message: `${req.method} is not allowed here; the status API is read-only (GET)`,
+  });
 }
 
 export function createStatusApp(options: StatusAppOptions): Express {
@@ -174,28 +197,36 @@ export function createStatusApp(options: StatusAppOptions): Express {
         const snapshot = store.snapshot();
         const now = clock();
         const result = answers.answer(snapshot, now.getTime(), req.originalUrl, () =>
-          route.answer(snapshot, queryOf(req), req, now, template),
+          prepareAnswer(route.answer(snapshot, queryOf(req), req, now, template)),
         );
         if (result.ok) sendPrepared(req, res, result.body, config.cacheMaxAgeSeconds);
         else sendError(res, result.error);
       });
-      app.all(template, (req, res) => {
-        res.setHeader('Allow', ALLOW);
-        if (req.method === 'OPTIONS') {
-          // A CORS preflight or a client asking what it may do.
-          res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD');
-          res.setHeader('Access-Control-Allow-Headers', 'If-None-Match');
-          res.setHeader('Access-Control-Max-Age', '86400');
-          res.status(204).end();
-          return;
-        }
-        sendError(res, {
-          status: 405,
-          code: 'method_not_allowed',
-          message: `${req.method} is not allowed here; the status API is read-only (GET)`,
-        });
-      });
+      app.all(template, readOnly);
     }
+  }
+
+  // The human status page (page/routes.ts): the same snapshot, other representations. Its pages
+  // show relative times ("3 hours ago"), so they are also computed again every minute.
+  const pages = new AnswerCache({ refreshMs: 60_000 });
+  for (const route of pageRoutes) {
+    app.get(route.template, (req, res) => {
+      if (!store.synced) {
+        res.setHeader('Retry-After', 1);
+        sendPrepared(req, res, loadingPage, 0);
+        return;
+      }
+      const snapshot = store.snapshot();
+      const now = clock();
+      const id = typeof req.params.id === 'string' ? req.params.id : undefined;
+      const result = pages.answer(snapshot, now.getTime(), req.originalUrl, () => ({
+        ok: true,
+        body: route.render(snapshot, id, queryOf(req), now),
+      }));
+      if (result.ok) sendPrepared(req, res, result.body, config.cacheMaxAgeSeconds);
+      else sendError(res, result.error);
+    });
+    app.all(route.template, readOnly);
   }
 
   app.use((_req, res) => sendError(res, notFound('no such path')));

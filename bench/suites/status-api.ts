@@ -1,8 +1,10 @@
-// Status API: requests/s and latency of three typical requests against a page with 2,000
-// components and 10,000 notices, at concurrency 1 and 32, plus the server's memory at that size.
+// Status API: requests/s and latency of three typical JSON requests and of the status page
+// (overview, a notice page, the Atom feed) against a page with 2,000 components and 10,000
+// notices, at concurrency 1 and 32, plus the server's memory at that size.
 // Its ceiling is measured in the same run: a bare node:http server (servers/bytes.ts) answering
 // the identical bytes and headers, in interleaved rounds (API, ceiling, API, ceiling), so the
 // ratio holds on a noisy machine where the absolute numbers drift.
+import { get as httpGet } from 'node:http';
 import { ChildServer } from '../lib/child.ts';
 import { runLoad, type LoadResult } from '../lib/load.ts';
 import type { MemoryReading } from '../lib/memory.ts';
@@ -19,14 +21,23 @@ interface Ready {
   memory: { empty: MemoryReading; loaded: MemoryReading };
 }
 
-export const ENDPOINTS = [
+const BROWSER = { 'accept-encoding': 'gzip, deflate, br' };
+
+export const ENDPOINTS: ReadonlyArray<{ name: string; path: string; headers?: Record<string, string> }> = [
   { name: 'status', path: '/api/v1/status' },
   { name: 'components page 3', path: '/api/v1/components?page=3' },
   {
     name: 'notices unplanned past_recent p2',
     path: '/api/v1/notices?filter[type_eq]=unplanned&filter[timeline_state_eq]=past_recent&page=2',
   },
+  // The status page people read, from the same snapshot (should cost at most 2x /api/v1/status),
+  // asked for as browsers and feed readers ask: gzip accepted.
+  { name: 'page /', path: '/', headers: BROWSER },
+  { name: 'notice page', path: '/notices/:newest', headers: BROWSER },
+  { name: 'atom feed', path: '/history.atom', headers: BROWSER },
 ] as const;
+
+const PAGE_ENDPOINTS = new Set(['page /', 'notice page', 'atom feed']);
 
 const CONCURRENCIES = [1, 32];
 /** Rounds per side: A/B/A/B. */
@@ -40,10 +51,16 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
     const origin = `http://127.0.0.1:${server.ready.port}`;
     // What each request returns, so the numbers can be read against the work done.
     const shapes: Record<string, unknown> = {};
-    for (const e of ENDPOINTS) {
-      const res = await fetch(origin + e.path);
-      const raw = Buffer.from(await res.arrayBuffer());
-      const body = JSON.parse(raw.toString()) as { meta?: { count: number; total_count: number } };
+    const newest = ((await (await fetch(`${origin}/api/v1/notices`)).json()) as { notices: { id: number }[] })
+      .notices[0]!.id;
+    const endpoints = ENDPOINTS.map((e) => ({ ...e, path: e.path.replace(':newest', String(newest)) }));
+    for (const e of endpoints) {
+      // As sent: node:http, unlike fetch, does not undo a Content-Encoding.
+      const res = await rawGet(origin + e.path, e.headers ?? {});
+      const raw = res.body;
+      const body = (
+        res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(raw.toString()) : {}
+      ) as { meta?: { count: number; total_count: number } };
       const bytes = raw.length;
       if (res.status !== 200) throw new Error(`${e.path} answered ${res.status}`);
       // Every header the API sends, but those of the connection and the length (set per answer).
@@ -65,27 +82,32 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
       };
     }
 
-    const load = async (target: string, path: string, concurrency: number) => {
+    const load = async (
+      target: string,
+      path: string,
+      concurrency: number,
+      headers: Record<string, string> = {},
+    ) => {
       const result = await runLoad({
         origin: target,
         concurrency,
         maxRequests: options.quick ? 5_000 : 60_000,
         maxDurationMs: options.quick ? 1_000 : 3_000,
         warmupRequests: 500,
-        request: () => ({ path }),
+        request: () => ({ path, headers }),
       });
       if (result.errors > 0)
         throw new Error(`${path}: ${result.errors} errors: ${result.failures.join('; ')}`);
       return result;
     };
     const runs: Array<{ endpoint: string; path: string; result: LoadResult; ceiling: LoadResult }> = [];
-    for (const e of ENDPOINTS) {
+    for (const e of endpoints) {
       for (const concurrency of CONCURRENCIES) {
         const api: LoadResult[] = [];
         const bare: LoadResult[] = [];
         for (let round = 0; round < ROUNDS; round++) {
-          api.push(await load(origin, e.path, concurrency));
-          bare.push(await load(ceilingOrigin, e.path, concurrency));
+          api.push(await load(origin, e.path, concurrency, e.headers));
+          bare.push(await load(ceilingOrigin, e.path, concurrency, e.headers));
         }
         const result = merged(api);
         const ceilingResult = merged(bare);
@@ -95,6 +117,21 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
         );
       }
     }
+    // What a page costs against /api/v1/status at the same concurrency (status req/s ÷ page req/s).
+    const pageCost = runs
+      .filter((r) => PAGE_ENDPOINTS.has(r.endpoint))
+      .map((r) => {
+        const status = runs.find(
+          (s) => s.endpoint === 'status' && s.result.concurrency === r.result.concurrency,
+        )!;
+        return {
+          endpoint: r.endpoint,
+          concurrency: r.result.concurrency,
+          costToStatus: round(status.result.requestsPerSecond / r.result.requestsPerSecond, 2),
+        };
+      });
+    for (const c of pageCost)
+      options.log(`${c.endpoint} c=${c.concurrency}: costs ${c.costToStatus}x /api/v1/status (target <= 2)`);
     const afterLoad = await server.call<MemoryReading>('memory');
     const { memory } = server.ready;
 
@@ -130,6 +167,11 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
           ]),
         },
         {
+          title: 'The status page against /api/v1/status (cost = status req/s ÷ page req/s; target ≤ 2)',
+          columns: ['endpoint', 'conc', 'cost'],
+          rows: pageCost.map((c) => [c.endpoint, c.concurrency, c.costToStatus]),
+        },
+        {
           title: 'Server memory (MiB; heap after a full GC)',
           columns: ['when', 'rss', 'heap used', 'heap total', 'external'],
           rows: [
@@ -163,6 +205,7 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
           ratioToCeiling: round(result.requestsPerSecond / c.requestsPerSecond, 2),
           p99RatioToCeiling: round(result.latencyMs.p99 / c.latencyMs.p99, 2),
         })),
+        pageCost,
         memoryMiB: { empty: memory.empty, loaded: memory.loaded, afterLoad },
       },
     };
@@ -191,4 +234,23 @@ function merged(rounds: LoadResult[]): LoadResult {
 
 function memRow(m: MemoryReading): number[] {
   return [m.rssMiB, m.heapUsedMiB, m.heapTotalMiB, m.externalMiB];
+}
+
+/** A GET whose body is kept exactly as sent (compressed or not), with its headers. */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const all = new Headers();
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) all.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve({ status: res.statusCode ?? 0, headers: all, body: Buffer.concat(chunks) });
+      });
+    }).on('error', reject);
+  });
 }

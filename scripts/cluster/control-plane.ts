@@ -57,8 +57,20 @@ function env(binDir: string): NodeJS.ProcessEnv {
   };
 }
 
+/** kwokctl's folder of the named cluster: its kubeconfig, pids/, logs/. */
+export function clusterDir(name: string): string {
+  return join(kwokWorkdir, 'clusters', name);
+}
+
 export function kubeconfigPath(name: string): string {
-  return join(kwokWorkdir, 'clusters', name, 'kubeconfig.yaml');
+  return join(clusterDir(name), 'kubeconfig.yaml');
+}
+
+/** Starts the components of the named cluster that are not running and waits until it serves. */
+export async function startStoppedComponents(name: string): Promise<void> {
+  const binDir = await ensureBinaries();
+  await run(join(binDir, 'kwokctl'), ['start', 'cluster', '--name', name], { env: env(binDir) });
+  await waitFor(`cluster ${name} to answer`, () => answers(binDir, kubeconfigPath(name)), 120_000, 250);
 }
 
 async function kubectl(binDir: string, kubeconfig: string, args: string[]) {

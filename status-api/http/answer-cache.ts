@@ -4,14 +4,22 @@
 // from memory until either moves on.
 import type { ApiError } from '../errors.ts';
 import type { EndpointResult } from '../endpoints.ts';
-import { prepareJson, type PreparedJson } from './respond.ts';
+import { prepareJson, type Prepared } from './respond.ts';
 import { timeSlice, type StatusSnapshot } from '../model/snapshot.ts';
 import { MAX_CACHED_ANSWERS } from '../limits.ts';
 
-export type PreparedAnswer = { ok: true; body: PreparedJson } | { ok: false; error: ApiError };
+export type PreparedAnswer = { ok: true; body: Prepared } | { ok: false; error: ApiError };
 
-function prepare(result: EndpointResult): PreparedAnswer {
+export function prepareAnswer(result: EndpointResult): PreparedAnswer {
   return result.ok ? { ok: true, body: prepareJson(result.body) } : result;
+}
+
+export interface AnswerCacheOptions {
+  /**
+   * Also compute answers again every so many milliseconds: for answers that show the clock in a
+   * way the time slices do not capture (the pages' "3 hours ago").
+   */
+  refreshMs?: number;
 }
 
 export class AnswerCache {
@@ -19,23 +27,33 @@ export class AnswerCache {
   #from = 0;
   #until = 0;
   readonly #answers = new Map<string, PreparedAnswer>();
+  readonly #refreshMs: number | undefined;
+
+  constructor(options: AnswerCacheOptions = {}) {
+    this.#refreshMs = options.refreshMs;
+  }
 
   answer(
     snapshot: StatusSnapshot,
     nowMs: number,
     url: string,
-    compute: () => EndpointResult,
+    compute: () => PreparedAnswer,
   ): PreparedAnswer {
     if (snapshot !== this.#snapshot || nowMs < this.#from || nowMs >= this.#until) {
       const slice = timeSlice(snapshot, nowMs);
       this.#snapshot = snapshot;
       this.#from = slice.from;
       this.#until = slice.until;
+      if (this.#refreshMs !== undefined) {
+        const start = nowMs - (nowMs % this.#refreshMs);
+        this.#from = Math.max(this.#from, start);
+        this.#until = Math.min(this.#until, start + this.#refreshMs);
+      }
       this.#answers.clear();
     }
     let result = this.#answers.get(url);
     if (result === undefined) {
-      result = prepare(compute());
+      result = compute();
       // Bounded: a client inventing URLs gets computed answers, not unbounded memory.
       if (this.#answers.size < MAX_CACHED_ANSWERS) this.#answers.set(url, result);
     }

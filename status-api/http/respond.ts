@@ -1,5 +1,7 @@
-// Writing responses: JSON bodies with a strong ETag and conditional GET, and JSON errors.
+// Writing responses: bodies prepared once (JSON, and the pages' HTML, XML and SVG) with a strong
+// ETag and conditional GET, and JSON errors.
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorBody, type ApiError } from '../errors.ts';
 
@@ -8,15 +10,65 @@ export function entityTag(body: string | Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
 
-/** A JSON body serialised once: its UTF-8 bytes and their tag, to be written as they are. */
-export interface PreparedJson {
+/** A body serialised once: its bytes, their tag and how to send them, written as they are. */
+export interface Prepared {
   bytes: Buffer;
   etag: string;
+  contentType: string;
+  status: number;
+  /** Further headers of this kind of answer (the pages' Content-Security-Policy). */
+  headers?: Readonly<Record<string, string>>;
+  /** Sent gzip-compressed to clients that accept it (the pages: large, repetitive markup). */
+  compressible?: boolean;
 }
 
-export function prepareJson(body: unknown): PreparedJson {
-  const bytes = Buffer.from(JSON.stringify(body));
-  return { bytes, etag: entityTag(bytes) };
+/** Below this, compression saves less than it costs. */
+const MIN_COMPRESSED_BYTES = 1024;
+/** The gzip form of each compressible body, made on its first request and kept as long as it is. */
+const gzipped = new WeakMap<Prepared, { bytes: Buffer; etag: string }>();
+
+function gzipFormOf(body: Prepared): { bytes: Buffer; etag: string } {
+  let form = gzipped.get(body);
+  if (form === undefined) {
+    // A representation of its own, so a tag of its own (RFC 9110 8.8.3).
+    form = { bytes: gzipSync(body.bytes), etag: body.etag.replace(/"$/, '-gz"') };
+    gzipped.set(body, form);
+  }
+  return form;
+}
+
+/** Whether Accept-Encoding allows gzip: listed (or `*`) with a q-value above 0. */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((entry) => {
+    const [coding = '', ...params] = entry.split(';').map((part) => part.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function prepareJson(body: unknown): Prepared {
+  return prepareText(JSON.stringify(body), JSON_TYPE);
+}
+
+export function prepareText(
+  text: string,
+  contentType: string,
+  status = 200,
+  headers?: Readonly<Record<string, string>>,
+  compressible = false,
+): Prepared {
+  const bytes = Buffer.from(text);
+  return {
+    bytes,
+    etag: entityTag(bytes),
+    contentType,
+    status,
+    ...(headers ? { headers } : {}),
+    ...(compressible && bytes.length >= MIN_COMPRESSED_BYTES ? { compressible } : {}),
+  };
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 13.1.2): W/"x" matches "x". */
@@ -28,31 +80,41 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   });
 }
 
-function writeBody(res: ServerResponse, status: number, json: string | Buffer): void {
+function writeBody(res: ServerResponse, status: number, contentType: string, body: string | Buffer): void {
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', typeof json === 'string' ? Buffer.byteLength(json) : json.length);
-  res.end(json);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  res.end(body);
 }
 
 /** Writes a prepared body (or 304 when the client has it): no serialising or hashing per request. */
 export function sendPrepared(
   req: IncomingMessage,
   res: ServerResponse,
-  body: PreparedJson,
+  body: Prepared,
   maxAgeSeconds: number,
 ): void {
-  res.setHeader('ETag', body.etag);
+  let { bytes, etag } = body;
+  if (body.compressible) {
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (acceptsGzip(req.headers['accept-encoding'])) {
+      ({ bytes, etag } = gzipFormOf(body));
+      res.setHeader('Content-Encoding', 'gzip');
+    }
+  }
+  res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
-  if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag)) {
+  if (body.headers) for (const [name, value] of Object.entries(body.headers)) res.setHeader(name, value);
+  if (body.status === 200 && matchesIfNoneMatch(req.headers['if-none-match'], etag)) {
+    res.removeHeader('Content-Encoding');
     res.statusCode = 304;
     res.end();
     return;
   }
-  writeBody(res, 200, body.bytes);
+  writeBody(res, body.status, body.contentType, bytes);
 }
 
 export function sendError(res: ServerResponse, error: ApiError): void {
   res.setHeader('Cache-Control', 'no-store');
-  writeBody(res, error.status, JSON.stringify(errorBody(error)));
+  writeBody(res, error.status, JSON_TYPE, JSON.stringify(errorBody(error)));
 }

@@ -12,15 +12,8 @@ import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { kubeClients, slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
 import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
-import {
-  backupFile,
-  finalBundle,
-  githubPush,
-  readyCondition,
-  run,
-  servedPage,
-  step,
-} from './support/chain.ts';
+import { githubPush } from '../support/github-push.ts';
+import { backupFile, finalBundle, readyCondition, run, servedPage, step } from './support/chain.ts';
 import {
   startGitServer,
   startMariaDb,

@@ -1,7 +1,6 @@
-// What the e2e tests do as a user would: send a signed GitHub push, wait for a bundle's final
-// phase, read the page a rolled-out pod serves; and what they print when something fails.
+// What the e2e tests do as a user would: wait for a bundle's final phase, read the page a
+// rolled-out pod serves; and what they print when something fails.
 import { execFile } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
@@ -12,35 +11,6 @@ import { NODE_DIR } from '../../../scripts/cluster/real-node.ts';
 import { logTail } from './slipway.ts';
 
 const run = promisify(execFile);
-
-/** A push delivery exactly as GitHub signs it (X-Hub-Signature-256 over the raw body). */
-export async function githubPush(
-  hookUrl: string,
-  secret: string,
-  push: { branch: string; commit: string; message: string },
-): Promise<{ status: number; body: { result?: string; bundles?: Array<{ name: string }> } }> {
-  const body = JSON.stringify({
-    ref: `refs/heads/${push.branch}`,
-    before: '0'.repeat(40),
-    after: push.commit,
-    created: false,
-    deleted: false,
-    head_commit: { id: push.commit, message: push.message },
-    repository: { full_name: 'acme/site' },
-  });
-  const signature = createHmac('sha256', secret).update(body).digest('hex');
-  const res = await fetch(hookUrl, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'X-GitHub-Event': 'push',
-      'X-GitHub-Delivery': randomBytes(8).toString('hex'),
-      'X-Hub-Signature-256': `sha256=${signature}`,
-    },
-    body,
-  });
-  return { status: res.status, body: (await res.json()) as never };
-}
 
 const FINAL = new Set(['Ready', 'Failed', 'Superseded']);
 

@@ -2,7 +2,7 @@
 // a notice changes, just before and just after it, for every list and filter.
 import { describe, expect, it } from '@jest/globals';
 import { noticesEndpoint, statusEndpoint } from '../../../status-api/endpoints.ts';
-import { AnswerCache } from '../../../status-api/http/answer-cache.ts';
+import { AnswerCache, prepareAnswer } from '../../../status-api/http/answer-cache.ts';
 import { prepareJson } from '../../../status-api/http/respond.ts';
 import { timeSlice } from '../../../status-api/model/snapshot.ts';
 import { DAY, HOUR, NOW, iso, noticeObject, snapshotOf } from './builders.ts';
@@ -53,7 +53,7 @@ describe('AnswerCache', () => {
     const instants = [...grid, ...edges].sort((a, b) => a - b);
     for (const t of instants) {
       for (const url of urls) {
-        const cached = cache.answer(snapshot, t, url, () => fresh(url, new Date(t)));
+        const cached = cache.answer(snapshot, t, url, () => prepareAnswer(fresh(url, new Date(t))));
         const expected = fresh(url, new Date(t));
         if (expected.ok) expect(cached).toEqual({ ok: true, body: prepareJson(expected.body) });
         else expect(cached).toEqual(expected);
@@ -68,13 +68,13 @@ describe('AnswerCache', () => {
     for (const t of [NOW.getTime(), NOW.getTime() + 1000, slice.until - 1]) {
       cache.answer(snapshot, t, '/api/v1/status', () => {
         computed += 1;
-        return fresh('/api/v1/status', new Date(t));
+        return prepareAnswer(fresh('/api/v1/status', new Date(t)));
       });
     }
     expect(computed).toBe(1);
     cache.answer(snapshot, slice.until, '/api/v1/status', () => {
       computed += 1;
-      return fresh('/api/v1/status', new Date(slice.until));
+      return prepareAnswer(fresh('/api/v1/status', new Date(slice.until)));
     });
     expect(computed).toBe(2);
   });

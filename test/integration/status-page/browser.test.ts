@@ -1,0 +1,273 @@
+// The status page people read, in a real browser: the demo's status resources (examples/demo)
+// applied with kubectl to a real API server, the operator giving them ids and the status API
+// serving them, both as their real processes; headless Chromium (Debian's chromium, installed by
+// scripts/browser/chromium.sh) loads the pages at a phone's and a desktop's width, in light and
+// dark, checks what a reader sees, follows the links, and runs axe-core. Screenshots are kept in
+// .slipway/screenshots/.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { XMLValidator } from 'fast-xml-parser';
+import { parseAllDocuments, stringify } from 'yaml';
+import { freePort, stopProcess } from '../../../scripts/processes.ts';
+import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../../support/cluster.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const SCREENSHOTS = join(ROOT, '.slipway', 'screenshots');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const HOSTILE = `<script>alert(1)</script> "quotes" & \u05E2\u05D1\u05E8\u05D9\u05EA ${'very long words '.repeat(40)}`;
+const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
+
+let ns: { name: string; remove: () => Promise<void> };
+let browser: Browser;
+const processes: ChildProcess[] = [];
+let base: string;
+let output = '';
+
+function start(entry: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, KUBECONFIG: testState().kubeconfig, SLIPWAY_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-20_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  processes.push(child);
+  return child;
+}
+
+/** examples/demo/20-status.yaml in the test's namespace. */
+function demoObjects(namespace: string): string {
+  const demo = readFileSync(join(ROOT, 'examples', 'demo', '20-status.yaml'), 'utf8');
+  const objects = parseAllDocuments(demo).map((d) => d.toJS() as { metadata: { namespace: string } });
+  for (const o of objects) o.metadata.namespace = namespace;
+  return objects.map((o) => stringify(o)).join('---\n');
+}
+
+/** A general notice whose subject and update try to become markup. */
+const hostileNotice = (namespace: string) => ({
+  apiVersion: 'slipway.dev/v1alpha1',
+  kind: 'StatusNotice',
+  metadata: { name: 'hostile', namespace },
+  spec: {
+    type: 'general',
+    subject: HOSTILE,
+    updates: [{ content: `<img src=x onerror=alert(2)> ${HOSTILE}`, at: '2026-11-02T09:00:00Z' }],
+  },
+});
+
+/** Until the status API lists `count` notices, each with the id the operator gave it. */
+const noticesShown = (count: number) =>
+  waitFor(
+    `the status API to show ${count} notices (process output so far: ${output.slice(-2000)})`,
+    async () => {
+      const res = await fetch(`${base}/api/v1/notices`).catch(() => undefined);
+      const body = res?.ok ? ((await res.json()) as { notices: unknown[] }) : undefined;
+      return body && body.notices.length === count;
+    },
+    60_000,
+    250,
+  );
+
+async function open(path: string, viewport: keyof typeof VIEWPORTS, scheme: 'light' | 'dark' = 'light') {
+  const page = await browser.newPage();
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  // Each test reads what the server answers now, not what an earlier test left in the cache
+  // (the pages are public for cacheMaxAgeSeconds).
+  await page.setCacheEnabled(false);
+  await page.setViewport(VIEWPORTS[viewport]);
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+  const response = await page.goto(`${base}${path}`, { waitUntil: 'load' });
+  return { page, response, dialogs };
+}
+
+async function screenshot(page: Page, name: string) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core's serious and critical findings (WCAG 2 A/AA and best practices). */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  // Evaluated through DevTools, so the page's policy (no script) does not stand in the way.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run()).violations as Array<{
+      id: string;
+      impact: string;
+      nodes: Array<{ target: string[] }>;
+    }>;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** What the tests read of an element in the page (the browser's DOM types are not in this program). */
+interface Shown {
+  innerText: string;
+  href: string;
+}
+
+/** An expression evaluated in the page. */
+const inPage = <T>(page: Page, expression: string) => page.evaluate(expression) as Promise<T>;
+const SIDEWAYS_OVERFLOW = 'document.documentElement.scrollWidth - window.innerWidth';
+
+const text = (page: Page, selector: string) =>
+  page.$eval(selector, (element) => (element as unknown as Shown).innerText);
+
+beforeAll(async () => {
+  const executablePath = execFileSync('sh', [join(ROOT, 'scripts', 'browser', 'chromium.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  ns = await createNamespace(testKubeConfig(), 'page');
+  await kubectl(['apply', '-f', '-'], demoObjects(ns.name));
+  const [port, operatorAdmin, apiAdmin] = [await freePort(), await freePort(), await freePort()];
+  base = `http://127.0.0.1:${port}`;
+  start('operator/main.ts', {
+    SLIPWAY_WATCH_NAMESPACE: ns.name,
+    POD_NAMESPACE: ns.name,
+    SLIPWAY_LEADER_ELECTION: 'false',
+    SLIPWAY_ADMIN_PORT: String(operatorAdmin),
+    SLIPWAY_GATEWAY_BASE_URL: 'https://hooks.slipway.test',
+  });
+  start('status-api/main.ts', {
+    SLIPWAY_PORT: String(port),
+    SLIPWAY_ADMIN_PORT: String(apiAdmin),
+    SLIPWAY_STATUS_NAMESPACE: ns.name,
+    SLIPWAY_RATE_LIMIT_RPS: '0',
+  });
+  // The demo's three notices, each with the id the operator gave it.
+  await noticesShown(3);
+  browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    // Root in CI: Chromium's sandbox needs an unprivileged user.
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--lang=en-US'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(processes.map((child) => stopProcess(child)));
+  await ns?.remove();
+});
+
+describe('the status page in Chromium', () => {
+  for (const viewport of ['phone', 'desktop'] as const) {
+    it(`shows the demo's degraded state, its components and the open incident on a ${viewport}`, async () => {
+      const { page, response, dialogs } = await open('/', viewport);
+      expect(response?.status()).toBe(200);
+      expect(await page.title()).toBe('Acme Hosting');
+      expect(await text(page, '.banner')).toContain('Some systems are experiencing problems');
+      const components = await page.$$eval('.component .row', (rows) =>
+        rows.map((row) => (row as unknown as Shown).innerText.replace(/\s+/g, ' ').trim()),
+      );
+      expect(components).toEqual([
+        'Platform ✓ Operational',
+        'Deployments ✓ Operational',
+        'Databases ! Degraded',
+        'Dashboard ✓ Operational',
+      ]);
+      expect(await text(page, 'section[aria-labelledby="incidents"]')).toMatch(
+        /Slow queries on shared MySQL[\s\S]*Identified[\s\S]*A noisy neighbour saturates disk I\/O\./,
+      );
+      expect(await text(page, 'section[aria-labelledby="maintenance-upcoming"]')).toContain(
+        'Kernel upgrade on build nodes',
+      );
+      // Nothing wider than the screen: no sideways scrolling on a phone.
+      const overflow = await inPage<number>(page, SIDEWAYS_OVERFLOW);
+      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await accessibilityProblems(page)).toEqual([]);
+      expect(dialogs).toEqual([]);
+      await screenshot(page, `home-${viewport}`);
+      await page.close();
+    });
+  }
+
+  it('follows the incident link to its timeline, newest update first', async () => {
+    const { page } = await open('/', 'desktop');
+    await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load' }),
+      page.click('section[aria-labelledby="incidents"] h3 a'),
+    ]);
+    expect(page.url()).toMatch(/\/notices\/\d+$/);
+    expect(await text(page, 'h1')).toBe('Slow queries on shared MySQL');
+    expect(await text(page, 'section[aria-labelledby="affected"]')).toMatch(/Databases\s+! Degraded/);
+    const updates = await page.$$eval('.timeline li', (items) =>
+      items.map((i) => (i as unknown as Shown).innerText),
+    );
+    expect(updates).toHaveLength(2);
+    expect(updates[0]).toMatch(
+      /^Identified · 2026-11-22 07:20 UTC[\s\S]*A noisy neighbour saturates disk I\/O\./,
+    );
+    expect(updates[1]).toMatch(
+      /^Investigating · 2026-11-22 07:00 UTC[\s\S]*We are looking into slow queries\./,
+    );
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'notice-desktop');
+    await page.close();
+  });
+
+  it('reads well in dark mode too', async () => {
+    const { page } = await open('/', 'phone', 'dark');
+    const background = await inPage<string>(page, 'getComputedStyle(document.body).backgroundColor');
+    expect(background).toBe('rgb(13, 17, 23)');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'home-phone-dark');
+    await page.close();
+  });
+
+  it('links the Atom and RSS feeds, which are well-formed, and renders the badge', async () => {
+    const { page } = await open('/', 'desktop');
+    const feeds = await page.$$eval('link[rel="alternate"]', (links) =>
+      links.map((l) => ({ type: l.getAttribute('type'), href: (l as unknown as Shown).href })),
+    );
+    expect(feeds.map((f) => f.type)).toEqual(['application/atom+xml', 'application/rss+xml']);
+    for (const feed of feeds) {
+      const res = await fetch(feed.href);
+      expect(res.status).toBe(200);
+      const xml = await res.text();
+      expect(XMLValidator.validate(xml)).toBe(true);
+      expect(xml).toContain('https://status.acme.example/notices/');
+    }
+    await page.close();
+    const badge = await open('/badge.svg', 'desktop');
+    expect(badge.response?.headers()['content-type']).toBe('image/svg+xml');
+    const size = await badge.page.$eval('svg', (svg) => svg.getBoundingClientRect().width);
+    expect(size).toBeGreaterThan(80);
+    expect(await badge.page.$eval('svg title', (t) => t.textContent)).toBe('status: degraded');
+    await screenshot(badge.page, 'badge');
+    await badge.page.close();
+  });
+
+  it('shows a hostile notice subject as text: no script runs, nothing leaves the page', async () => {
+    await kubectl(['apply', '-f', '-'], stringify(hostileNotice(ns.name)));
+    await noticesShown(4);
+    const { page: home, dialogs } = await open('/', 'phone');
+    const link = await home.$$eval('section[aria-labelledby="announcements"] h3 a', (links) =>
+      links.map((l) => ({ text: (l as unknown as Shown).innerText, href: (l as unknown as Shown).href })),
+    );
+    const hostile = link.find((l) => l.text.startsWith('<script>'))!;
+    expect(hostile.text).toContain('<script>alert(1)</script> "quotes" & עברית');
+    const notice = await open(new URL(hostile.href).pathname, 'phone');
+    expect(await text(notice.page, 'h1')).toContain('<script>alert(1)</script>');
+    expect(await text(notice.page, '.timeline')).toContain('<img src=x onerror=alert(2)>');
+    expect(await inPage<number>(notice.page, 'document.scripts.length + document.images.length')).toBe(0);
+    const overflow = await inPage<number>(notice.page, SIDEWAYS_OVERFLOW);
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect([...dialogs, ...notice.dialogs]).toEqual([]);
+    await screenshot(notice.page, 'hostile-notice-phone');
+    await Promise.all([home.close(), notice.page.close()]);
+  });
+});
