@@ -1,10 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Who may import whom. Each process (operator, webhook gateway, status API) uses crds/ (the API:
+// Who may import whom. Each process (operator, webhook gateway, status API, and the CLI) uses crds/ (the API:
 // kinds and the contracts the processes share) and lib/ (shared runtime), never another
 // process's internals; lib/ builds on crds/, and crds/ on nothing of ours.
-const PROCESSES = ['operator', 'webhook-gateway', 'status-api'];
+const PROCESSES = ['operator', 'webhook-gateway', 'status-api', 'cli'];
 const forbid = (folders, why) => ({
   'no-restricted-imports': [
     'error',

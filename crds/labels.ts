@@ -14,6 +14,11 @@ export const LABEL_STEP = 'slipway.dev/step';
 export const ANNOTATION_RECEIVED_AT = 'slipway.dev/received-at';
 /** On the Deployment and its pod template: the bundle it runs. */
 export const ANNOTATION_BUNDLE = 'slipway.dev/bundle';
+/**
+ * On a Project, set by `kubectl slipway hook rotate`: when its webhook Secret last changed. The
+ * operator does not watch Secrets; this change of the Project makes it publish the new URL now.
+ */
+export const ANNOTATION_SECRET_ROTATED_AT = 'slipway.dev/webhook-secret-rotated-at';
 
 const shortHash = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 8);
 

@@ -79,7 +79,7 @@ export function kindPath(kind: KindName, namespace?: string): string {
     : `/apis/${GROUP}/${VERSION}/${plural}`;
 }
 
-type Obj = { metadata: { name: string; namespace: string } } & Record<string, unknown>;
+type Obj = { metadata: { name: string; namespace?: string } };
 
 /** Typed access to Slipway's kinds. Objects are plain JSON as the API server returns them. */
 export function slipwayApi(custom: CustomObjectsApi) {
@@ -101,9 +101,11 @@ export function slipwayApi(custom: CustomObjectsApi) {
       return (await custom.getNamespacedCustomObject({ ...at(kind, namespace), name })) as T;
     },
     async create<T extends Obj>(kind: KindName, object: T): Promise<T> {
+      const { namespace } = object.metadata;
+      if (!namespace) throw new Error(`a ${kind} to create needs metadata.namespace`);
       const body = { apiVersion: `${GROUP}/${VERSION}`, kind, ...object };
       return (await custom.createNamespacedCustomObject({
-        ...at(kind, object.metadata.namespace),
+        ...at(kind, namespace),
         body,
       })) as T;
     },

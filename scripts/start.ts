@@ -13,7 +13,7 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../lib/kube.ts';
 import { installCrds } from './cluster/install-crds.ts';
 import { waitFor } from '../lib/wait.ts';
-import { clusterDown, clusterUp, ensureBinaries } from './cluster/control-plane.ts';
+import { clusterDown, clusterUp, ensureBinaries, localClusterOf } from './cluster/control-plane.ts';
 import { watchControlPlane, type ControlPlaneWatch } from './cluster/control-plane-watch.ts';
 import { operatorEnvFor, realNode, type RealNode } from './cluster/real-node.ts';
 import { serveDemoRepo, type DemoRepo } from './demo-repo.ts';
@@ -68,10 +68,6 @@ async function main() {
     const cluster = await clusterUp('slipway', { realNode: realNodeWanted });
     startingCluster = undefined;
     if (cluster.created) startedCluster = cluster.name;
-    // A control-plane process that dies is started again, as the children below are.
-    controlPlane = watchControlPlane(cluster.name, {
-      log: (message) => process.stderr.write(`${message}\n`),
-    });
     kubeconfig = cluster.kubeconfig;
     kubectlBin = join(cluster.binDir, 'kubectl');
     if (cluster.node === 'real') {
@@ -80,6 +76,11 @@ async function main() {
       gatewayUrl = `http://${node.hostAddress}:${ports.gateway}`;
     }
   }
+  // A process of the local control plane (this one, or one cluster:up started) that dies is
+  // started again, as the children below are.
+  const local = localClusterOf(kubeconfig);
+  if (local)
+    controlPlane = watchControlPlane(local, { log: (message) => process.stderr.write(`${message}\n`) });
   const kc = kubeConfigFromFile(kubeconfig);
   await installCrds(kc);
   say('CRDs installed.');
@@ -259,7 +260,7 @@ async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   say('\nStopping Slipway...');
-  controlPlane?.stop();
+  await controlPlane?.stop();
   await Promise.all([...supervisors.map((s) => s.stop()), ...helpers.map((child) => stopProcess(child))]);
   const cluster = startedCluster ?? startingCluster;
   if (cluster) await clusterDown(cluster).catch(() => undefined);

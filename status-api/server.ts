@@ -209,6 +209,20 @@ export function createStatusApp(options: StatusAppOptions): Express {
   // The human status page (page/routes.ts): the same snapshot, other representations. Its pages
   // show relative times ("3 hours ago"), so they are also computed again every minute.
   const pages = new AnswerCache({ refreshMs: 60_000 });
+  // The pages link relatively (they work under a path prefix), so /history/ would resolve its
+  // links one level too deep: send it to /history, relatively too.
+  app.use((req, res, next) => {
+    const path = req.path;
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || path.length < 2 || !path.endsWith('/'))
+      return next();
+    const bare = path.replace(/\/+$/, '');
+    if (!pageRoutes.some((r) => routeTemplate(bare) === r.template)) return next();
+    const query = req.originalUrl.indexOf('?');
+    res.redirect(
+      301,
+      `../${bare.slice(bare.lastIndexOf('/') + 1)}${query >= 0 ? req.originalUrl.slice(query) : ''}`,
+    );
+  });
   for (const route of pageRoutes) {
     app.get(route.template, (req, res) => {
       if (!store.synced) {
@@ -219,9 +233,16 @@ export function createStatusApp(options: StatusAppOptions): Express {
       const snapshot = store.snapshot();
       const now = clock();
       const id = typeof req.params.id === 'string' ? req.params.id : undefined;
-      const result = pages.answer(snapshot, now.getTime(), req.originalUrl, () => ({
+      const query = queryOf(req);
+      // Keyed by what the answer depends on: `/?anything` is the same page, from the cache.
+      const key = [
+        route.template,
+        id ?? '',
+        ...(route.reads ?? []).map((name) => query.get(name) ?? ''),
+      ].join('\n');
+      const result = pages.answer(snapshot, now.getTime(), key, () => ({
         ok: true,
-        body: route.render(snapshot, id, queryOf(req), now),
+        body: route.render(snapshot, id, query, now),
       }));
       if (result.ok) sendPrepared(req, res, result.body, config.cacheMaxAgeSeconds);
       else sendError(res, result.error);

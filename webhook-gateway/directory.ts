@@ -4,6 +4,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { projectProvider, type BundleObject, type ProjectObject, type WebhookObject } from '../crds/index.ts';
 import { archiveKeyFromPath } from '../crds/archive-url.ts';
+import { newest } from '../crds/bundle-order.ts';
 import { Informer, objectKey } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
@@ -107,15 +108,4 @@ export function bundleWriter(slipway: SlipwayApi) {
     }
     return results;
   };
-}
-
-function newest<T extends { metadata: { creationTimestamp?: string; name: string } }>(
-  list: T[],
-): T | undefined {
-  return list.reduce<T | undefined>((best, b) => {
-    if (!best) return b;
-    const a = b.metadata.creationTimestamp ?? '';
-    const c = best.metadata.creationTimestamp ?? '';
-    return a > c || (a === c && b.metadata.name > best.metadata.name) ? b : best;
-  }, undefined);
 }

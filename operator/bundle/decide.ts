@@ -10,7 +10,8 @@ import { isFinished } from '../../crds/bundle-outcome.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, backupJobName, buildJobName } from '../names.ts';
 import { podProblem, type PodProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { environmentOf, isNewer, jobState, rolloutState, runningBundle, timeMs } from './state.ts';
+import { isNewer } from '../../crds/bundle-order.ts';
+import { environmentOf, jobState, rolloutState, runningBundle, timeMs } from './state.ts';
 
 export const REQUEUE_PROGRESSING_MS = 30_000;
 export const REQUEUE_WAITING_MS = 60_000;

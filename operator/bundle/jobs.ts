@@ -110,6 +110,8 @@ export function buildArgs(bundle: BundleObject): string[] {
 export const FETCH_SCRIPT = `set -eu
 mkdir -p /workspace/src /workspace/dockerfile /workspace/home
 export HOME=/workspace/home
+# The repository key and git settings stay out of the build container (build steps run there).
+trap 'rm -rf /workspace/home' EXIT
 printf '%s' "$DOCKERFILE" > /workspace/dockerfile/Dockerfile
 if [ -n "\${BUILDKITD_CONFIG:-}" ]; then printf '%s' "$BUILDKITD_CONFIG" > /workspace/buildkitd.toml; fi
 if [ -n "\${ARCHIVE_URL:-}" ]; then

@@ -2,7 +2,7 @@
 // is one bundle newer than another. No I/O.
 import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
-import { ANNOTATION_BUNDLE, ANNOTATION_RECEIVED_AT } from '../../crds/labels.ts';
+import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
 import { failedBuildStep } from './buildkit-output.ts';
 
 /** Timestamps arrive as strings from watches and as Dates from typed reads. */
@@ -113,20 +113,6 @@ export function rolloutState(deployment: V1Deployment, bundle: string): RolloutS
 /** The bundle the Deployment's pod template was last set to, if the operator set one. */
 export function runningBundle(deployment: V1Deployment | undefined): string | undefined {
   return deployment?.spec?.template?.metadata?.annotations?.[ANNOTATION_BUNDLE];
-}
-
-/**
- * Arrival order: the gateway's millisecond `received-at` annotation when both bundles carry
- * one (creationTimestamp has whole seconds only), else creation time; the name breaks ties.
- */
-export function isNewer(a: BundleObject, b: BundleObject): boolean {
-  const ta = timeMs(a.metadata.creationTimestamp) ?? 0;
-  const tb = timeMs(b.metadata.creationTimestamp) ?? 0;
-  if (ta !== tb) return ta > tb;
-  const ra = timeMs(a.metadata.annotations?.[ANNOTATION_RECEIVED_AT]);
-  const rb = timeMs(b.metadata.annotations?.[ANNOTATION_RECEIVED_AT]);
-  if (ra !== undefined && rb !== undefined && ra !== rb) return ra > rb;
-  return a.metadata.name > b.metadata.name;
 }
 
 export function environmentOf(bundle: BundleObject): string | undefined {

@@ -2,7 +2,8 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { isFinished } from '../../crds/bundle-outcome.ts';
-import { isNewer, runningBundle, timeMs } from '../bundle/state.ts';
+import { isNewer } from '../../crds/bundle-order.ts';
+import { runningBundle, timeMs } from '../bundle/state.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

@@ -1,17 +1,18 @@
 // Keeps the local control plane's processes alive under npm start. kwokctl's binary runtime
 // starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler (and kwok) as detached
-// processes, and nothing starts one again when it dies. Every 2 s each component's pid (kwokctl's
-// pids/<component>.pid) is looked up in /proc: one that is gone, or a zombie nobody reaped (where
-// PID 1 does not reap, kwokctl would take it for running), has its pid file removed and
-// `kwokctl start cluster` starts what is missing, with a log line and a back-off while it fails.
+// processes, and nothing starts one again when it dies (kube-controller-manager and
+// kube-scheduler exit on purpose when they cannot renew their leases during an API server
+// outage). Every 2 s each component's pid (kwokctl's pids/<component>.pid) is looked up in
+// /proc: one that is gone, or a zombie nobody reaped (where PID 1 does not reap, kwokctl would
+// take it for running), has its pid file removed and `kwokctl start cluster` starts what is
+// missing — retried with a back-off until it runs, with a log line each time.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterDir, startStoppedComponents } from './control-plane.ts';
 
 export interface ControlPlaneWatch {
-  /** How many times a dead component was started again. */
-  readonly restarts: number;
-  stop(): void;
+  /** Stops watching; resolves once a restart under way has ended (so a teardown can follow). */
+  stop(): Promise<void>;
 }
 
 export interface ControlPlaneWatchOptions {
@@ -20,7 +21,7 @@ export interface ControlPlaneWatchOptions {
   maxDelayMs?: number;
 }
 
-/** Whether process `pid` runs (exists and is not a zombie). */
+/** Whether process `pid` runs (exists and is not a zombie). A stopped process still runs. */
 function alive(pid: number): boolean {
   try {
     // "<pid> (<comm>) <state> …": the state follows the last ')'.
@@ -40,12 +41,19 @@ export function deadComponents(cluster: string): { component: string; pidFile: s
   } catch {
     return [];
   }
-  return files
-    .map((file) => ({ component: file.slice(0, -'.pid'.length), pidFile: join(dir, file) }))
-    .filter(({ pidFile }) => {
-      const pid = Number(readFileSync(pidFile, 'utf8').trim());
-      return !(Number.isInteger(pid) && pid > 0 && alive(pid));
-    });
+  const dead: { component: string; pidFile: string }[] = [];
+  for (const file of files) {
+    const pidFile = join(dir, file);
+    let pid: number;
+    try {
+      pid = Number(readFileSync(pidFile, 'utf8').trim());
+    } catch {
+      continue; // removed since the listing (kwokctl stop, or a restart): not ours to judge
+    }
+    if (!(Number.isInteger(pid) && pid > 0 && alive(pid)))
+      dead.push({ component: file.slice(0, -'.pid'.length), pidFile });
+  }
+  return dead;
 }
 
 export function watchControlPlane(cluster: string, options: ControlPlaneWatchOptions): ControlPlaneWatch {
@@ -54,22 +62,29 @@ export function watchControlPlane(cluster: string, options: ControlPlaneWatchOpt
   let delayMs = intervalMs;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  const watch = { restarts: 0, stop: () => ((stopped = true), clearTimeout(timer)) };
+  let running: Promise<void> = Promise.resolve();
+  /** Components found dead whose restart has not succeeded yet (their pid files are gone). */
+  const pending = new Set<string>();
 
   const check = async () => {
-    const dead = deadComponents(cluster);
-    if (dead.length === 0) {
+    for (const { component, pidFile } of deadComponents(cluster)) {
+      if (!pending.has(component))
+        options.log(
+          `[control-plane] ${component} stopped running; starting it again (kwokctl start cluster)`,
+        );
+      pending.add(component);
+      rmSync(pidFile, { force: true });
+    }
+    if (pending.size === 0 || stopped) {
       delayMs = intervalMs;
       return;
     }
-    const names = dead.map((d) => d.component).join(', ');
-    options.log(`[control-plane] ${names} stopped running; starting it again (kwokctl start cluster)`);
-    for (const { pidFile } of dead) rmSync(pidFile, { force: true });
-    watch.restarts += 1;
+    const names = [...pending].join(', ');
     try {
       await startStoppedComponents(cluster);
-      options.log(`[control-plane] ${names} running again`);
+      pending.clear();
       delayMs = intervalMs;
+      options.log(`[control-plane] ${names} running again`);
     } catch (error) {
       delayMs = Math.min(delayMs * 2, maxDelayMs);
       options.log(
@@ -80,9 +95,17 @@ export function watchControlPlane(cluster: string, options: ControlPlaneWatchOpt
   const loop = () => {
     if (stopped) return;
     timer = setTimeout(() => {
-      void check().finally(loop);
+      running = check()
+        .catch((error: unknown) => options.log(`[control-plane] watch failed: ${String(error)}`))
+        .finally(loop);
     }, delayMs);
   };
   loop();
-  return watch;
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
 }

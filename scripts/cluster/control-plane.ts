@@ -5,7 +5,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { waitFor } from '../../lib/wait.ts';
@@ -64,6 +64,12 @@ export function clusterDir(name: string): string {
 
 export function kubeconfigPath(name: string): string {
   return join(clusterDir(name), 'kubeconfig.yaml');
+}
+
+/** The local cluster (started by cluster:up or the tests) whose kubeconfig this is, if any. */
+export function localClusterOf(kubeconfig: string): string | undefined {
+  const name = basename(dirname(kubeconfig));
+  return kubeconfigPath(name) === resolve(kubeconfig) ? name : undefined;
 }
 
 /** Starts the components of the named cluster that are not running and waits until it serves. */

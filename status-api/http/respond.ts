@@ -37,14 +37,18 @@ function gzipFormOf(body: Prepared): { bytes: Buffer; etag: string } {
   return form;
 }
 
-/** Whether Accept-Encoding allows gzip: listed (or `*`) with a q-value above 0. */
+/** Whether Accept-Encoding allows gzip: by name with a q-value above 0, else by `*` (RFC 9110 12.5.3). */
 export function acceptsGzip(header: string | undefined): boolean {
   if (header === undefined) return false;
-  return header.split(',').some((entry) => {
+  let any: boolean | undefined;
+  for (const entry of header.split(',')) {
     const [coding = '', ...params] = entry.split(';').map((part) => part.trim().toLowerCase());
     const q = params.find((p) => p.startsWith('q='));
-    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
-  });
+    const allowed = q === undefined || Number(q.slice(2)) > 0;
+    if (coding === 'gzip' || coding === 'x-gzip') return allowed;
+    if (coding === '*') any = allowed;
+  }
+  return any === true;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -8,7 +8,7 @@ import {
   type NoticeUpdate,
   type TimelineState,
 } from '../../crds/notice-timeline.ts';
-import { pageState, pageStateTexts, type PageState } from './page.ts';
+import { pageState, pageStateTexts, type PageState } from '../../crds/page-state.ts';
 import type { ComponentEntry, StatusSnapshot } from './snapshot.ts';
 import { formatOptionalTime, formatTime } from '../../crds/timestamps.ts';
 

@@ -21,6 +21,8 @@ const BADGE_HEADERS = { 'Content-Security-Policy': "default-src 'none'; style-sr
 
 export interface PageRoute {
   template: string;
+  /** The query parameters its answer depends on (the cache key holds these, not the raw URL). */
+  reads?: readonly string[];
   render(snapshot: StatusSnapshot, id: string | undefined, query: URLSearchParams, now: Date): Prepared;
 }
 
@@ -38,6 +40,7 @@ export const pageRoutes: PageRoute[] = [
   },
   {
     template: '/history',
+    reads: ['page'],
     render: (snapshot, _id, query, now) => page(historyPage(snapshot, query.get('page'), now)),
   },
   {

@@ -6,12 +6,20 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { kubeClients, slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
-import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import {
+  createNamespace,
+  kubectl,
+  testKubeConfig,
+  testState,
+  waitFor,
+  webhookSecretValue,
+} from '../support/cluster.ts';
 import { githubPush } from '../support/github-push.ts';
 import { backupFile, finalBundle, readyCondition, run, servedPage, step } from './support/chain.ts';
 import {
@@ -23,6 +31,7 @@ import {
 } from './support/host-services.ts';
 import { LOG_DIR, startSlipway, type Slipway } from './support/slipway.ts';
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const kc = testKubeConfig();
 const api = slipwayApi(kubeClients(kc).custom);
 const node = realNode();
@@ -199,16 +208,7 @@ async function setUp() {
     return p.status?.webhook?.url ? p : undefined;
   });
   hookUrl = project.status!.webhook!.url;
-  const { stdout } = await kubectl([
-    'get',
-    'secret',
-    '-n',
-    ns.name,
-    project.status!.webhook!.secretRef.name,
-    '-o',
-    'jsonpath={.data.secret}',
-  ]);
-  secret = Buffer.from(stdout, 'base64').toString();
+  secret = await webhookSecretValue(ns.name, project.status!.webhook!.secretRef.name);
 }
 
 afterAll(async () => {
@@ -452,6 +452,19 @@ describe('push to deploy on a real node', () => {
         expect(await servedPage(kc, ns.name, 'site-production', php().port, 'site-php', '/index.php')).toBe(
           '200 Hello, PHP, from a Composer package; built by step 2, with "quotes", commas\n',
         );
+        // kubectl slipway logs: the fetch, then the build with each step's command, then the backup.
+        const { stdout: logs } = await run(join(ROOT, 'bin', 'kubectl-slipway'), [
+          'logs',
+          'site-php',
+          '--kubeconfig',
+          testState().kubeconfig,
+          '-n',
+          ns.name,
+        ]);
+        expect(logs).toMatch(/^==> site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
+        expect(logs).toMatch(/^==> site-php-build-\w+\/build <==\n[\s\S]*\+ composer install --no-dev/m);
+        expect(logs.indexOf('/fetch <==')).toBeLessThan(logs.indexOf('/build <=='));
+        expect(logs).toMatch(/==> site-php-backup-\w+\/dump <==\n[\s\S]*backup written to/);
       },
     );
 

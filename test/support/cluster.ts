@@ -47,4 +47,22 @@ export async function kubectl(args: string[], input?: string): Promise<{ stdout:
   return child;
 }
 
+/** The value of a project's webhook secret, read with kubectl as a user would. */
+export async function webhookSecretValue(
+  namespace: string,
+  secretName: string,
+  key = 'secret',
+): Promise<string> {
+  const { stdout } = await kubectl([
+    'get',
+    'secret',
+    '-n',
+    namespace,
+    secretName,
+    '-o',
+    `jsonpath={.data.${key}}`,
+  ]);
+  return Buffer.from(stdout, 'base64').toString();
+}
+
 export { waitFor } from '../../lib/wait.ts';

@@ -20,6 +20,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SCREENSHOTS = join(ROOT, '.slipway', 'screenshots');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const HOSTILE = `<script>alert(1)</script> "quotes" & \u05E2\u05D1\u05E8\u05D9\u05EA ${'very long words '.repeat(40)}`;
+const DAY = 24 * 3600_000;
 const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 
 let ns: { name: string; remove: () => Promise<void> };
@@ -44,8 +45,17 @@ function start(entry: string, env: Record<string, string>): ChildProcess {
 /** examples/demo/20-status.yaml in the test's namespace. */
 function demoObjects(namespace: string): string {
   const demo = readFileSync(join(ROOT, 'examples', 'demo', '20-status.yaml'), 'utf8');
-  const objects = parseAllDocuments(demo).map((d) => d.toJS() as { metadata: { namespace: string } });
-  for (const o of objects) o.metadata.namespace = namespace;
+  const objects = parseAllDocuments(demo).map(
+    (d) => d.toJS() as { metadata: { name: string; namespace: string }; spec: Record<string, unknown> },
+  );
+  for (const o of objects) {
+    o.metadata.namespace = namespace;
+    // The demo's maintenance window is a fixed date; keep it ahead of the clock the page reads.
+    if (o.metadata.name === 'kernel-upgrade') {
+      o.spec.beginsAt = new Date(Date.now() + 30 * DAY).toISOString();
+      o.spec.endsAt = new Date(Date.now() + 30 * DAY + 2 * 3600_000).toISOString();
+    }
+  }
   return objects.map((o) => stringify(o)).join('---\n');
 }
 
@@ -220,12 +230,25 @@ describe('the status page in Chromium', () => {
   });
 
   it('reads well in dark mode too', async () => {
-    const { page } = await open('/', 'phone', 'dark');
-    const background = await inPage<string>(page, 'getComputedStyle(document.body).backgroundColor');
-    expect(background).toBe('rgb(13, 17, 23)');
-    expect(await accessibilityProblems(page)).toEqual([]);
-    await screenshot(page, 'home-phone-dark');
-    await page.close();
+    for (const path of ['/', '/history']) {
+      const { page } = await open(path, 'phone', 'dark');
+      const background = await inPage<string>(page, 'getComputedStyle(document.body).backgroundColor');
+      expect(background).toBe('rgb(13, 17, 23)');
+      expect(await accessibilityProblems(page)).toEqual([]);
+      if (path === '/') await screenshot(page, 'home-phone-dark');
+      await page.close();
+    }
+  });
+
+  it('lists past notices on the history page, accessible at both widths', async () => {
+    for (const viewport of ['phone', 'desktop'] as const) {
+      const { page, response } = await open('/history', viewport);
+      expect(response?.status()).toBe(200);
+      expect(await text(page, 'h1')).toBe('Past notices');
+      expect(await text(page, '.pages')).toContain('Page 1 of 1');
+      expect(await accessibilityProblems(page)).toEqual([]);
+      await page.close();
+    }
   });
 
   it('links the Atom and RSS feeds, which are well-formed, and renders the badge', async () => {

@@ -144,6 +144,17 @@ describe('the status page', () => {
     expect((await get('/history?page=3')).res.status).toBe(404);
   });
 
+  it('sends a path with a trailing slash to the page, so its relative links resolve', async () => {
+    const res = await fetch(`${base}/history/?page=2`, { redirect: 'manual' });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe('../history?page=2');
+    expect(new URL(res.headers.get('location')!, `${base}/history/?page=2`).href).toBe(
+      `${base}/history?page=2`,
+    );
+    const notice = await fetch(`${base}/notices/7/`, { redirect: 'manual' });
+    expect(new URL(notice.headers.get('location')!, `${base}/notices/7/`).href).toBe(`${base}/notices/7`);
+  });
+
   it('answers a repeated request with 304 and serves the stylesheet it links', async () => {
     const { res } = await get('/');
     const again = await get('/', { 'If-None-Match': res.headers.get('etag')! });
@@ -240,6 +251,8 @@ describe('compression', () => {
     expect(acceptsGzip('deflate, GZIP;q=0.5')).toBe(true);
     expect(acceptsGzip('*')).toBe(true);
     expect(acceptsGzip('gzip;q=0, br')).toBe(false);
+    expect(acceptsGzip('gzip;q=0, *')).toBe(false);
+    expect(acceptsGzip('*;q=0')).toBe(false);
     expect(acceptsGzip('identity')).toBe(false);
     expect(acceptsGzip(undefined)).toBe(false);
   });

@@ -1,0 +1,42 @@
+// The shape of one CLI command, and reading its positional arguments.
+import type { ParseArgsConfig } from 'node:util';
+import type { CliContext } from '../context.ts';
+import { UsageError } from '../errors.ts';
+
+export type Values = Record<string, string | boolean | undefined>;
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** After "kubectl slipway ". */
+  usage: string;
+  /** Arguments and flags, and an example or two. */
+  help?: string;
+  options?: ParseArgsConfig['options'];
+  /** Words completion offers after the command (subcommands, providers). */
+  completions?: readonly string[];
+  /** Resolves to the exit code (0 when undefined). */
+  run(ctx: CliContext, args: string[], values: Values): Promise<number | void>;
+}
+
+/** Exactly the named positional arguments, or a usage error saying which is missing or extra. */
+export function positionals(args: string[], names: readonly string[], optional = 0): string[] {
+  const needed = names.length - optional;
+  if (args.length < needed) throw new UsageError(`missing ${names[args.length]}`);
+  if (args.length > names.length) throw new UsageError(`unexpected argument "${args[names.length]}"`);
+  return args;
+}
+
+export const text = (values: Values, name: string): string | undefined => {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** A duration flag ("90s", "10m", "1h", or seconds). */
+export function duration(value: string | undefined, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!match) throw new UsageError(`"${value}" is not a duration (e.g. 90s, 10m, 1h)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return Number(match[1]) * unit;
+}

@@ -1,0 +1,188 @@
+// kubectl slipway hook <project> [--provider p]: the webhook URL and secret, and what to paste
+// into which field of the provider's form; hook rotate <project>: a new generated secret.
+import { randomBytes } from 'node:crypto';
+import type { V1Secret } from '@kubernetes/client-node';
+import type { ProjectObject } from '../../crds/index.ts';
+import { ANNOTATION_SECRET_ROTATED_AT } from '../../crds/labels.ts';
+import { deriveWebhookToken } from '../../crds/webhook-url.ts';
+import { mergePatch } from '../../lib/kube.ts';
+import { readObject } from '../read.ts';
+import type { CliContext } from '../context.ts';
+import { CommandError, UsageError } from '../errors.ts';
+import { printObject } from '../print.ts';
+import { positionals, text, type Command, type Values } from './command.ts';
+
+interface ProviderForm {
+  title: string;
+  where: string;
+  fields: (url: string, secret: string) => Array<[string, string]>;
+}
+
+/** What each provider's form asks for (docs/providers.md, section 2). */
+const FORMS: Record<string, ProviderForm> = {
+  github: {
+    title: 'GitHub',
+    where: 'Repository → Settings → Webhooks → Add webhook',
+    fields: (url, secret) => [
+      ['Payload URL', url],
+      ['Content type', 'application/json (not the form-encoded default)'],
+      ['Secret', secret],
+      ['Which events', 'Just the push event'],
+      ['Also', 'SSL verification on; Active'],
+    ],
+  },
+  gitlab: {
+    title: 'GitLab',
+    where: 'Project → Settings → Webhooks → Add new webhook',
+    fields: (url, secret) => [
+      ['URL', url],
+      ['Secret token', secret],
+      ['Trigger', 'Push events (any branch filter)'],
+      ['Also', 'SSL verification on'],
+    ],
+  },
+  bitbucket: {
+    title: 'Bitbucket Cloud',
+    where: 'Repository settings → Webhooks → Add webhook',
+    fields: (url, secret) => [
+      ['URL', url],
+      ['Secret', secret],
+      ['Triggers', 'Repository push'],
+      ['Also', 'Status: Active'],
+    ],
+  },
+  'azure-devops': {
+    title: 'Azure DevOps',
+    where: 'Project settings → Service hooks → + → Web Hooks; trigger "Code pushed"',
+    fields: (url, secret) => [
+      ['URL', url],
+      ['HTTP headers', `X-Provider-Service-Key: ${secret}`],
+      ['Basic authentication', 'leave empty'],
+      ['Resource details to send', 'All'],
+    ],
+  },
+};
+const PROVIDERS = Object.keys(FORMS);
+const HIDDEN = '(hidden: add --show-secret)';
+
+async function readHook(ctx: CliContext, name: string) {
+  const project = await readObject<ProjectObject>(ctx, 'Project', name);
+  const webhook = project.status?.webhook;
+  if (!webhook?.url)
+    throw new CommandError(
+      `project ${name} has no webhook URL yet: ${project.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? 'is the operator running?'}`,
+    );
+  const secret = await ctx.clients.core.readNamespacedSecret({
+    name: webhook.secretRef.name,
+    namespace: ctx.namespace,
+  });
+  const encoded = secret.data?.[webhook.secretRef.key];
+  if (!encoded)
+    throw new CommandError(`Secret ${webhook.secretRef.name} has no key ${webhook.secretRef.key}`);
+  return { project, webhook, secret, value: Buffer.from(encoded, 'base64').toString() };
+}
+
+function print(
+  ctx: CliContext,
+  url: string,
+  secretValue: string,
+  secretRef: { name: string; key: string },
+  values: Values,
+) {
+  const provider = text(values, 'provider');
+  if (provider !== undefined && !FORMS[provider])
+    throw new UsageError(`unknown provider "${provider}": ${PROVIDERS.join(', ')}`);
+  const show = values['show-secret'] === true;
+  const secret = show ? secretValue : HIDDEN;
+  const form = provider ? FORMS[provider]! : undefined;
+  if (
+    printObject(ctx, {
+      url,
+      secretRef,
+      ...(show ? { secret: secretValue } : {}),
+      ...(form
+        ? {
+            provider,
+            where: form.where,
+            fields: Object.fromEntries(form.fields(url, show ? secretValue : '')),
+          }
+        : {}),
+    })
+  )
+    return;
+  const lines = [
+    `Webhook URL:  ${url}`,
+    `Secret:       ${secret}  (Secret ${secretRef.name}, key ${secretRef.key})`,
+  ];
+  if (form) {
+    lines.push('', `${form.title}: ${form.where}`);
+    const fields = form.fields(url, secret);
+    const width = Math.max(...fields.map(([k]) => k.length));
+    for (const [k, v] of fields) lines.push(`  ${`${k}:`.padEnd(width + 1)}  ${v}`);
+  } else {
+    lines.push('', `What to paste where: add --provider ${PROVIDERS.join('|')}`);
+  }
+  lines.push('', 'The URL is a credential too: keep it out of logs and tickets.');
+  ctx.out(lines.join('\n'));
+}
+
+export const hookCommand: Command = {
+  name: 'hook',
+  summary: "a project's webhook URL and secret, and what to paste into your git provider's form",
+  usage:
+    'hook <project> [--provider github|gitlab|bitbucket|azure-devops] [--show-secret]\n       kubectl slipway hook rotate <project> [--show-secret]',
+  help: `hook <project> prints the webhook URL and where its secret is; --provider adds exactly what to
+fill into that provider's form and which events to pick. The secret is printed only with
+--show-secret. "hook rotate" replaces a generated secret with a new one (the URL changes with it:
+paste both again) and waits until the operator publishes the new URL.`,
+  options: { provider: { type: 'string' }, 'show-secret': { type: 'boolean' } },
+  completions: ['rotate', ...PROVIDERS.map((p) => `--provider=${p}`)],
+  async run(ctx, args, values) {
+    if (args[0] === 'rotate') {
+      const [, name] = positionals(args, ['rotate', 'project']);
+      return rotate(ctx, name!, values);
+    }
+    const [name] = positionals(args, ['project']);
+    const hook = await readHook(ctx, name!);
+    print(ctx, hook.webhook.url, hook.value, hook.webhook.secretRef, values);
+  },
+};
+
+async function rotate(ctx: CliContext, name: string, values: Values) {
+  const { project, webhook, secret } = await readHook(ctx, name);
+  const ownedByProject = (secret.metadata?.ownerReferences ?? []).some(
+    (o) => o.kind === 'Project' && o.uid === project.metadata.uid && o.controller,
+  );
+  if (!ownedByProject)
+    throw new CommandError(
+      `project ${name} uses its own Secret ${webhook.secretRef.name} (spec.webhookSecretRef): put a new value there; the operator publishes the new URL`,
+    );
+  // 32 random bytes, base64url: the same form as the operator's generated secrets.
+  const fresh = randomBytes(32).toString('base64url');
+  const patch: V1Secret = { data: { [webhook.secretRef.key]: Buffer.from(fresh).toString('base64') } };
+  await ctx.clients.core.patchNamespacedSecret(
+    { name: webhook.secretRef.name, namespace: ctx.namespace, body: patch },
+    mergePatch,
+  );
+  // The operator does not watch Secrets: a change of the Project makes it publish the new URL now.
+  await ctx.slipway.patch('Project', ctx.namespace, name, {
+    metadata: { annotations: { [ANNOTATION_SECRET_ROTATED_AT]: new Date().toISOString() } },
+  });
+  const slug = project.status?.slug ?? project.spec.slug ?? name;
+  const url = `${webhook.url.slice(0, webhook.url.lastIndexOf('/'))}/${deriveWebhookToken(fresh, slug)}`;
+  // The operator publishes the URL of the new secret; wait for it (the gateway takes it from there).
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const now = await ctx.slipway.get<ProjectObject>('Project', ctx.namespace, name);
+    if (now.status?.webhook?.url === url) break;
+    if (Date.now() > deadline) {
+      ctx.err(
+        'warning: the operator has not published the new URL yet (is it running?); the values below are the new ones',
+      );
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  ctx.err(`rotated the webhook secret of project ${name}: paste the new URL and secret into your provider`);
+  print(ctx, url, fresh, webhook.secretRef, values);
+}

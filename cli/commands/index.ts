@@ -1,0 +1,25 @@
+// Every command of kubectl slipway, in the order --help lists them.
+import { buildCommand } from './build.ts';
+import type { Command } from './command.ts';
+import { getCommand } from './get.ts';
+import { historyCommand } from './history.ts';
+import { hookCommand } from './hook.ts';
+import { logsCommand } from './logs.ts';
+import { noticeCommand } from './notice.ts';
+import { rollbackCommand } from './rollback.ts';
+import { statusCommand } from './status.ts';
+import { waitCommand } from './wait.ts';
+
+export type { Command };
+
+export const commands: readonly Command[] = [
+  hookCommand,
+  getCommand,
+  buildCommand,
+  logsCommand,
+  waitCommand,
+  rollbackCommand,
+  historyCommand,
+  noticeCommand,
+  statusCommand,
+];

@@ -1,0 +1,80 @@
+// kubectl slipway logs <bundle> [-f]: the fetch, build and backup logs of a bundle, in order.
+// Only the operator's own Job containers (they print no credentials); the application's pods are
+// the Deployment's, for kubectl logs.
+import type { V1Pod } from '@kubernetes/client-node';
+import { isFinished } from '../../crds/bundle-outcome.ts';
+import type { BundleObject } from '../../crds/index.ts';
+import { LABEL_BUNDLE, LABEL_STEP, labelValue } from '../../crds/labels.ts';
+import type { CliContext } from '../context.ts';
+import { readObject } from '../read.ts';
+import { positionals, type Command } from './command.ts';
+
+const STEP_ORDER = ['build', 'backup'];
+const created = (p: V1Pod) => new Date(p.metadata?.creationTimestamp ?? 0).getTime();
+
+async function jobPods(ctx: CliContext, bundle: string): Promise<V1Pod[]> {
+  const { items } = await ctx.clients.core.listNamespacedPod({
+    namespace: ctx.namespace,
+    labelSelector: `${LABEL_BUNDLE}=${labelValue(bundle)},${LABEL_STEP}`,
+  });
+  const step = (p: V1Pod) => STEP_ORDER.indexOf(p.metadata?.labels?.[LABEL_STEP] ?? '');
+  return items.sort((a, b) => step(a) - step(b) || created(a) - created(b));
+}
+
+/** Containers of a pod in the order they run, with whether each has started and ended. */
+function containers(pod: V1Pod): Array<{ name: string; started: boolean; ended: boolean }> {
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => {
+    const s = statuses.find((x) => x.name === c.name);
+    return {
+      name: c.name,
+      started: Boolean(s?.state?.running || s?.state?.terminated || s?.lastState?.terminated),
+      ended: Boolean(s?.state?.terminated),
+    };
+  });
+}
+
+export const logsCommand: Command = {
+  name: 'logs',
+  summary: "a bundle's fetch, build and backup logs, in order; -f follows while it runs",
+  usage: 'logs <bundle> [-f]',
+  help: `Prints the logs of the bundle's build Job (fetch, then build) and backup Job (dump), each
+under a "==> pod/container <==" line. With -f it keeps printing new lines until the bundle's
+chain has ended.`,
+  options: { follow: { type: 'boolean', short: 'f' } },
+  async run(ctx, args, values) {
+    const [name] = positionals(args, ['bundle']);
+    const bundleOf = () => readObject<BundleObject>(ctx, 'Bundle', name!);
+    let bundle = await bundleOf();
+    const printed = new Map<string, number>();
+    let header = '';
+    for (;;) {
+      const pods = await jobPods(ctx, name!);
+      for (const pod of pods) {
+        for (const c of containers(pod)) {
+          if (!c.started) continue;
+          const key = `${pod.metadata!.name}/${c.name}`;
+          const log = await ctx.clients.core
+            .readNamespacedPodLog({ name: pod.metadata!.name!, namespace: ctx.namespace, container: c.name })
+            .catch(() => '');
+          const seen = printed.get(key) ?? 0;
+          if (log.length > seen) {
+            if (header !== key) ctx.out(`==> ${key} <==`);
+            header = key;
+            ctx.out(log.slice(seen).replace(/\n$/, ''));
+            printed.set(key, log.length);
+          }
+        }
+      }
+      if (values.follow !== true) {
+        if (pods.length === 0)
+          ctx.err(`bundle ${name} has no build or backup pods (phase ${bundle.status?.phase ?? 'Pending'})`);
+        return;
+      }
+      const allEnded = pods.every((p) => containers(p).every((c) => c.ended || !c.started));
+      if (isFinished(bundle) && allEnded) return;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      bundle = await bundleOf();
+    }
+  },
+};

@@ -1,0 +1,72 @@
+// kubectl slipway rollback <environment> [--to <bundle>]: put a previous good bundle's image back
+// (a Rollback bundle: no build; the operator's ordering rules still hold).
+import { newestFirst } from '../../crds/bundle-order.ts';
+import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
+import { rollbackBundle } from '../../crds/rollback.ts';
+import { followIfAsked, WAIT_OPTIONS } from '../bundles.ts';
+import { readObject } from '../read.ts';
+import { CommandError } from '../errors.ts';
+import { positionals, text, type Command } from './command.ts';
+
+/** Bundles rolled out to `environment` successfully, newest first. */
+export function deployedTo(bundles: BundleObject[], environment: string): BundleObject[] {
+  return bundles
+    .filter((b) => b.spec.deploy?.environmentRef.name === environment && b.status?.phase === 'Ready')
+    .sort(newestFirst);
+}
+
+export const rollbackCommand: Command = {
+  name: 'rollback',
+  summary: 'put the previous good bundle (or --to a given one) back on an environment, without a rebuild',
+  usage: 'rollback <environment> [--to <bundle>] [--backup] [--wait [--timeout 30m]]',
+  help: `Creates a Rollback bundle that rolls out the image an earlier bundle built: by default the
+newest bundle that reached Ready on the environment before the one it runs now. --backup backs
+the database up first. Prints the new bundle's name; --wait follows it.`,
+  options: {
+    to: { type: 'string' },
+    backup: { type: 'boolean' },
+    ...WAIT_OPTIONS,
+  },
+  async run(ctx, args, values) {
+    const [name] = positionals(args, ['environment']);
+    const environment = await readObject<EnvironmentObject>(ctx, 'Environment', name!);
+    const project = environment.spec.projectRef.name;
+    const bundles = (await ctx.slipway.list<BundleObject>('Bundle', ctx.namespace)).filter(
+      (b) => b.spec.projectRef.name === project,
+    );
+    let to = text(values, 'to');
+    if (to === undefined) {
+      // The image before the one running now: a rollback bundle counts as the bundle it reuses.
+      const sourceOf = (b: BundleObject) => b.spec.source.bundleRef?.name ?? b.metadata.name;
+      const current = environment.status?.currentBundle;
+      const running = bundles.find((b) => b.metadata.name === current);
+      const runningSource = running ? sourceOf(running) : current;
+      const previous = deployedTo(bundles, name!).find((b) => sourceOf(b) !== runningSource);
+      if (!previous)
+        throw new CommandError(
+          `environment ${name} has no earlier good bundle to go back to (it runs ${current ?? 'none'})`,
+        );
+      to = sourceOf(previous);
+    } else {
+      const target = bundles.find((b) => b.metadata.name === to);
+      if (!target) throw new CommandError(`bundle ${to} of project ${project} not found in ${ctx.namespace}`);
+      if (!target.status?.image)
+        throw new CommandError(
+          `bundle ${to} has no image to roll out (phase ${target.status?.phase ?? 'Pending'})`,
+        );
+    }
+    const created = await ctx.slipway.create(
+      'Bundle',
+      rollbackBundle({
+        namespace: ctx.namespace,
+        project,
+        to,
+        environment: name!,
+        backupBeforeDeploy: values.backup === true,
+        comment: `rollback of ${name} to bundle ${to} with kubectl slipway`,
+      }),
+    );
+    ctx.out(created.metadata.name);
+    return followIfAsked(ctx, created.metadata.name, values);
+  },
+};

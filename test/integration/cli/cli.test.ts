@@ -1,0 +1,266 @@
+// kubectl slipway as a user runs it (bin/kubectl-slipway, a real process with --kubeconfig) against
+// a real API server and a running operator: connect a provider, see what runs, build and deploy,
+// follow, roll back, read the history, post an incident and read the status — the human output
+// and -o json, and the exit codes scripts rely on.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import type { BundleObject, EnvironmentObject, ProjectObject } from '../../../crds/index.ts';
+import type { Operator } from '../../../operator/operator.ts';
+import { manualBundle, statusComponent, statusPage } from '../../support/builders.ts';
+import {
+  createNamespace,
+  kubectl,
+  testKubeConfig,
+  testState,
+  waitFor,
+  webhookSecretValue,
+} from '../../support/cluster.ts';
+import { clients, createProject, startOperator, webDeployment } from '../operator/support.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const kc = testKubeConfig();
+const { slipway } = clients(kc);
+let ns: { name: string; remove: () => Promise<void> };
+let operator: Operator;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `kubectl slipway <args>` with the test cluster's kubeconfig, in the test namespace. */
+function cli(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      join(ROOT, 'bin', 'kubectl-slipway'),
+      [...args, '--kubeconfig', testState().kubeconfig, '-n', ns.name],
+      { timeout: 120_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+beforeAll(async () => {
+  ns = await createNamespace(kc, 'cli');
+  await createProject(kc, ns.name);
+  await clients(kc).apps.createNamespacedDeployment({
+    namespace: ns.name,
+    body: webDeployment(ns.name, 'shop-web'),
+  });
+  await kubectl(
+    ['apply', '-f', '-'],
+    [
+      {
+        apiVersion: 'slipway.dev/v1alpha1',
+        kind: 'Environment',
+        metadata: { name: 'staging', namespace: ns.name },
+        spec: { projectRef: { name: 'shop' }, deploymentRef: { name: 'shop-web', container: 'web' } },
+      },
+      manualBundle(ns.name, 'shop-manual-1', { deploy: { environmentRef: { name: 'staging' } } }),
+      statusPage(ns.name, 'status', { name: 'Acme Hosting', url: 'https://status.acme.example' }),
+      statusComponent(ns.name, 'databases', { name: 'Databases', state: 'degraded' }),
+    ]
+      .map((o) => stringify(o))
+      .join('---\n'),
+  );
+  operator = await startOperator(kc, ns.name);
+  await waitFor(
+    'the first bundle to be deployed',
+    async () =>
+      (await slipway.get<BundleObject>('Bundle', ns.name, 'shop-manual-1')).status?.phase === 'Ready',
+    60_000,
+    250,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await ns?.remove();
+});
+
+describe('kubectl slipway', () => {
+  it('lists every command in --help, and says how to use one it cannot read (exit 2)', async () => {
+    const help = await cli('--help');
+    expect(help).toEqual(expect.objectContaining({ code: 0 }));
+    for (const command of [
+      'hook',
+      'get',
+      'build',
+      'logs',
+      'wait',
+      'rollback',
+      'history',
+      'notice',
+      'status',
+      'completion',
+    ])
+      expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    const missing = await cli('build', 'shop');
+    expect(missing).toEqual(expect.objectContaining({ code: 2 }));
+    expect(missing.stderr).toMatch(
+      /^error: --commit is required\n\nUsage: kubectl slipway build <project> --commit <sha>/,
+    );
+    expect((await cli('get', 'pods')).code).toBe(2);
+    expect((await cli('frobnicate')).code).toBe(2);
+    expect((await cli('completion', 'bash')).stdout).toContain(
+      'complete -F _kubectl_slipway kubectl-slipway',
+    );
+  });
+
+  it('hook: the URL, a hidden secret, and what goes into which field of GitHub’s form', async () => {
+    const project = await slipway.get<ProjectObject>('Project', ns.name, 'shop');
+    const url = project.status!.webhook!.url;
+    const hidden = await cli('hook', 'shop', '--provider', 'github');
+    expect(hidden).toEqual(expect.objectContaining({ code: 0 }));
+    expect(hidden.stdout).toContain(`Webhook URL:  ${url}`);
+    expect(hidden.stdout).toMatch(/GitHub: Repository → Settings → Webhooks → Add webhook/);
+    expect(hidden.stdout).toMatch(new RegExp(`Payload URL: +${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(hidden.stdout).toMatch(/Content type: +application\/json/);
+    expect(hidden.stdout).toMatch(/Secret: +\(hidden: add --show-secret\)/);
+    const secret = await webhookSecretValue(ns.name, project.status!.webhook!.secretRef.name);
+    expect(hidden.stdout).not.toContain(secret);
+    const shown = JSON.parse(
+      (await cli('hook', 'shop', '--provider', 'azure-devops', '--show-secret', '-o', 'json')).stdout,
+    );
+    expect(shown).toMatchObject({ url, secret, provider: 'azure-devops' });
+    expect(shown.fields['HTTP headers']).toBe(`X-Provider-Service-Key: ${secret}`);
+    expect((await cli('hook', 'nope')).code).toBe(1);
+  });
+
+  it('hook rotate: a new secret, and the operator publishes the URL that goes with it', async () => {
+    const before = (await slipway.get<ProjectObject>('Project', ns.name, 'shop')).status!.webhook!.url;
+    const rotated = await cli('hook', 'rotate', 'shop', '--show-secret', '-o', 'json');
+    expect(rotated).toEqual(expect.objectContaining({ code: 0 }));
+    const answer = JSON.parse(rotated.stdout);
+    expect(answer.url).not.toBe(before);
+    expect((await slipway.get<ProjectObject>('Project', ns.name, 'shop')).status!.webhook!.url).toBe(
+      answer.url,
+    );
+    expect(rotated.stderr).toContain('rotated the webhook secret of project shop');
+  });
+
+  let built: string;
+  it('build --deploy --wait: a bundle of the commit with the manual bundle’s settings, followed to Ready', async () => {
+    const run = await cli('build', 'shop', '--commit', 'ABCDEF1234567', '--deploy', 'staging', '--wait');
+    expect(run).toEqual(expect.objectContaining({ code: 0 }));
+    built = run.stdout.trim();
+    expect(run.stderr).toMatch(new RegExp(`^bundle ${built}: Ready \\(Succeeded\\)`, 'm'));
+    const bundle = await slipway.get<BundleObject>('Bundle', ns.name, built);
+    expect(bundle.spec).toMatchObject({
+      source: { git: { commit: 'abcdef1234567' } },
+      baseSoftware: { image: 'php:8.3-fpm' },
+      trigger: { type: 'Manual' },
+      deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false },
+    });
+    expect((await cli('wait', built)).code).toBe(0);
+  });
+
+  it('get: projects, environments with the bundle each runs, bundles newest first', async () => {
+    const all = await cli('get');
+    expect(all).toEqual(expect.objectContaining({ code: 0 }));
+    expect(all.stdout).toMatch(/^PROJECTS\nNAME +SLUG +READY +REASON +AGE\nshop +shop-cli-/m);
+    expect(all.stdout).toMatch(
+      new RegExp(
+        `^ENVIRONMENTS\\nNAME +PROJECT +DEPLOYMENT +BUNDLE +SINCE +READY +REASON\\nstaging +shop +shop-web +${built} `,
+        'm',
+      ),
+    );
+    const bundles = JSON.parse((await cli('get', 'bundles', '-o', 'json')).stdout) as {
+      items: BundleObject[];
+    };
+    expect(bundles.items.map((b) => b.metadata.name)).toEqual([built, 'shop-manual-1']);
+    expect((await cli('get', 'swb', '-o', 'wide')).stdout).toMatch(
+      /^NAME +PROJECT +TRIGGER +COMMIT +ENVIRONMENT +PHASE +AGE +REASON +COMMENT$/m,
+    );
+  });
+
+  it('rollback, then history: the previous bundle’s image back without a build, every deployment listed', async () => {
+    const run = await cli('rollback', 'staging', '--wait');
+    expect(run).toEqual(expect.objectContaining({ code: 0 }));
+    const rollback = run.stdout.trim();
+    const bundle = await slipway.get<BundleObject>('Bundle', ns.name, rollback);
+    expect(bundle.spec.source.bundleRef).toEqual({ name: 'shop-manual-1' });
+    expect(bundle.status?.phase).toBe('Ready');
+    await waitFor(
+      'the environment to run the rollback',
+      async () =>
+        (await slipway.get<EnvironmentObject>('Environment', ns.name, 'staging')).status?.currentBundle ===
+        rollback,
+      30_000,
+      250,
+    );
+    const history = await cli('history', 'staging');
+    const rows = history.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^BUNDLE +TRIGGER +COMMIT +RESULT +WHEN +BACKUP +COMMENT$/);
+    expect(rows.slice(1).map((r) => r.split(/\s+/)[0])).toEqual([rollback, built, 'shop-manual-1']);
+    expect(rows[1]).toMatch(/ Rollback +\(shop-manual-1\) +Ready /);
+    const json = JSON.parse((await cli('history', 'staging', '-o', 'json')).stdout) as {
+      items: BundleObject[];
+    };
+    expect(json.items).toHaveLength(3);
+  });
+
+  it('wait: exit 3 when the time runs out, 1 for a bundle that does not exist', async () => {
+    await kubectl(
+      ['apply', '-f', '-'],
+      stringify(manualBundle(ns.name, 'orphan', { projectRef: { name: 'no-such-project' } })),
+    );
+    const timedOut = await cli('wait', 'orphan', '--timeout', '2s');
+    expect(timedOut).toEqual(expect.objectContaining({ code: 3 }));
+    expect(timedOut.stderr).toMatch(/bundle orphan has not finished after 2 s: Pending \(ProjectNotFound\)/);
+    expect((await cli('wait', 'never-made')).code).toBe(1);
+  });
+
+  it('notice open, update, resolve; status shows what the public page shows', async () => {
+    const opened = await cli(
+      'notice',
+      'open',
+      '--type',
+      'unplanned',
+      '--subject',
+      'Slow queries on MySQL',
+      '--component',
+      'databases',
+      '--message',
+      'We are looking into slow queries.',
+    );
+    expect(opened).toEqual(expect.objectContaining({ code: 0 }));
+    const name = opened.stdout.trim();
+    expect(name).toMatch(/^slow-queries-on-mysql-[0-9a-f]{4}$/);
+    expect(
+      (await cli('notice', 'update', name, '--state', 'identified', '--message', 'A noisy neighbour.')).code,
+    ).toBe(0);
+    await waitFor(
+      'the operator to give the notice an id',
+      async () => {
+        const list = JSON.parse((await cli('notice', 'list', '-o', 'json')).stdout) as {
+          items: Array<{ status?: { id?: number } }>;
+        };
+        return list.items[0]?.status?.id !== undefined;
+      },
+      30_000,
+      250,
+    );
+    const list = await cli('notice', 'list');
+    expect(list.stdout).toMatch(
+      new RegExp(`^${name} +\\d+ +unplanned +identified +present +Slow queries on MySQL `, 'm'),
+    );
+    const status = await cli('status');
+    expect(status.stdout).toMatch(/^Acme Hosting: Some systems are experiencing problems \(degraded\)$/m);
+    expect(status.stdout).toMatch(/^ {2}Databases: degraded$/m);
+    expect(status.stdout).toMatch(
+      /^ {2}#\d+ unplanned identified: Slow queries on MySQL\n {6}A noisy neighbour\.$/m,
+    );
+    expect((await cli('notice', 'resolve', name, '--message', 'Fixed.')).code).toBe(0);
+    const after = JSON.parse((await cli('status', '-o', 'json')).stdout);
+    expect(after.page).toMatchObject({ state: 'operational', stateText: 'All systems operational' });
+    const refused = await cli('notice', 'update', name, '--state', 'complete', '--message', 'x');
+    expect(refused).toEqual(expect.objectContaining({ code: 1 }));
+    expect(refused.stderr).toMatch(/an unplanned notice allows only the states/);
+  });
+});
