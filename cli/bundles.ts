@@ -41,7 +41,18 @@ export async function followBundle(
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
-    const bundle = await readObject<BundleObject>({ ...ctx, namespace }, 'Bundle', name);
+    let bundle: BundleObject;
+    try {
+      bundle = await withDeadline(readObject<BundleObject>({ ...ctx, namespace }, 'Bundle', name), deadline);
+    } catch (error) {
+      // A missing bundle is an answer; an unreachable API server is not (yet): ask again.
+      if (error instanceof CommandError || Date.now() >= deadline)
+        throw timedOutOr(error, name, timeoutMs, last);
+      if (print)
+        ctx.err(`warning: reading bundle ${name} failed (${(error as Error).message}); trying again`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      continue;
+    }
     const line = phaseLine(bundle);
     if (print && line !== last) ctx.err(`bundle ${name}: ${line}`);
     last = line;
@@ -56,6 +67,27 @@ export async function followBundle(
       );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
+}
+
+/** Rejects with DeadlineError once `deadline` (epoch ms) passes before `promise` settles. */
+class DeadlineError extends Error {}
+function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DeadlineError('no answer in time')),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+function timedOutOr(error: unknown, name: string, timeoutMs: number, last: string): Error {
+  if (error instanceof CommandError) return error;
+  return new CommandError(
+    `bundle ${name} has not finished after ${Math.round(timeoutMs / 1000)} s${last ? `: ${last}` : ` (the API server did not answer: ${(error as Error).message})`}`,
+    EXIT.timeout,
+  );
 }
 
 /** The flags of commands that can follow what they create. */

@@ -7,7 +7,7 @@ import { apiMessage, apiStatus } from '../lib/kube.ts';
 import { commands, type Command } from './commands/index.ts';
 import { cliContext, type GlobalOptions, type Output } from './context.ts';
 import { CommandError, EXIT, UsageError } from './errors.ts';
-import { completionScript } from './completion.ts';
+import { completionScript, completions } from './completion.ts';
 
 const GLOBAL_OPTIONS = {
   kubeconfig: { type: 'string' },
@@ -45,17 +45,42 @@ Run "kubectl slipway <command> --help" for a command's arguments and flags.`;
 const commandHelp = (c: Command) =>
   `${c.summary}\n\nUsage: kubectl slipway ${c.usage}\n\n${c.help ? `${c.help}\n\n` : ''}${GLOBAL_HELP}`;
 
+/** Global flags that take a value: what follows them is not the command. */
+const VALUE_FLAGS = new Set(['--kubeconfig', '--context', '-n', '--namespace', '-o', '--output']);
+
+/** The command word wherever it stands (kubectl users put -n first), and everything else. */
+export function splitCommand(argv: readonly string[]): { name: string | undefined; rest: string[] } {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (VALUE_FLAGS.has(arg)) i++;
+    else if (!arg.startsWith('-')) return { name: arg, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
+  }
+  return { name: undefined, rest: [...argv] };
+}
+
 export async function main(
   argv: string[],
   io = { out: (t: string) => console.log(t), err: (t: string) => console.error(t) },
 ): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.out(usage());
-    return name === undefined ? EXIT.usage : EXIT.ok;
+  const { name, rest } = splitCommand(argv);
+  if (name === undefined || name === 'help') {
+    const asked = name === 'help' || rest.includes('--help') || rest.includes('-h');
+    if (asked) io.out(usage());
+    else io.err(usage());
+    return asked ? EXIT.ok : EXIT.usage;
+  }
+  if (name === '__complete') {
+    io.out(completions(rest, commands).join('\n'));
+    return EXIT.ok;
   }
   if (name === 'completion') {
-    const shell = rest[0] ?? 'bash';
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(
+        'print a shell completion script\n\nUsage: kubectl slipway completion bash|zsh\n\n  source <(kubectl slipway completion bash)',
+      );
+      return EXIT.ok;
+    }
+    const shell = rest.find((a) => !a.startsWith('-')) ?? 'bash';
     if (shell !== 'bash' && shell !== 'zsh') {
       io.err('error: completion supports bash and zsh');
       return EXIT.usage;

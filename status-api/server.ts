@@ -220,7 +220,7 @@ export function createStatusApp(options: StatusAppOptions): Express {
     const query = req.originalUrl.indexOf('?');
     res.redirect(
       301,
-      `../${bare.slice(bare.lastIndexOf('/') + 1)}${query >= 0 ? req.originalUrl.slice(query) : ''}`,
+      `${'../'.repeat(path.length - bare.length)}${bare.slice(bare.lastIndexOf('/') + 1)}${query >= 0 ? req.originalUrl.slice(query) : ''}`,
     );
   });
   for (const route of pageRoutes) {

@@ -1,6 +1,7 @@
 // kubectl slipway history <environment>: the bundles rolled out (or tried) there, newest first.
 import { newestFirst } from '../../crds/bundle-order.ts';
-import type { BundleObject } from '../../crds/index.ts';
+import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
+import { readObject } from '../read.ts';
 import { commitOf, readyOf } from '../bundles.ts';
 import { printList, type Column } from '../print.ts';
 import { positionals, type Command } from './command.ts';
@@ -28,6 +29,7 @@ export const historyCommand: Command = {
   help: 'Every bundle that names the environment in spec.deploy, newest first (times in UTC).',
   async run(ctx, args) {
     const [environment] = positionals(args, ['environment']);
+    await readObject<EnvironmentObject>(ctx, 'Environment', environment!);
     const bundles = (await ctx.slipway.list<BundleObject>('Bundle', ctx.namespace))
       .filter((b) => b.spec.deploy?.environmentRef.name === environment)
       .sort(newestFirst);

@@ -63,7 +63,7 @@ const FORMS: Record<string, ProviderForm> = {
   },
 };
 const PROVIDERS = Object.keys(FORMS);
-const HIDDEN = '(hidden: add --show-secret)';
+const HIDDEN = '<hidden: add --show-secret>';
 
 async function readHook(ctx: CliContext, name: string) {
   const project = await readObject<ProjectObject>(ctx, 'Project', name);
@@ -82,6 +82,14 @@ async function readHook(ctx: CliContext, name: string) {
   return { project, webhook, secret, value: Buffer.from(encoded, 'base64').toString() };
 }
 
+/** --provider, checked before anything is read. */
+function checkedProvider(values: Values): string | undefined {
+  const provider = text(values, 'provider');
+  if (provider !== undefined && !FORMS[provider])
+    throw new UsageError(`unknown provider "${provider}": ${PROVIDERS.join(', ')}`);
+  return provider;
+}
+
 function print(
   ctx: CliContext,
   url: string,
@@ -89,40 +97,39 @@ function print(
   secretRef: { name: string; key: string },
   values: Values,
 ) {
-  const provider = text(values, 'provider');
-  if (provider !== undefined && !FORMS[provider])
-    throw new UsageError(`unknown provider "${provider}": ${PROVIDERS.join(', ')}`);
+  const provider = checkedProvider(values);
   const show = values['show-secret'] === true;
+  // The URL's last segment is derived from the secret: a credential like it.
+  const shownUrl = show ? url : url.replace(/[^/]+$/, '<token: add --show-secret>');
   const secret = show ? secretValue : HIDDEN;
   const form = provider ? FORMS[provider]! : undefined;
   if (
     printObject(ctx, {
-      url,
+      url: shownUrl,
       secretRef,
       ...(show ? { secret: secretValue } : {}),
       ...(form
-        ? {
-            provider,
-            where: form.where,
-            fields: Object.fromEntries(form.fields(url, show ? secretValue : '')),
-          }
+        ? { provider, where: form.where, fields: Object.fromEntries(form.fields(shownUrl, secret)) }
         : {}),
     })
   )
     return;
   const lines = [
-    `Webhook URL:  ${url}`,
+    `Webhook URL:  ${shownUrl}`,
     `Secret:       ${secret}  (Secret ${secretRef.name}, key ${secretRef.key})`,
   ];
   if (form) {
     lines.push('', `${form.title}: ${form.where}`);
-    const fields = form.fields(url, secret);
+    const fields = form.fields(shownUrl, secret);
     const width = Math.max(...fields.map(([k]) => k.length));
     for (const [k, v] of fields) lines.push(`  ${`${k}:`.padEnd(width + 1)}  ${v}`);
   } else {
     lines.push('', `What to paste where: add --provider ${PROVIDERS.join('|')}`);
   }
-  lines.push('', 'The URL is a credential too: keep it out of logs and tickets.');
+  lines.push(
+    '',
+    'The URL is a credential too (its last segment comes from the secret): keep it out of logs and tickets.',
+  );
   ctx.out(lines.join('\n'));
 }
 
@@ -136,13 +143,15 @@ fill into that provider's form and which events to pick. The secret is printed o
 --show-secret. "hook rotate" replaces a generated secret with a new one (the URL changes with it:
 paste both again) and waits until the operator publishes the new URL.`,
   options: { provider: { type: 'string' }, 'show-secret': { type: 'boolean' } },
-  completions: ['rotate', ...PROVIDERS.map((p) => `--provider=${p}`)],
+  completions: ['rotate', ...PROVIDERS],
   async run(ctx, args, values) {
     if (args[0] === 'rotate') {
       const [, name] = positionals(args, ['rotate', 'project']);
+      checkedProvider(values);
       return rotate(ctx, name!, values);
     }
     const [name] = positionals(args, ['project']);
+    checkedProvider(values);
     const hook = await readHook(ctx, name!);
     print(ctx, hook.webhook.url, hook.value, hook.webhook.secretRef, values);
   },

@@ -4,8 +4,10 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { isFinished } from '../../crds/bundle-outcome.ts';
 import type { BundleObject } from '../../crds/index.ts';
+import { apiMessage } from '../../lib/kube.ts';
 import { LABEL_BUNDLE, LABEL_STEP, labelValue } from '../../crds/labels.ts';
 import type { CliContext } from '../context.ts';
+import { EXIT } from '../errors.ts';
 import { readObject } from '../read.ts';
 import { positionals, type Command } from './command.ts';
 
@@ -46,33 +48,47 @@ chain has ended.`,
     const [name] = positionals(args, ['bundle']);
     const bundleOf = () => readObject<BundleObject>(ctx, 'Bundle', name!);
     let bundle = await bundleOf();
-    const printed = new Map<string, number>();
+    /** Per container: how much of its log is printed, and whether it is all printed (it ended). */
+    const printed = new Map<string, { length: number; done: boolean }>();
     let header = '';
+    const unreadable = new Set<string>();
     for (;;) {
       const pods = await jobPods(ctx, name!);
       for (const pod of pods) {
         for (const c of containers(pod)) {
-          if (!c.started) continue;
           const key = `${pod.metadata!.name}/${c.name}`;
-          const log = await ctx.clients.core
-            .readNamespacedPodLog({ name: pod.metadata!.name!, namespace: ctx.namespace, container: c.name })
-            .catch(() => '');
-          const seen = printed.get(key) ?? 0;
-          if (log.length > seen) {
+          const seen = printed.get(key) ?? { length: 0, done: false };
+          if (!c.started || seen.done) continue;
+          let log: string;
+          try {
+            log = await ctx.clients.core.readNamespacedPodLog({
+              name: pod.metadata!.name!,
+              namespace: ctx.namespace,
+              container: c.name,
+            });
+          } catch (error) {
+            if (!unreadable.has(key))
+              ctx.err(`warning: the log of ${key} cannot be read: ${apiMessage(error)}`);
+            unreadable.add(key);
+            continue;
+          }
+          // While the container runs, only whole lines: the rest comes with the next read.
+          const end = c.ended || values.follow !== true ? log.length : log.lastIndexOf('\n') + 1;
+          if (end > seen.length) {
             if (header !== key) ctx.out(`==> ${key} <==`);
             header = key;
-            ctx.out(log.slice(seen).replace(/\n$/, ''));
-            printed.set(key, log.length);
+            ctx.out(log.slice(seen.length, end).replace(/\n$/, ''));
           }
+          printed.set(key, { length: Math.max(end, seen.length), done: c.ended });
         }
       }
       if (values.follow !== true) {
         if (pods.length === 0)
           ctx.err(`bundle ${name} has no build or backup pods (phase ${bundle.status?.phase ?? 'Pending'})`);
-        return;
+        return unreadable.size > 0 ? EXIT.failed : EXIT.ok;
       }
       const allEnded = pods.every((p) => containers(p).every((c) => c.ended || !c.started));
-      if (isFinished(bundle) && allEnded) return;
+      if (isFinished(bundle) && allEnded) return unreadable.size > 0 ? EXIT.failed : EXIT.ok;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       bundle = await bundleOf();
     }

@@ -14,6 +14,8 @@ import { positionals, text, type Command, type Values } from './command.ts';
 type Update = NonNullable<StatusNoticeObject['spec']['updates']>[number];
 type NoticeState = NonNullable<Update['state']>;
 
+/** How far apart two clocks may be: an update this close after now is taken as "now" elsewhere. */
+const CLOCK_SKEW_MS = 5 * 60_000;
 const FINAL: Record<string, NoticeState> = { unplanned: 'resolved', planned: 'complete' };
 const FIRST: Record<string, NoticeState | undefined> = {
   unplanned: 'investigating',
@@ -34,10 +36,20 @@ const state = (values: Values) => text(values, 'state') as NoticeState | undefin
 const read = (ctx: CliContext, name: string) => readObject<StatusNoticeObject>(ctx, 'StatusNotice', name);
 
 /** Appends an update, retrying when someone else changed the notice in between. */
-async function append(ctx: CliContext, name: string, update: (notice: StatusNoticeObject) => Update) {
+async function append(
+  ctx: CliContext,
+  name: string,
+  update: (notice: StatusNoticeObject) => Omit<Update, 'at'>,
+) {
   for (let attempt = 0; ; attempt++) {
     const notice = await read(ctx, name);
-    const updates = [...(notice.spec.updates ?? []), update(notice)];
+    // The page orders updates by time: one stamped a little earlier than the latest (this
+    // machine's clock behind another's) would not become the notice's state, so it goes just
+    // after it. An update scheduled well ahead (over CLOCK_SKEW_MS) stays ahead of this one.
+    const now = Date.now();
+    const latest = Math.max(0, ...(notice.spec.updates ?? []).map((u) => Date.parse(u.at) || 0));
+    const at = new Date(latest >= now && latest - now <= CLOCK_SKEW_MS ? latest + 1 : now).toISOString();
+    const updates = [...(notice.spec.updates ?? []), { ...update(notice), at }];
     try {
       return await ctx.slipway.patch<StatusNoticeObject>('StatusNotice', ctx.namespace, name, {
         metadata: { resourceVersion: notice.metadata.resourceVersion },
@@ -57,7 +69,10 @@ function summary(ctx: CliContext, notice: StatusNoticeObject, verb: string) {
   ctx.err(`${verb} ${notice.spec.type} notice ${notice.metadata.name}: "${notice.spec.subject}"`);
 }
 
-const listColumns = (now: Date): Column<StatusNoticeObject>[] => [
+const listColumns = (now: Date, allNamespaces: boolean): Column<StatusNoticeObject>[] => [
+  ...(allNamespaces
+    ? [{ header: 'NAMESPACE', value: (n: StatusNoticeObject) => n.metadata.namespace ?? '' }]
+    : []),
   { header: 'NAME', value: (n) => n.metadata.name },
   { header: 'ID', value: (n) => String(n.status?.id ?? n.spec.id ?? '') },
   { header: 'TYPE', value: (n) => n.spec.type },
@@ -177,7 +192,6 @@ Example: kubectl slipway -n acme-status notice open --type unplanned --subject "
           await append(ctx, name!, () => ({
             ...(next ? { state: next } : {}),
             content: message,
-            at: new Date().toISOString(),
           })),
           'updated',
         );
@@ -189,7 +203,7 @@ Example: kubectl slipway -n acme-status notice open --type unplanned --subject "
           const final = FINAL[n.spec.type];
           if (!final)
             throw new CommandError(`notice ${name} is a general notice: it has no state to resolve`);
-          return { state: final, content: text(values, 'message') ?? '', at: new Date().toISOString() };
+          return { state: final, content: text(values, 'message') ?? '' };
         });
         summary(ctx, notice, 'resolved');
         return;
@@ -203,7 +217,12 @@ Example: kubectl slipway -n acme-status notice open --type unplanned --subject "
         notices.sort((a, b) =>
           (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''),
         );
-        printList(ctx, notices, listColumns(now), `No notices in namespace ${ctx.namespace}.`);
+        printList(
+          ctx,
+          notices,
+          listColumns(now, ctx.allNamespaces),
+          ctx.allNamespaces ? 'No notices in any namespace.' : `No notices in namespace ${ctx.namespace}.`,
+        );
         return;
       }
       default:

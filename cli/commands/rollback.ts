@@ -1,6 +1,6 @@
 // kubectl slipway rollback <environment> [--to <bundle>]: put a previous good bundle's image back
 // (a Rollback bundle: no build; the operator's ordering rules still hold).
-import { newestFirst } from '../../crds/bundle-order.ts';
+import { isNewer, newestFirst } from '../../crds/bundle-order.ts';
 import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
 import { rollbackBundle } from '../../crds/rollback.ts';
 import { followIfAsked, WAIT_OPTIONS } from '../bundles.ts';
@@ -34,27 +34,37 @@ the database up first. Prints the new bundle's name; --wait follows it.`,
     const bundles = (await ctx.slipway.list<BundleObject>('Bundle', ctx.namespace)).filter(
       (b) => b.spec.projectRef.name === project,
     );
-    let to = text(values, 'to');
-    if (to === undefined) {
-      // The image before the one running now: a rollback bundle counts as the bundle it reuses.
-      const sourceOf = (b: BundleObject) => b.spec.source.bundleRef?.name ?? b.metadata.name;
+    // A rollback bundle stands for the bundle whose image it reuses.
+    const sourceOf = (b: BundleObject): BundleObject => {
+      const ref = b.spec.source.bundleRef?.name;
+      const source = ref === undefined ? undefined : bundles.find((x) => x.metadata.name === ref);
+      return source ?? b;
+    };
+    let target: BundleObject | undefined;
+    const asked = text(values, 'to');
+    if (asked === undefined) {
+      // The newest good bundle deployed here before the one whose image runs now.
       const current = environment.status?.currentBundle;
       const running = bundles.find((b) => b.metadata.name === current);
-      const runningSource = running ? sourceOf(running) : current;
-      const previous = deployedTo(bundles, name!).find((b) => sourceOf(b) !== runningSource);
-      if (!previous)
+      const runningSource = running ? sourceOf(running) : undefined;
+      target = deployedTo(bundles, name!)
+        .map(sourceOf)
+        .find((b) => !runningSource || (b !== runningSource && isNewer(runningSource, b)));
+      if (!target)
         throw new CommandError(
-          `environment ${name} has no earlier good bundle to go back to (it runs ${current ?? 'none'})`,
+          `environment ${name} has no good bundle older than the one it runs (${current ?? 'none'}) to go back to`,
         );
-      to = sourceOf(previous);
     } else {
-      const target = bundles.find((b) => b.metadata.name === to);
-      if (!target) throw new CommandError(`bundle ${to} of project ${project} not found in ${ctx.namespace}`);
-      if (!target.status?.image)
-        throw new CommandError(
-          `bundle ${to} has no image to roll out (phase ${target.status?.phase ?? 'Pending'})`,
-        );
+      const named = bundles.find((b) => b.metadata.name === asked);
+      if (!named)
+        throw new CommandError(`bundle ${asked} of project ${project} not found in ${ctx.namespace}`);
+      target = sourceOf(named);
     }
+    if (!target.status?.image)
+      throw new CommandError(
+        `bundle ${target.metadata.name} has no image to roll out (phase ${target.status?.phase ?? 'Pending'})`,
+      );
+    const to = target.metadata.name;
     const created = await ctx.slipway.create(
       'Bundle',
       rollbackBundle({

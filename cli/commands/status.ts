@@ -20,9 +20,11 @@ export const statusCommand: Command = {
       ctx.slipway.list<StatusComponentObject>('StatusComponent', ctx.namespace),
       ctx.slipway.list<StatusNoticeObject>('StatusNotice', ctx.namespace),
     ]);
-    const page = pages.sort((a, b) =>
-      (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''),
-    )[0];
+    const page = pages
+      .filter((p) => !p.metadata.deletionTimestamp)
+      .sort((a, b) =>
+        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''),
+      )[0];
     if (!page)
       throw new CommandError(
         `no StatusPage in namespace ${ctx.namespace} (-n names the status page's namespace)`,
@@ -41,13 +43,11 @@ export const statusCommand: Command = {
     const current = notices
       .filter(({ at }) => at.timelineState === 'present' || at.timelineState === 'future')
       .sort((a, b) => b.notice.startsAt - a.notice.startsAt);
+    // As the status API shows them: with an id, not being deleted, by position then id.
+    const idOf = (c: StatusComponentObject) => c.status?.id ?? c.spec.id;
     const shown = components
-      .filter((c) => !c.metadata.deletionTimestamp)
-      .sort(
-        (a, b) =>
-          (a.spec.position ?? Infinity) - (b.spec.position ?? Infinity) ||
-          a.metadata.name.localeCompare(b.metadata.name),
-      );
+      .filter((c) => !c.metadata.deletionTimestamp && idOf(c) !== undefined)
+      .sort((a, b) => (a.spec.position ?? Infinity) - (b.spec.position ?? Infinity) || idOf(a)! - idOf(b)!);
     if (ctx.output === 'json' || ctx.output === 'yaml') {
       const value = {
         page: { name: page.spec.name, url: page.spec.url, state, stateText: pageStateTexts[state] },

@@ -6,7 +6,7 @@
 // /proc: one that is gone, or a zombie nobody reaped (where PID 1 does not reap, kwokctl would
 // take it for running), has its pid file removed and `kwokctl start cluster` starts what is
 // missing — retried with a back-off until it runs, with a log line each time.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterDir, startStoppedComponents } from './control-plane.ts';
 
@@ -31,6 +31,9 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+const pidFileOf = (cluster: string, component: string) =>
+  join(clusterDir(cluster), 'pids', `${component}.pid`);
 
 /** The components of `cluster` whose recorded process no longer runs, with their pid files. */
 export function deadComponents(cluster: string): { component: string; pidFile: string }[] {
@@ -82,6 +85,10 @@ export function watchControlPlane(cluster: string, options: ControlPlaneWatchOpt
     const names = [...pending].join(', ');
     try {
       await startStoppedComponents(cluster);
+      // Started means a live process with a pid file; whether the API answers is for its clients.
+      const stillDead = new Set(deadComponents(cluster).map((d) => d.component));
+      const missing = [...pending].filter((c) => stillDead.has(c) || !existsSync(pidFileOf(cluster, c)));
+      if (missing.length > 0) throw new Error(`${missing.join(', ')} did not start`);
       pending.clear();
       delayMs = intervalMs;
       options.log(`[control-plane] ${names} running again`);

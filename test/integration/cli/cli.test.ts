@@ -110,26 +110,39 @@ describe('kubectl slipway', () => {
     expect((await cli('completion', 'bash')).stdout).toContain(
       'complete -F _kubectl_slipway kubectl-slipway',
     );
+    // What kubectl asks bin/kubectl_complete-slipway for "kubectl slipway notice re<TAB>".
+    const completion = await new Promise<string>((resolve, reject) =>
+      execFile(join(ROOT, 'bin', 'kubectl_complete-slipway'), ['notice', 're'], (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    );
+    expect(completion).toBe('resolve\n:4\n');
   });
 
   it('hook: the URL, a hidden secret, and what goes into which field of GitHub’s form', async () => {
     const project = await slipway.get<ProjectObject>('Project', ns.name, 'shop');
     const url = project.status!.webhook!.url;
-    const hidden = await cli('hook', 'shop', '--provider', 'github');
+    const token = url.slice(url.lastIndexOf('/') + 1);
+    const masked = `${url.slice(0, url.lastIndexOf('/') + 1)}<token: add --show-secret>`;
+    // Flags before the command, as kubectl users write them.
+    const hidden = await cli('-n', ns.name, 'hook', 'shop', '--provider', 'github');
     expect(hidden).toEqual(expect.objectContaining({ code: 0 }));
-    expect(hidden.stdout).toContain(`Webhook URL:  ${url}`);
+    expect(hidden.stdout).toContain(`Webhook URL:  ${masked}`);
     expect(hidden.stdout).toMatch(/GitHub: Repository → Settings → Webhooks → Add webhook/);
-    expect(hidden.stdout).toMatch(new RegExp(`Payload URL: +${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(hidden.stdout).toContain(`Payload URL:   ${masked}`);
     expect(hidden.stdout).toMatch(/Content type: +application\/json/);
-    expect(hidden.stdout).toMatch(/Secret: +\(hidden: add --show-secret\)/);
+    expect(hidden.stdout).toMatch(/Which events: +Just the push event/);
+    expect(hidden.stdout).toMatch(/Secret: +<hidden: add --show-secret>/);
     const secret = await webhookSecretValue(ns.name, project.status!.webhook!.secretRef.name);
     expect(hidden.stdout).not.toContain(secret);
+    expect(hidden.stdout).not.toContain(token);
     const shown = JSON.parse(
       (await cli('hook', 'shop', '--provider', 'azure-devops', '--show-secret', '-o', 'json')).stdout,
     );
     expect(shown).toMatchObject({ url, secret, provider: 'azure-devops' });
     expect(shown.fields['HTTP headers']).toBe(`X-Provider-Service-Key: ${secret}`);
     expect((await cli('hook', 'nope')).code).toBe(1);
+    expect((await cli('hook', 'shop', '--provider', 'gitea')).code).toBe(2);
   });
 
   it('hook rotate: a new secret, and the operator publishes the URL that goes with it', async () => {
@@ -199,6 +212,11 @@ describe('kubectl slipway', () => {
     expect(rows[0]).toMatch(/^BUNDLE +TRIGGER +COMMIT +RESULT +WHEN +BACKUP +COMMENT$/);
     expect(rows.slice(1).map((r) => r.split(/\s+/)[0])).toEqual([rollback, built, 'shop-manual-1']);
     expect(rows[1]).toMatch(/ Rollback +\(shop-manual-1\) +Ready /);
+    // Again: nothing older than the image it runs now (the bundle just left is not "previous").
+    const again = await cli('rollback', 'staging');
+    expect(again).toEqual(expect.objectContaining({ code: 1 }));
+    expect(again.stderr).toMatch(/environment staging has no good bundle older than the one it runs/);
+    expect((await cli('history', 'nope')).code).toBe(1);
     const json = JSON.parse((await cli('history', 'staging', '-o', 'json')).stdout) as {
       items: BundleObject[];
     };
