@@ -179,6 +179,7 @@ async function main() {
   writeFileSync(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
   say(`
 Slipway is running.
+  Status page       ${statusApiUrl}/
   Status API        ${statusApiUrl}/api/v1/status
   Webhook gateway   ${gatewayUrl}
   Upload script     ${endpoints.uploadScriptUrl}
@@ -188,6 +189,7 @@ Slipway is running.
   kubectl           ${kubectlBin}
   Logs              ${logDir}/
   Endpoints file    .slipway/endpoints.json
+  Command line      export PATH="$PWD/bin:$PATH"; kubectl slipway --help   (docs/cli.md)
 
 Try: curl -s ${statusApiUrl}/api/v1/status
      kubectl get slipway -n ${DEMO_NAMESPACE}${
