@@ -37,7 +37,11 @@ export async function gatewayDeliveriesSuite(options: SuiteOptions): Promise<Sui
   });
   await api.create(
     'Project',
-    build.project(ns, PROJECT, { slug, repository: { url: 'https://git.example.com/shop.git' } }),
+    build.project(
+      PROJECT,
+      build.inNamespace(ns),
+      build.spec({ slug, repository: { url: 'https://git.example.com/shop.git' } }),
+    ),
   );
   await api.patchStatus('Project', ns, PROJECT, {
     slug,
@@ -47,12 +51,16 @@ export async function gatewayDeliveriesSuite(options: SuiteOptions): Promise<Sui
     },
     uploadScriptUrl: 'http://gateway.bench.invalid/upload.sh',
   });
-  await api.create('Environment', build.environment(ns, 'staging'));
+  await api.create('Environment', build.environment('staging', build.inNamespace(ns)));
   await api.create(
     'Webhook',
-    build.webhook(ns, 'master-to-staging', { branch: 'master', environmentRef: { name: 'staging' } }),
+    build.webhook(
+      'master-to-staging',
+      build.inNamespace(ns),
+      build.spec({ branch: 'master', environmentRef: { name: 'staging' } }),
+    ),
   );
-  await api.create('Bundle', build.manualBundle(ns, 'shop-manual-1'));
+  await api.create('Bundle', build.bundle('shop-manual-1', build.inNamespace(ns)));
 
   const gateway = await ChildServer.start<{ port: number }>('servers/gateway.ts', {
     BENCH_GATEWAY_MODE: 'kube',

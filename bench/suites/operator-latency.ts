@@ -73,7 +73,11 @@ export async function latencyPhase(
   const laneIds = Array.from({ length: lanes }, (_, k) => pad(k, 2));
 
   await api.create('Project', {
-    ...build.project(ns, 'shop', { repository: { url: 'https://git.example.com/shop.git' } }),
+    ...build.project(
+      'shop',
+      build.inNamespace(ns),
+      build.spec({ repository: { url: 'https://git.example.com/shop.git' } }),
+    ),
     metadata: {
       name: 'shop',
       namespace: ns,
@@ -84,11 +88,19 @@ export async function latencyPhase(
     await apps.createNamespacedDeployment({ namespace: ns, body: webDeployment(ns, `web-${lane}`) });
     await api.create(
       'Environment',
-      build.environment(ns, `env-${lane}`, { deploymentRef: { name: `web-${lane}` } }),
+      build.environment(
+        `env-${lane}`,
+        build.inNamespace(ns),
+        build.spec({ deploymentRef: { name: `web-${lane}` } }),
+      ),
     );
     await api.create(
       'Webhook',
-      build.webhook(ns, `hook-${lane}`, { branch: `lane-${lane}`, environmentRef: { name: `env-${lane}` } }),
+      build.webhook(
+        `hook-${lane}`,
+        build.inNamespace(ns),
+        build.spec({ branch: `lane-${lane}`, environmentRef: { name: `env-${lane}` } }),
+      ),
     );
   }
   await until(

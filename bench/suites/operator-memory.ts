@@ -85,10 +85,14 @@ async function createFinishedBundles(
   const projects = Array.from({ length: Math.ceil(total / PER_PROJECT) }, (_, p) => `site-${pad(p, 2)}`);
   const projectObjects = new Map<string, ProjectObject>();
   for (const p of projects) {
-    const project = build.project(ns, p, {
-      repository: { url: `https://git.example.com/${p}.git` },
-      bundleHistoryLimit: 1000,
-    });
+    const project = build.project(
+      p,
+      build.inNamespace(ns),
+      build.spec({
+        repository: { url: `https://git.example.com/${p}.git` },
+        bundleHistoryLimit: 1000,
+      }),
+    );
     projectObjects.set(p, await api.create('Project', project as ProjectObject & Record<string, unknown>));
   }
   const items = Array.from({ length: total }, (_, i) => ({
@@ -99,22 +103,26 @@ async function createFinishedBundles(
   await boundedAll(items, 32, async ({ project, j }) => {
     const name = `${project}-${pad(j, 4)}`;
     const deploy = j % 5 !== 0;
-    const spec = build.manualBundle(ns, name, {
-      projectRef: { name: project },
-      source: { git: { commit: randomBytes(20).toString('hex'), branch: 'main' } },
-      comment: `Push ${j} to ${project}: update the templates and the web assets`,
-      ...(deploy
-        ? {
-            trigger: {
-              type: 'Webhook',
-              provider: 'github',
-              webhookRef: { name: 'main-to-production' },
-              deliveryId: randomUUID(),
-            },
-            deploy: { environmentRef: { name: 'production' }, backupBeforeDeploy: false },
-          }
-        : {}),
-    });
+    const spec = build.bundle(
+      name,
+      build.inNamespace(ns),
+      build.spec({
+        projectRef: { name: project },
+        source: { git: { commit: randomBytes(20).toString('hex'), branch: 'main' } },
+        comment: `Push ${j} to ${project}: update the templates and the web assets`,
+        ...(deploy
+          ? {
+              trigger: {
+                type: 'Webhook',
+                provider: 'github',
+                webhookRef: { name: 'main-to-production' },
+                deliveryId: randomUUID(),
+              },
+              deploy: { environmentRef: { name: 'production' }, backupBeforeDeploy: false },
+            }
+          : {}),
+      }),
+    );
     const bundle = await api.create('Bundle', spec as BundleObject & Record<string, unknown>);
     const image = bundleImage(REGISTRY, ns, project, name);
     await api.patchStatus('Bundle', ns, name, finishedStatus(name, image, deploy));

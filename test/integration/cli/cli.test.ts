@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
-import { manualBundle, statusComponent, statusPage } from '../../support/builders.ts';
+import { bundle, statusComponent, statusPage, inNamespace, spec } from '../../support/builders.ts';
 import {
   createNamespace,
   kubectl,
@@ -61,9 +61,17 @@ beforeAll(async () => {
         metadata: { name: 'staging', namespace: ns.name },
         spec: { projectRef: { name: 'shop' }, deploymentRef: { name: 'shop-web', container: 'web' } },
       },
-      manualBundle(ns.name, 'shop-manual-1', { deploy: { environmentRef: { name: 'staging' } } }),
-      statusPage(ns.name, 'status', { name: 'Acme Hosting', url: 'https://status.acme.example' }),
-      statusComponent(ns.name, 'databases', { name: 'Databases', state: 'degraded' }),
+      bundle(
+        'shop-manual-1',
+        inNamespace(ns.name),
+        spec({ deploy: { environmentRef: { name: 'staging' } } }),
+      ),
+      statusPage(
+        'status',
+        inNamespace(ns.name),
+        spec({ name: 'Acme Hosting', url: 'https://status.acme.example' }),
+      ),
+      statusComponent('databases', inNamespace(ns.name), spec({ name: 'Databases', state: 'degraded' })),
     ]
       .map((o) => stringify(o))
       .join('---\n'),
@@ -226,7 +234,7 @@ describe('kubectl slipway', () => {
   it('wait: exit 3 when the time runs out, 1 for a bundle that does not exist', async () => {
     await kubectl(
       ['apply', '-f', '-'],
-      stringify(manualBundle(ns.name, 'orphan', { projectRef: { name: 'no-such-project' } })),
+      stringify(bundle('orphan', inNamespace(ns.name), spec({ projectRef: { name: 'no-such-project' } }))),
     );
     const timedOut = await cli('wait', 'orphan', '--timeout', '2s');
     expect(timedOut).toEqual(expect.objectContaining({ code: 3 }));

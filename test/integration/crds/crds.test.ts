@@ -24,27 +24,43 @@ describe('valid objects of every kind', () => {
   it('are accepted and listed by `kubectl get slipway`', async () => {
     const n = ns.name;
     const objects = [
-      build.project(n, 'shop'),
-      build.environment(n, 'staging', {
-        database: { engine: 'mysql', secretRef: { name: 'db' } },
-        backupStorage: { persistentVolumeClaim: { claimName: 'backups' } },
-      }),
-      build.webhook(n, 'main-to-staging', { environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
-      build.manualBundle(n, 'shop-manual-1'),
-      build.statusPage(n),
-      build.statusComponent(n, 'api'),
-      build.statusComponent(n, 'api-eu', { parentRef: { name: 'api' } }),
-      build.statusNotice(n, 'outage'),
-      build.statusNotice(n, 'db-upgrade', {
-        type: 'planned',
-        beginsAt: '2026-03-01T02:00:00Z',
-        endsAt: '2026-03-01T04:00:00Z',
-        updates: [],
-      }),
-      build.statusNotice(n, 'welcome', {
-        type: 'general',
-        updates: [{ content: 'New status page', at: '2026-01-01T00:00:00Z' }],
-      }),
+      build.project('shop', build.inNamespace(n)),
+      build.environment(
+        'staging',
+        build.inNamespace(n),
+        build.spec({
+          database: { engine: 'mysql', secretRef: { name: 'db' } },
+          backupStorage: { persistentVolumeClaim: { claimName: 'backups' } },
+        }),
+      ),
+      build.webhook(
+        'main-to-staging',
+        build.inNamespace(n),
+        build.spec({ environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+      ),
+      build.bundle('shop-manual-1', build.inNamespace(n)),
+      build.statusPage(undefined, build.inNamespace(n)),
+      build.statusComponent('api', build.inNamespace(n)),
+      build.statusComponent('api-eu', build.inNamespace(n), build.spec({ parentRef: { name: 'api' } })),
+      build.statusNotice('outage', build.inNamespace(n)),
+      build.statusNotice(
+        'db-upgrade',
+        build.inNamespace(n),
+        build.spec({
+          type: 'planned',
+          beginsAt: '2026-03-01T02:00:00Z',
+          endsAt: '2026-03-01T04:00:00Z',
+          updates: [],
+        }),
+      ),
+      build.statusNotice(
+        'welcome',
+        build.inNamespace(n),
+        build.spec({
+          type: 'general',
+          updates: [{ content: 'New status page', at: '2026-01-01T00:00:00Z' }],
+        }),
+      ),
     ];
     for (const object of objects) await apply(object);
 
@@ -101,29 +117,33 @@ describe('invalid objects are rejected by the API server', () => {
   it.each([
     [
       'backupBeforeDeploy without environmentRef',
-      () => build.webhook(n(), 'bad-backup', { backupBeforeDeploy: true }),
+      () => build.webhook('bad-backup', build.inNamespace(n()), build.spec({ backupBeforeDeploy: true })),
       'backupBeforeDeploy requires environmentRef',
     ],
     [
       'an unknown matchMode',
-      () => build.webhook(n(), 'bad-mode', { matchMode: 'Regex' }),
+      () => build.webhook('bad-mode', build.inNamespace(n()), build.spec({ matchMode: 'Regex' })),
       'Unsupported value: "Regex"',
     ],
     [
       'a Bundle with both a git and an archive source',
       () =>
-        build.manualBundle(n(), 'bad-source', {
-          source: {
-            git: { commit: 'b'.repeat(40) },
-            archive: { url: 'https://x/a.tgz', sha256: 'c'.repeat(64), sizeBytes: 10 },
-          },
-        }),
+        build.bundle(
+          'bad-source',
+          build.inNamespace(n()),
+          build.spec({
+            source: {
+              git: { commit: 'b'.repeat(40) },
+              archive: { url: 'https://x/a.tgz', sha256: 'c'.repeat(64), sizeBytes: 10 },
+            },
+          }),
+        ),
       'source needs exactly one of git, archive or bundleRef',
     ],
     [
       'a manual Bundle without baseSoftware and directoryMap',
       () => {
-        const b = build.manualBundle(n(), 'bad-manual');
+        const b = build.bundle('bad-manual', build.inNamespace(n()));
         delete (b.spec as Record<string, unknown>).baseSoftware;
         return b;
       },
@@ -131,29 +151,42 @@ describe('invalid objects are rejected by the API server', () => {
     ],
     [
       'a planned notice without beginsAt/endsAt',
-      () => build.statusNotice(n(), 'bad-planned', { type: 'planned', updates: [] }),
+      () =>
+        build.statusNotice(
+          'bad-planned',
+          build.inNamespace(n()),
+          build.spec({ type: 'planned', updates: [] }),
+        ),
       'a planned notice needs beginsAt and endsAt',
     ],
     [
       'a notice state not allowed for its type',
       () =>
-        build.statusNotice(n(), 'bad-state', {
-          updates: [{ state: 'underway', content: 'x', at: '2026-01-01T00:00:00Z' }],
-        }),
+        build.statusNotice(
+          'bad-state',
+          build.inNamespace(n()),
+          build.spec({
+            updates: [{ state: 'underway', content: 'x', at: '2026-01-01T00:00:00Z' }],
+          }),
+        ),
       'an unplanned notice allows only the states',
     ],
     [
       'any state on a general notice',
       () =>
-        build.statusNotice(n(), 'bad-general', {
-          type: 'general',
-          updates: [{ state: 'resolved', content: 'x', at: '2026-01-01T00:00:00Z' }],
-        }),
+        build.statusNotice(
+          'bad-general',
+          build.inNamespace(n()),
+          build.spec({
+            type: 'general',
+            updates: [{ state: 'resolved', content: 'x', at: '2026-01-01T00:00:00Z' }],
+          }),
+        ),
       'a general notice has no state',
     ],
     [
       'a slug that is not a DNS label',
-      () => build.project(n(), 'bad-slug', { slug: 'Not_A_Label' }),
+      () => build.project('bad-slug', build.inNamespace(n()), build.spec({ slug: 'Not_A_Label' })),
       'spec.slug',
     ],
   ])('%s', async (_what, make, message) => {
@@ -165,16 +198,16 @@ describe('invalid objects are rejected by the API server', () => {
   });
 
   it('a Bundle spec cannot change after creation', async () => {
-    await apply(build.manualBundle(n(), 'immutable'));
-    await expect(apply(build.manualBundle(n(), 'immutable', { comment: 'changed' }))).rejects.toThrow(
-      'a Bundle spec is immutable',
-    );
+    await apply(build.bundle('immutable', build.inNamespace(n())));
+    await expect(
+      apply(build.bundle('immutable', build.inNamespace(n()), build.spec({ comment: 'changed' }))),
+    ).rejects.toThrow('a Bundle spec is immutable');
   });
 
   it('a status id cannot change once set', async () => {
-    await apply(build.statusComponent(n(), 'fixed-id', { id: 7 }));
-    await expect(apply(build.statusComponent(n(), 'fixed-id', { id: 8 }))).rejects.toThrow(
-      'id cannot change once set',
-    );
+    await apply(build.statusComponent('fixed-id', build.inNamespace(n()), build.spec({ id: 7 })));
+    await expect(
+      apply(build.statusComponent('fixed-id', build.inNamespace(n()), build.spec({ id: 8 }))),
+    ).rejects.toThrow('id cannot change once set');
   });
 });

@@ -102,10 +102,22 @@ beforeAll(async () => {
 
   const slug = `shop-${ns.name.slice(-6)}`;
   await apply(
-    build.project(ns.name, 'shop', { slug, repository: { url: 'https://git.example.com/acme/shop.git' } }),
-    build.environment(ns.name, 'staging'),
-    build.webhook(ns.name, 'master-to-staging', { branch: 'master', environmentRef: { name: 'staging' } }),
-    build.webhook(ns.name, 'features', { branch: 'feature/', matchMode: 'StartsWith' }),
+    build.project(
+      'shop',
+      build.inNamespace(ns.name),
+      build.spec({ slug, repository: { url: 'https://git.example.com/acme/shop.git' } }),
+    ),
+    build.environment('staging', build.inNamespace(ns.name)),
+    build.webhook(
+      'master-to-staging',
+      build.inNamespace(ns.name),
+      build.spec({ branch: 'master', environmentRef: { name: 'staging' } }),
+    ),
+    build.webhook(
+      'features',
+      build.inNamespace(ns.name),
+      build.spec({ branch: 'feature/', matchMode: 'StartsWith' }),
+    ),
   );
   const project = await waitFor('the webhook URL', async () => {
     const p = await api.get<ProjectObject>('Project', ns.name, 'shop');
@@ -132,7 +144,7 @@ describe('provider deliveries', () => {
   });
 
   it('turns a GitHub push into one Bundle per matching webhook, copying the manual build settings', async () => {
-    await apply(build.manualBundle(ns.name, 'shop-manual-1'));
+    await apply(build.bundle('shop-manual-1', build.inNamespace(ns.name)));
     const { status, body } = await waitFor('the manual bundle to be seen', async () => {
       const r = await deliver('github-push');
       return r.status === 422 ? undefined : r;
@@ -306,9 +318,17 @@ describe("the project's provider", () => {
     expect(name).toHaveLength(70);
     const slug = `long-${ns.name.slice(-6)}`;
     await apply(
-      build.project(ns.name, name, { slug, repository: { url: 'https://git.example.com/acme/shop.git' } }),
-      build.webhook(ns.name, 'long-master', { projectRef: { name }, branch: 'master' }),
-      build.manualBundle(ns.name, 'long-manual-1', { projectRef: { name } }),
+      build.project(
+        name,
+        build.inNamespace(ns.name),
+        build.spec({ slug, repository: { url: 'https://git.example.com/acme/shop.git' } }),
+      ),
+      build.webhook(
+        'long-master',
+        build.inNamespace(ns.name),
+        build.spec({ projectRef: { name }, branch: 'master' }),
+      ),
+      build.bundle('long-manual-1', build.inNamespace(ns.name), build.spec({ projectRef: { name } })),
     );
     const project = await waitFor("the long project's webhook URL", async () => {
       const p = await api.get<ProjectObject>('Project', ns.name, name);

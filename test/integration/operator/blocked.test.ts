@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
-import { manualBundle } from '../../support/builders.ts';
+import { bundle, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   clients,
@@ -60,7 +60,7 @@ async function blockedWith(
 describe('operator: what blocks a bundle, within seconds', () => {
   it("a build pod no node can take: Unschedulable, with the scheduler's message", async () => {
     const since = Date.now();
-    await clients(kc).slipway.create('Bundle', manualBundle(ns.name, 'unschedulable'));
+    await clients(kc).slipway.create('Bundle', bundle('unschedulable', inNamespace(ns.name)));
     const b = await blockedWith('unschedulable', 'Unschedulable', since);
     expect(b.status?.phase).toBe('Building');
     expect(conditionOf(b, 'Built')).toBe('Unknown/Unschedulable');
@@ -85,7 +85,7 @@ describe('operator: what blocks a bundle, within seconds', () => {
         body: { metadata: { name: 'no-pods' }, spec: { hard: { pods: '0' } } },
       });
       const since = Date.now();
-      await clients(kc).slipway.create('Bundle', manualBundle(quota.name, 'refused'));
+      await clients(kc).slipway.create('Bundle', bundle('refused', inNamespace(quota.name)));
       const b = await blockedWith('refused', 'PodsRefused', since, quota.name);
       const message = b.status?.conditions?.find((c) => c.type === 'Ready')?.message;
       expect(message).toMatch(/^Job refused-build cannot create its pod: .*exceeded quota: no-pods/);
@@ -147,9 +147,13 @@ describe('operator: what blocks a bundle, within seconds', () => {
     });
     await slipway.create(
       'Bundle',
-      manualBundle(ns.name, 'noclaim', {
-        deploy: { environmentRef: { name: 'noclaim' }, backupBeforeDeploy: true },
-      }),
+      bundle(
+        'noclaim',
+        inNamespace(ns.name),
+        spec({
+          deploy: { environmentRef: { name: 'noclaim' }, backupBeforeDeploy: true },
+        }),
+      ),
     );
     await waitForJob(kc, ns.name, 'noclaim-build');
     await finishJobPod(kc, ns.name, 'noclaim-build', 'Succeeded');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
 import { kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { manualBundle, webhook } from '../../support/builders.ts';
+import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
 import {
   environmentReporting,
   bundleInPhase,
@@ -25,11 +25,15 @@ let ns: TestNamespace;
 let operator: Operator;
 
 const webhookBundle = (namespace: string, name: string, deploy?: object, commit = 'b'.repeat(40)) =>
-  manualBundle(namespace, name, {
-    source: { git: { commit, branch: 'main' } },
-    trigger: { type: 'Webhook', provider: 'github', webhookRef: { name: 'main' }, deliveryId: name },
-    ...(deploy ? { deploy } : {}),
-  });
+  bundle(
+    name,
+    inNamespace(namespace),
+    spec({
+      source: { git: { commit, branch: 'main' } },
+      trigger: { type: 'Webhook', provider: 'github', webhookRef: { name: 'main' }, deliveryId: name },
+      ...(deploy ? { deploy } : {}),
+    }),
+  );
 
 beforeAll(async () => {
   kc = testKubeConfig();
@@ -41,7 +45,7 @@ beforeAll(async () => {
   });
   await clients(kc).slipway.create(
     'Webhook',
-    webhook(ns.name, 'main', { environmentRef: { name: 'staging' } }),
+    webhook('main', inNamespace(ns.name), spec({ environmentRef: { name: 'staging' } })),
   );
   operator = await startOperator(kc, ns.name);
 });
@@ -53,7 +57,7 @@ afterAll(async () => {
 
 describe('operator: bundles', () => {
   it('builds a manual bundle: Built, an image, one owned build Job, and Events', async () => {
-    await clients(kc).slipway.create('Bundle', manualBundle(ns.name, 'manual-1'));
+    await clients(kc).slipway.create('Bundle', bundle('manual-1', inNamespace(ns.name)));
     const b = await bundleInPhase(kc, ns.name, 'manual-1', 'Built');
     expect(readyReason(b)).toBe('True/Succeeded');
     expect(conditionOf(b, 'Built')).toBe('True/Succeeded');

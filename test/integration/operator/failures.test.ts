@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
-import { manualBundle, project } from '../../support/builders.ts';
+import { bundle, project, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   environmentReporting,
@@ -27,7 +27,11 @@ let operator: Operator;
 const OLD_IMAGE = 'registry.slipway.test:5000/base:old';
 
 const deployBundle = (name: string, env: string, backup = false) =>
-  manualBundle(ns.name, name, { deploy: { environmentRef: { name: env }, backupBeforeDeploy: backup } });
+  bundle(
+    name,
+    inNamespace(ns.name),
+    spec({ deploy: { environmentRef: { name: env }, backupBeforeDeploy: backup } }),
+  );
 
 /** A project environment with its own Deployment (so tests do not share a rollout). */
 const makeEnvironment = (name: string, deploymentSpec: Parameters<typeof webDeployment>[2] = {}) =>
@@ -150,9 +154,13 @@ describe('operator: ordering', () => {
     const { slipway } = clients(kc);
     await slipway.create(
       'Project',
-      project(ns.name, 'solo', { repository: { url: 'https://git.example.com/solo.git' } }),
+      project(
+        'solo',
+        inNamespace(ns.name),
+        spec({ repository: { url: 'https://git.example.com/solo.git' } }),
+      ),
     );
-    const solo = (name: string) => manualBundle(ns.name, name, { projectRef: { name: 'solo' } });
+    const solo = (name: string) => bundle(name, inNamespace(ns.name), spec({ projectRef: { name: 'solo' } }));
     // The operator default here is 4; the annotation limits this project to one build at a time.
     await slipway.patch('Project', ns.name, 'solo', {
       metadata: { annotations: { 'slipway.dev/build-concurrency': '1' } },

@@ -5,7 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { webhookUrl } from '../../../crds/webhook-url.ts';
-import { environment, manualBundle, project, webhook } from '../../support/builders.ts';
+import { environment, bundle, project, webhook, inNamespace, spec } from '../../support/builders.ts';
 import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   GATEWAY,
@@ -47,7 +47,7 @@ describe('operator: projects', () => {
   it('generates an owned webhook Secret of at least 32 bytes and publishes the URLs from it', async () => {
     const { slipway, core } = clients(kc);
     const slug = `shop-${a.name}`;
-    await slipway.create('Project', project(a.name, 'shop', { slug }));
+    await slipway.create('Project', project('shop', inNamespace(a.name), spec({ slug })));
     const p = await readyProject(a.name, 'shop');
     expect(p.status?.webhook?.secretRef).toEqual({ name: 'shop-webhook', key: 'secret' });
     const secret = await core.readNamespacedSecret({ name: 'shop-webhook', namespace: a.name });
@@ -68,7 +68,11 @@ describe('operator: projects', () => {
     const slug = `ref-${a.name}`;
     await slipway.create(
       'Project',
-      project(a.name, 'ref', { slug, webhookSecretRef: { name: 'my-hook', key: 'token' } }),
+      project(
+        'ref',
+        inNamespace(a.name),
+        spec({ slug, webhookSecretRef: { name: 'my-hook', key: 'token' } }),
+      ),
     );
     const missing = await waitFor('SecretNotFound', async () => {
       const p = await get.project(kc, a.name, 'ref');
@@ -88,9 +92,9 @@ describe('operator: projects', () => {
   it('a later project with the same slug in another namespace gets SlugConflict and no URL, and recovers', async () => {
     const { slipway } = clients(kc);
     const slug = `dup-${a.name}`;
-    await slipway.create('Project', project(a.name, 'first', { slug }));
+    await slipway.create('Project', project('first', inNamespace(a.name), spec({ slug })));
     await readyProject(a.name, 'first');
-    await slipway.create('Project', project(b.name, 'second', { slug }));
+    await slipway.create('Project', project('second', inNamespace(b.name), spec({ slug })));
     const conflicted = await waitFor('SlugConflict', async () => {
       const p = await get.project(kc, b.name, 'second');
       return readyReason(p) === 'False/SlugConflict' ? p : undefined;
@@ -105,11 +109,19 @@ describe('operator: projects', () => {
     const { slipway, apps } = clients(kc);
     await slipway.create(
       'Webhook',
-      webhook(a.name, 'late', { projectRef: { name: 'late' }, environmentRef: { name: 'late-env' } }),
+      webhook(
+        'late',
+        inNamespace(a.name),
+        spec({ projectRef: { name: 'late' }, environmentRef: { name: 'late-env' } }),
+      ),
     );
     await slipway.create(
       'Environment',
-      environment(a.name, 'late-env', { projectRef: { name: 'late' }, deploymentRef: { name: 'late-web' } }),
+      environment(
+        'late-env',
+        inNamespace(a.name),
+        spec({ projectRef: { name: 'late' }, deploymentRef: { name: 'late-web' } }),
+      ),
     );
     const reasonOf = (kind: 'Webhook' | 'Environment', name: string) => async () =>
       readyReason(await slipway.get<ProjectObject>(kind, a.name, name));
@@ -122,7 +134,7 @@ describe('operator: projects', () => {
       async () => (await reasonOf('Environment', 'late-env')()) === 'False/ProjectNotFound',
     );
 
-    await slipway.create('Project', project(a.name, 'late', { slug: `late-${a.name}` }));
+    await slipway.create('Project', project('late', inNamespace(a.name), spec({ slug: `late-${a.name}` })));
     await waitFor(
       'environment DeploymentNotFound',
       async () => (await reasonOf('Environment', 'late-env')()) === 'False/DeploymentNotFound',
@@ -149,26 +161,38 @@ describe('operator: projects', () => {
     const { slipway, apps } = clients(kc);
     await slipway.create(
       'Project',
-      project(a.name, 'hist', {
-        slug: `hist-${a.name}`,
-        bundleHistoryLimit: 2,
-        repository: { url: 'https://git.example.com/h.git' },
-      }),
+      project(
+        'hist',
+        inNamespace(a.name),
+        spec({
+          slug: `hist-${a.name}`,
+          bundleHistoryLimit: 2,
+          repository: { url: 'https://git.example.com/h.git' },
+        }),
+      ),
     );
     await apps.createNamespacedDeployment({ namespace: a.name, body: webDeployment(a.name, 'hist-web') });
     await slipway.create(
       'Environment',
-      environment(a.name, 'hist-env', { projectRef: { name: 'hist' }, deploymentRef: { name: 'hist-web' } }),
+      environment(
+        'hist-env',
+        inNamespace(a.name),
+        spec({ projectRef: { name: 'hist' }, deploymentRef: { name: 'hist-web' } }),
+      ),
     );
-    const bundle = (name: string, deploy = false) =>
-      manualBundle(a.name, name, {
-        projectRef: { name: 'hist' },
-        ...(deploy ? { deploy: { environmentRef: { name: 'hist-env' }, backupBeforeDeploy: false } } : {}),
-      });
-    await slipway.create('Bundle', bundle('hist-deployed', true));
+    const histBundle = (name: string, deploy = false) =>
+      bundle(
+        name,
+        inNamespace(a.name),
+        spec({
+          projectRef: { name: 'hist' },
+          ...(deploy ? { deploy: { environmentRef: { name: 'hist-env' }, backupBeforeDeploy: false } } : {}),
+        }),
+      );
+    await slipway.create('Bundle', histBundle('hist-deployed', true));
     await bundleInPhase(kc, a.name, 'hist-deployed', 'Ready');
     for (const name of ['hist-1', 'hist-2', 'hist-3']) {
-      await slipway.create('Bundle', bundle(name));
+      await slipway.create('Bundle', histBundle(name));
       await bundleInPhase(kc, a.name, name, 'Built');
     }
     const names = await waitFor('pruning', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
 import { leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
-import { manualBundle, webhook } from '../../support/builders.ts';
+import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { serviceAccountWith } from '../../support/rbac.ts';
 import {
@@ -39,7 +39,11 @@ beforeAll(async () => {
   await createEnvironment(admin, ns.name, 'staging', { deployment: 'shop-web', engine: 'postgresql' });
   await clients(admin).slipway.create(
     'Webhook',
-    webhook(ns.name, 'main', { environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+    webhook(
+      'main',
+      inNamespace(ns.name),
+      spec({ environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+    ),
   );
 
   operator = await startOperator(account.kubeConfig, ns.name, {
@@ -73,7 +77,7 @@ describe('operator under its service account', () => {
     );
 
     // A manual build.
-    await slipway.create('Bundle', manualBundle(ns.name, 'm1'));
+    await slipway.create('Bundle', bundle('m1', inNamespace(ns.name)));
     await waitForJob(kc, ns.name, 'm1-build');
     await finishJobPod(kc, ns.name, 'm1-build', 'Succeeded');
     await bundleInPhase(kc, ns.name, 'm1', 'Built');
@@ -81,10 +85,14 @@ describe('operator under its service account', () => {
     // Two deploy bundles: the older is superseded and its running build Job deleted.
     const deploy = { environmentRef: { name: 'staging' }, backupBeforeDeploy: true };
     const fromWebhook = (name: string) =>
-      manualBundle(ns.name, name, {
-        deploy,
-        trigger: { type: 'Webhook', provider: 'gitlab', webhookRef: { name: 'main' } },
-      });
+      bundle(
+        name,
+        inNamespace(ns.name),
+        spec({
+          deploy,
+          trigger: { type: 'Webhook', provider: 'gitlab', webhookRef: { name: 'main' } },
+        }),
+      );
     await slipway.create('Bundle', fromWebhook('d1'));
     await waitForJob(kc, ns.name, 'd1-build');
     await slipway.create('Bundle', fromWebhook('d2'));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { manualBundle } from '../../support/builders.ts';
+import { bundle, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig, testState } from '../../support/cluster.ts';
 import {
   environmentReporting,
@@ -78,9 +78,13 @@ describe('operator: restarts', () => {
       const first = startProcess('operator-1');
       await clients(kc).slipway.create(
         'Bundle',
-        manualBundle(ns.name, 'b1', {
-          deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: true },
-        }),
+        bundle(
+          'b1',
+          inNamespace(ns.name),
+          spec({
+            deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: true },
+          }),
+        ),
       );
       await waitForJob(kc, ns.name, 'b1-build');
       await kill9(first);

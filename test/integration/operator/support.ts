@@ -20,7 +20,7 @@ import { logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { shareConnections } from '../../../lib/kube.ts';
 import { Operator } from '../../../operator/operator.ts';
-import { environment, project } from '../../support/builders.ts';
+import { environment, project, inNamespace, spec } from '../../support/builders.ts';
 import { createNamespace, waitFor } from '../../support/cluster.ts';
 
 export const GATEWAY = 'https://hooks.slipway.test';
@@ -282,11 +282,15 @@ export async function createProject(
 ): Promise<void> {
   await clients(kc).slipway.create(
     'Project',
-    project(namespace, 'shop', {
-      slug: `shop-${namespace}`,
-      repository: { url: 'https://git.example.com/shop.git' },
-      ...projectSpec,
-    }),
+    project(
+      'shop',
+      inNamespace(namespace),
+      spec({
+        slug: `shop-${namespace}`,
+        repository: { url: 'https://git.example.com/shop.git' },
+        ...projectSpec,
+      }),
+    ),
   );
 }
 
@@ -345,11 +349,15 @@ export async function createEnvironment(
   };
   await slipway.create(
     'Environment',
-    environment(namespace, name, {
-      deploymentRef: { name: options.deployment },
-      database: { engine: options.engine, secretRef: { name: 'db' } },
-      backupStorage,
-    }),
+    environment(
+      name,
+      inNamespace(namespace),
+      spec({
+        deploymentRef: { name: options.deployment },
+        database: { engine: options.engine, secretRef: { name: 'db' } },
+        backupStorage,
+      }),
+    ),
   );
 }
 

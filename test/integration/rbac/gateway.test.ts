@@ -15,7 +15,7 @@ import type { Operator } from '../../../operator/operator.ts';
 import { bundleWriter, ProjectDirectory } from '../../../webhook-gateway/directory.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { gatewayRules } from '../../../webhook-gateway/rbac.ts';
-import { manualBundle, webhook } from '../../support/builders.ts';
+import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { canI, canIEach, processIdentity, statusOf, type ProcessIdentity } from '../../support/rbac.ts';
 import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
@@ -73,8 +73,8 @@ describe('gateway under its service account', () => {
   it('turns a signed push into a Bundle, with no call forbidden', async () => {
     const { slipway, core } = clients(admin);
     await createProject(admin, ns);
-    await slipway.create('Webhook', webhook(ns, 'master', { branch: 'master' }));
-    await slipway.create('Bundle', manualBundle(ns, 'shop-manual-1'));
+    await slipway.create('Webhook', webhook('master', inNamespace(ns), spec({ branch: 'master' })));
+    await slipway.create('Bundle', bundle('shop-manual-1', inNamespace(ns)));
     const published = await waitFor('the webhook URL', async () => {
       const p = await slipway.get<ProjectObject>('Project', ns, 'shop');
       return p.status?.webhook;

@@ -10,7 +10,7 @@ import { statusApiRules } from '../../../status-api/rbac.ts';
 import { createStatusApp } from '../../../status-api/server.ts';
 import { StatusStore } from '../../../status-api/store.ts';
 import { watchStatusResources } from '../../../status-api/watch.ts';
-import { statusComponent, statusPage } from '../../support/builders.ts';
+import { statusComponent, statusPage, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { canIEach, processIdentity, statusOf, type ProcessIdentity } from '../../support/rbac.ts';
 
@@ -28,8 +28,11 @@ beforeAll(async () => {
     { rules: statusApiRules, namespace },
   ]);
   ({ namespace: ns, kubeConfig: asStatusApi } = statusApi);
-  await slipway.create('StatusPage', statusPage(ns));
-  await slipway.create('StatusComponent', statusComponent(ns, 'web', { name: 'Web', id: 1 }));
+  await slipway.create('StatusPage', statusPage(undefined, inNamespace(ns)));
+  await slipway.create(
+    'StatusComponent',
+    statusComponent('web', inNamespace(ns), spec({ name: 'Web', id: 1 })),
+  );
 
   const store = new StatusStore();
   server = createStatusApp({ store, logger: statusApi.log }).listen(0, '127.0.0.1');
@@ -57,7 +60,10 @@ const componentNames = async () => {
 describe('status API under its service account', () => {
   it('serves the components the admin applies, with no call forbidden', async () => {
     expect(await componentNames()).toEqual(['Web']);
-    await slipway.create('StatusComponent', statusComponent(ns, 'api', { name: 'API', id: 2 }));
+    await slipway.create(
+      'StatusComponent',
+      statusComponent('api', inNamespace(ns), spec({ name: 'API', id: 2 })),
+    );
     await waitFor('the new component to be served', async () => (await componentNames()).length === 2);
     expect(await componentNames()).toEqual(['API', 'Web']);
     expect(statusApi.forbidden()).toEqual([]);

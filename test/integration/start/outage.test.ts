@@ -17,7 +17,7 @@ import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
 import { clusterDir } from '../../../scripts/cluster/control-plane.ts';
 import { watchControlPlane } from '../../../scripts/cluster/control-plane-watch.ts';
 import { stopProcess } from '../../../scripts/processes.ts';
-import { statusComponent } from '../../support/builders.ts';
+import { statusComponent, inNamespace } from '../../support/builders.ts';
 import { kubectl, testKubeConfig, testState, waitFor, webhookSecretValue } from '../../support/cluster.ts';
 import { githubPush } from '../../support/github-push.ts';
 
@@ -110,6 +110,20 @@ afterAll(async () => {
   await kubectl(['delete', 'namespace', DEMO, '--wait=false', '--ignore-not-found']).catch(() => undefined);
 }, 180_000);
 
+/** Applies a StatusComponent and waits until the status API publishes it (the operator gives its id). */
+async function published(name: string): Promise<void> {
+  await kubectl(['apply', '-f', '-'], stringify(statusComponent(name, inNamespace(DEMO))));
+  await waitFor(
+    `the status API to publish component ${name}`,
+    async () => {
+      const res = await fetch(`${statusApi}/api/v1/components?per_page=100`);
+      return res.ok && (await res.text()).includes(`"${name}"`);
+    },
+    90_000,
+    500,
+  );
+}
+
 describe('npm start through a 30 s API server outage', () => {
   it('keeps serving, restarts the API server, and takes new work afterwards with no help', async () => {
     // The demo's three notices and four components, each with the id the operator gave it.
@@ -157,6 +171,9 @@ describe('npm start through a 30 s API server outage', () => {
     const timings: Record<string, number> = {};
     await waitFor('the API server to answer again', answers, 60_000, 250);
     timings.apiServerAnswers = seconds();
+    // The operator (giving ids) and the status API (publishing) have both caught up.
+    await published('after-freeze');
+    timings.recoveredFromFreeze = seconds();
 
     // Then it dies (SIGKILL): npm start's own watch of the local control plane starts it again.
     recent = '';
@@ -171,17 +188,8 @@ describe('npm start through a 30 s API server outage', () => {
     await waitFor('the API server to answer again', answers, 60_000, 250);
     timings.apiServerRestarted = seconds();
 
-    // New work after the outage, with no restart by hand. The status API's informers resumed:
-    await kubectl(['apply', '-f', '-'], stringify(statusComponent(DEMO, 'after-outage')));
-    await waitFor(
-      'the status API to publish the component applied after the outage',
-      async () => {
-        const res = await fetch(`${statusApi}/api/v1/components?per_page=100`);
-        return res.ok && (await res.text()).includes('after-outage');
-      },
-      90_000,
-      500,
-    );
+    // New work after the restart, with no help. The status API's informers resumed:
+    await published('after-restart');
     timings.statusApiPublishes = seconds();
     // The gateway answers a push from its caches and creates the bundle:
     const project = await api.get<ProjectObject>('Project', DEMO, 'shop');

@@ -34,24 +34,40 @@ beforeAll(async () => {
   const kc = testKubeConfig();
   ns = await createNamespace(kc, 'status');
   await apply(
-    build.statusPage(ns.name, 'status', { name: 'Acme Hosting', url: 'https://status.acme.example' }),
-    build.statusComponent(ns.name, 'platform', { name: 'Platform', id: 1, position: 1 }),
-    build.statusComponent(ns.name, 'databases', {
-      name: 'Databases',
-      id: 2,
-      parentRef: { name: 'platform' },
-    }),
-    build.statusNotice(ns.name, 'outage', {
-      id: 10,
-      componentRefs: [{ name: 'databases' }],
-      updates: [
-        {
-          state: 'identified',
-          content: 'Disk I/O saturated.',
-          at: new Date(Date.now() - 60_000).toISOString(),
-        },
-      ],
-    }),
+    build.statusPage(
+      'status',
+      build.inNamespace(ns.name),
+      build.spec({ name: 'Acme Hosting', url: 'https://status.acme.example' }),
+    ),
+    build.statusComponent(
+      'platform',
+      build.inNamespace(ns.name),
+      build.spec({ name: 'Platform', id: 1, position: 1 }),
+    ),
+    build.statusComponent(
+      'databases',
+      build.inNamespace(ns.name),
+      build.spec({
+        name: 'Databases',
+        id: 2,
+        parentRef: { name: 'platform' },
+      }),
+    ),
+    build.statusNotice(
+      'outage',
+      build.inNamespace(ns.name),
+      build.spec({
+        id: 10,
+        componentRefs: [{ name: 'databases' }],
+        updates: [
+          {
+            state: 'identified',
+            content: 'Disk I/O saturated.',
+            at: new Date(Date.now() - 60_000).toISOString(),
+          },
+        ],
+      }),
+    ),
   );
   const store = new StatusStore();
   // Rate limit on, at the spec's 10/s, so the last test sees it.

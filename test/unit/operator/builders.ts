@@ -1,96 +1,10 @@
-// Small object builders for the operator's decision tests: valid by default, changed where a
-// test needs something else.
+// Kubernetes objects of the operator's decision tests (conditions, Jobs, Deployments); Slipway's
+// own kinds come from test/support/builders.ts, shared by every tier.
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
-import type {
-  BundleObject,
-  Condition,
-  EnvironmentObject,
-  ProjectObject,
-  WebhookObject,
-} from '../../../crds/index.ts';
+import type { BundleObject, Condition } from '../../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../../crds/labels.ts';
 import { ANNOTATION_ROLLOUT_STARTED } from '../../../operator/names.ts';
-
-export const NS = 'team';
-export const T0 = new Date('2026-03-01T10:00:00.000Z');
-export const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000).toISOString();
-
-export function project(
-  name = 'shop',
-  overrides: Partial<ProjectObject['spec']> = {},
-  created = at(0),
-): ProjectObject {
-  return {
-    apiVersion: 'slipway.dev/v1alpha1',
-    kind: 'Project',
-    metadata: { name, namespace: NS, uid: `uid-${name}`, generation: 1, creationTimestamp: created },
-    spec: { bundleHistoryLimit: 20, repository: { url: 'https://git.example.com/shop.git' }, ...overrides },
-  };
-}
-
-export function environment(
-  name = 'staging',
-  spec: Partial<EnvironmentObject['spec']> = {},
-  status?: EnvironmentObject['status'],
-): EnvironmentObject {
-  return {
-    apiVersion: 'slipway.dev/v1alpha1',
-    kind: 'Environment',
-    metadata: { name, namespace: NS, uid: `uid-${name}`, generation: 1, creationTimestamp: at(0) },
-    spec: { projectRef: { name: 'shop' }, deploymentRef: { name: 'shop-web' }, ...spec },
-    ...(status ? { status } : {}),
-  };
-}
-
-export const database = {
-  database: { engine: 'mysql' as const, secretRef: { name: 'db' } },
-  backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: 'shop' },
-};
-
-export function webhook(name = 'main', spec: Partial<WebhookObject['spec']> = {}): WebhookObject {
-  return {
-    apiVersion: 'slipway.dev/v1alpha1',
-    kind: 'Webhook',
-    metadata: { name, namespace: NS, uid: `uid-${name}`, generation: 1, creationTimestamp: at(0) },
-    spec: { projectRef: { name: 'shop' }, branch: 'main', matchMode: 'Exact', ...spec },
-  };
-}
-
-export interface BundleOptions {
-  created?: number;
-  deploy?: { environmentRef: { name: string }; backupBeforeDeploy: boolean };
-  spec?: Partial<BundleObject['spec']>;
-  status?: BundleObject['status'];
-}
-
-export function bundle(name: string, opts: BundleOptions = {}): BundleObject {
-  return {
-    apiVersion: 'slipway.dev/v1alpha1',
-    kind: 'Bundle',
-    metadata: {
-      name,
-      namespace: NS,
-      uid: `uid-${name}`,
-      generation: 1,
-      creationTimestamp: at(opts.created ?? 0),
-    },
-    spec: {
-      projectRef: { name: 'shop' },
-      source: { git: { commit: 'a'.repeat(40), branch: 'main' } },
-      baseSoftware: { image: 'php:8.3-fpm' },
-      directoryMap: { web: 'web', config: 'config' },
-      trigger: { type: 'Manual' },
-      ...(opts.deploy ? { deploy: opts.deploy } : {}),
-      ...opts.spec,
-    },
-    ...(opts.status ? { status: opts.status } : {}),
-  };
-}
-
-export const deployTo = (env = 'staging', backupBeforeDeploy = false) => ({
-  environmentRef: { name: env },
-  backupBeforeDeploy,
-});
+import { NAMESPACE as NS, at } from '../../support/builders.ts';
 
 export function condition(
   type: string,

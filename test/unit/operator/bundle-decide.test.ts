@@ -8,27 +8,28 @@ import {
   type BundleInputs,
 } from '../../../operator/bundle/decide.ts';
 import {
-  NS,
+  NAMESPACE as NS,
   T0,
   at,
   bundle,
-  condition,
   database,
   deployTo,
-  deployment,
   environment,
-  finished,
-  job,
   project,
-} from './builders.ts';
+  spec,
+  status,
+  stored,
+  type Modifier,
+} from '../../support/builders.ts';
+import { condition, deployment, finished, job } from './builders.ts';
 
 const NOW = new Date(T0.getTime() + 100_000);
 
 function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
-  const b = overrides.bundle ?? bundle('b1');
+  const b = overrides.bundle ?? bundle('b1', stored());
   return {
     bundle: b,
-    project: project(),
+    project: project(undefined, stored()),
     environment: undefined,
     deployment: undefined,
     buildJob: undefined,
@@ -56,26 +57,27 @@ function summary(d: BundleDecision) {
 
 type Case = { name: string; in: Partial<BundleInputs> } & ReturnType<typeof summary>;
 
-const built = (name: string, opts: Parameters<typeof bundle>[1] = {}) =>
-  bundle(name, {
-    ...opts,
-    status: {
+const built = (name: string, ...modifiers: Modifier<BundleObject>[]) =>
+  bundle(
+    name,
+    stored(),
+    status({
       phase: 'Built',
       image: `registry.test/${NS}/shop:${name}`,
       buildJob: `${name}-build`,
       conditions: [condition('Built', 'True', 'Succeeded')],
-      ...opts.status,
-    },
-  });
+    }),
+    ...modifiers,
+  );
 
 const deployBundle = (name: string, created = 0, backup = false) =>
-  built(name, { created, deploy: deployTo('staging', backup) });
+  built(name, stored(created), spec({ deploy: deployTo('staging', backup) }));
 
 describe('decideBundle: finished and deleted bundles', () => {
   it.each(['Ready', 'Failed', 'Superseded', 'Built'] as const)(
     'does nothing for a bundle finished as %s',
     (phase) => {
-      const d = decideBundle(inputs({ bundle: bundle('b1', { status: finished(phase) }) }));
+      const d = decideBundle(inputs({ bundle: bundle('b1', stored(), status(finished(phase))) }));
       expect(d.skip).toBe(true);
     },
   );
@@ -86,7 +88,7 @@ describe('decideBundle: finished and deleted bundles', () => {
   });
 
   it('does nothing for a bundle being deleted', () => {
-    const b = bundle('b1');
+    const b = bundle('b1', stored());
     b.metadata.deletionTimestamp = at(50);
     expect(decideBundle(inputs({ bundle: b })).skip).toBe(true);
   });
@@ -109,29 +111,33 @@ describe('decideBundle: build', () => {
     {
       name: 'a webhook bundle without base software and directory map is refused for good',
       in: {
-        bundle: bundle('b1', {
-          spec: {
+        bundle: bundle(
+          'b1',
+          stored(),
+          spec({
             trigger: { type: 'Webhook', provider: 'github' },
             baseSoftware: undefined,
             directoryMap: undefined,
-          },
-        }),
+          }),
+        ),
       },
       then: 'Failed none finished',
       conditions: 'Built=False/MissingBuildSettings Ready=False/MissingBuildSettings',
     },
     {
       name: 'a directory map that leaves the source tree is refused',
-      in: { bundle: bundle('b1', { spec: { directoryMap: { web: '../etc' } } }) },
+      in: { bundle: bundle('b1', stored(), spec({ directoryMap: { web: '../etc' } })) },
       then: 'Failed none finished',
       conditions: 'Built=False/InvalidDirectoryMap Ready=False/InvalidDirectoryMap',
     },
     {
       name: 'build steps with a variable the build reserves are refused',
       in: {
-        bundle: bundle('b1', {
-          spec: { buildSteps: { image: 'node:22', commands: ['npm ci'], env: { BUILDKIT_SYNTAX: 'x/y' } } },
-        }),
+        bundle: bundle(
+          'b1',
+          stored(),
+          spec({ buildSteps: { image: 'node:22', commands: ['npm ci'], env: { BUILDKIT_SYNTAX: 'x/y' } } }),
+        ),
       },
       then: 'Failed none finished',
       conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
@@ -139,24 +145,30 @@ describe('decideBundle: build', () => {
     {
       name: 'build steps with a builder image that is not an image reference are refused',
       in: {
-        bundle: bundle('b1', { spec: { buildSteps: { image: 'node:22\nRUN x', commands: ['npm ci'] } } }),
+        bundle: bundle(
+          'b1',
+          stored(),
+          spec({ buildSteps: { image: 'node:22\nRUN x', commands: ['npm ci'] } }),
+        ),
       },
       then: 'Failed none finished',
       conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
     },
     {
       name: 'a git bundle of a project without repository waits for one',
-      in: { project: project('shop', { repository: undefined }) },
+      in: { project: project('shop', stored(), spec({ repository: undefined })) },
       then: 'Pending none waiting',
       conditions: 'Built=Unknown/RepositoryNotConfigured Ready=False/RepositoryNotConfigured',
     },
     {
       name: 'an archive bundle needs no repository',
       in: {
-        project: project('shop', { repository: undefined }),
-        bundle: bundle('b1', {
-          spec: { source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } },
-        }),
+        project: project('shop', stored(), spec({ repository: undefined })),
+        bundle: bundle(
+          'b1',
+          stored(),
+          spec({ source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } }),
+        ),
       },
       then: 'Building createBuildJob progressing',
       conditions: 'Built=Unknown/Building Ready=Unknown/Building',
@@ -170,9 +182,9 @@ describe('decideBundle: build', () => {
     {
       name: 'a failed build Job fails the bundle and deploys nothing',
       in: {
-        bundle: bundle('b1', { deploy: deployTo() }),
+        bundle: bundle('b1', stored(), spec({ deploy: deployTo() })),
         buildJob: job('b1-build', 'failed'),
-        environment: environment(),
+        environment: environment(undefined, stored()),
         deployment: deployment(),
       },
       then: 'Failed none finished',
@@ -220,20 +232,21 @@ describe('decideBundle: build', () => {
   });
 
   it('gives the build slot to the oldest waiting bundle first', () => {
-    const older = bundle('a-older', { created: 0 });
-    const newer = bundle('b-newer', { created: 10 });
+    const older = bundle('a-older', stored());
+    const newer = bundle('b-newer', stored(10));
     const all = [older, newer];
     expect(decideBundle(inputs({ bundle: newer, projectBundles: all })).phase).toBe('Queued');
     expect(decideBundle(inputs({ bundle: older, projectBundles: all })).action.type).toBe('createBuildJob');
   });
 
   it('does not hold a slot for an older bundle that cannot build yet', () => {
-    const noRepository = project('shop', { repository: undefined });
-    const stuckGit = bundle('a-git', { created: 0 });
-    const upload = bundle('b-upload', {
-      created: 10,
-      spec: { source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } },
-    });
+    const noRepository = project('shop', stored(), spec({ repository: undefined }));
+    const stuckGit = bundle('a-git', stored());
+    const upload = bundle(
+      'b-upload',
+      stored(10),
+      spec({ source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } }),
+    );
     const d = decideBundle(
       inputs({ project: noRepository, bundle: upload, projectBundles: [stuckGit, upload] }),
     );
@@ -241,15 +254,15 @@ describe('decideBundle: build', () => {
   });
 
   it('does not hold a slot for an older bundle that a newer one supersedes', () => {
-    const older = bundle('a-older', { created: 0, deploy: deployTo() });
-    const newer = bundle('b-newer', { created: 10, deploy: deployTo() });
+    const older = bundle('a-older', stored(), spec({ deploy: deployTo() }));
+    const newer = bundle('b-newer', stored(10), spec({ deploy: deployTo() }));
     const d = decideBundle(inputs({ bundle: newer, projectBundles: [older, newer] }));
     expect(d.action.type).toBe('createBuildJob');
   });
 });
 
 describe('decideBundle: deploy', () => {
-  const env = environment('staging', database);
+  const env = environment('staging', stored(), spec(database));
   const cases: Case[] = [
     {
       name: 'a missing environment blocks the deploy until it appears',
@@ -261,7 +274,7 @@ describe('decideBundle: deploy', () => {
       name: 'an environment of another project is not deployed to',
       in: {
         bundle: deployBundle('b1'),
-        environment: environment('staging', { projectRef: { name: 'other' } }),
+        environment: environment('staging', stored(), spec({ projectRef: { name: 'other' } })),
         deployment: deployment(),
       },
       then: 'Built none waiting',
@@ -278,7 +291,11 @@ describe('decideBundle: deploy', () => {
       name: 'a Deployment without the named container blocks the deploy',
       in: {
         bundle: deployBundle('b1'),
-        environment: environment('staging', { deploymentRef: { name: 'shop-web', container: 'php' } }),
+        environment: environment(
+          'staging',
+          stored(),
+          spec({ deploymentRef: { name: 'shop-web', container: 'php' } }),
+        ),
         deployment: deployment(),
       },
       then: 'Built none waiting',
@@ -309,7 +326,7 @@ describe('decideBundle: deploy', () => {
         environment: env,
         deployment: deployment({ bundle: 'b0' }),
         projectBundles: [
-          bundle('b0', { deploy: deployTo(), status: finished('Ready') }),
+          bundle('b0', stored(), spec({ deploy: deployTo() }), status(finished('Ready'))),
           deployBundle('b1', 10),
         ],
       },
@@ -318,7 +335,11 @@ describe('decideBundle: deploy', () => {
     },
     {
       name: 'a backup without database settings cannot run',
-      in: { bundle: deployBundle('b1', 0, true), environment: environment(), deployment: deployment() },
+      in: {
+        bundle: deployBundle('b1', 0, true),
+        environment: environment(undefined, stored()),
+        deployment: deployment(),
+      },
       then: 'Built none waiting',
       conditions: 'Built=True/Succeeded BackedUp=Unknown/BackupNotConfigured Ready=False/BackupNotConfigured',
     },
@@ -417,7 +438,11 @@ describe('decideBundle: deploy', () => {
     const d = decideBundle(
       inputs({
         bundle: deployBundle('b1'),
-        environment: environment('staging', { deploymentRef: { name: 'shop-web', container: 'php' } }),
+        environment: environment(
+          'staging',
+          stored(),
+          spec({ deploymentRef: { name: 'shop-web', container: 'php' } }),
+        ),
         deployment: deployment({ containers: ['nginx', 'php'] }),
       }),
     );
@@ -445,7 +470,7 @@ describe('decideBundle: pods that cannot run', () => {
     },
   });
   const noPods = { build: [], backup: [], rollout: [] };
-  const env = environment('staging', database);
+  const env = environment('staging', stored(), spec(database));
 
   it("holds a build whose pod cannot be scheduled at Ready=False with the scheduler's message", () => {
     const d = decideBundle(
@@ -513,21 +538,27 @@ describe('decideBundle: pods that cannot run', () => {
 });
 
 describe('decideBundle: rollback', () => {
-  const env = environment('staging', database, { currentBundle: 'b0' });
+  const env = environment('staging', stored(), spec(database), status({ currentBundle: 'b0' }));
   const rollback = (to: string) =>
-    bundle('rb', {
-      created: 200,
-      deploy: deployTo('staging'),
-      spec: { source: { bundleRef: { name: to } }, trigger: { type: 'Rollback' } },
-    });
-  const b0 = bundle('b0', {
-    deploy: deployTo('staging'),
-    status: {
+    bundle(
+      'rb',
+      stored(200),
+      spec({
+        deploy: deployTo('staging'),
+        source: { bundleRef: { name: to } },
+        trigger: { type: 'Rollback' },
+      }),
+    );
+  const b0 = bundle(
+    'b0',
+    stored(),
+    spec({ deploy: deployTo('staging') }),
+    status({
       ...finished('Ready'),
       image: 'registry.test/team/shop:b0',
       conditions: [condition('Built', 'True', 'Succeeded'), condition('Ready', 'True', 'Succeeded')],
-    },
-  });
+    }),
+  );
 
   it("rolls out the source bundle's image without building", () => {
     const rb = rollback('b0');
@@ -554,7 +585,7 @@ describe('decideBundle: rollback', () => {
     expect(summary(missing).conditions).toBe(
       'Built=False/SourceBundleNotFound Ready=False/SourceBundleNotFound',
     );
-    const failed = bundle('bf', { status: finished('Failed') });
+    const failed = bundle('bf', stored(), status(finished('Failed')));
     const rb = rollback('bf');
     const unbuilt = decideBundle(
       inputs({ bundle: rb, projectBundles: [failed, rb], environment: env, deployment: deployment() }),
@@ -565,7 +596,12 @@ describe('decideBundle: rollback', () => {
   });
 
   describe('automatic, after a failed rollout', () => {
-    const auto = environment('staging', { ...database, autoRollback: true }, { currentBundle: 'b0' });
+    const auto = environment(
+      'staging',
+      stored(),
+      spec({ ...database, autoRollback: true }),
+      status({ currentBundle: 'b0' }),
+    );
     const failing = (b: BundleObject, others: BundleObject[] = []) =>
       decideBundle(
         inputs({
@@ -587,11 +623,15 @@ describe('decideBundle: rollback', () => {
       expect(d.action).toEqual({ type: 'rollBack', to: 'b0', environment: 'staging' });
       expect(d.conditions.at(-1)?.message).toMatch(/; rolling back to bundle b0$/);
       // Decided again before its own status shows: the same message, and no second rollback.
-      const made = bundle('b1-rollback', {
-        created: 150,
-        deploy: deployTo('staging'),
-        spec: { source: { bundleRef: { name: 'b0' } }, trigger: { type: 'Rollback' } },
-      });
+      const made = bundle(
+        'b1-rollback',
+        stored(150),
+        spec({
+          deploy: deployTo('staging'),
+          source: { bundleRef: { name: 'b0' } },
+          trigger: { type: 'Rollback' },
+        }),
+      );
       const again = failing(deployBundle('b1'), [made]);
       expect(again.action).toEqual({ type: 'none' });
       expect(again.conditions.at(-1)?.message).toBe(d.conditions.at(-1)?.message);
@@ -599,20 +639,26 @@ describe('decideBundle: rollback', () => {
 
     it('leaves it to a newer bundle for the environment, and never rolls back a rollback', () => {
       expect(failing(deployBundle('b1'), [deployBundle('b2', 150)]).action).toEqual({ type: 'none' });
-      const rb = bundle('b1', {
-        deploy: deployTo('staging'),
-        spec: { trigger: { type: 'Rollback' }, source: { bundleRef: { name: 'b0' } } },
-        status: { image: 'registry.test/team/shop:b0', conditions: [condition('Built', 'True', 'Reused')] },
-      });
+      const rb = bundle(
+        'b1',
+        stored(),
+        spec({
+          deploy: deployTo('staging'),
+          trigger: { type: 'Rollback' },
+          source: { bundleRef: { name: 'b0' } },
+        }),
+        status({ image: 'registry.test/team/shop:b0', conditions: [condition('Built', 'True', 'Reused')] }),
+      );
       expect(failing(rb).action).toEqual({ type: 'none' });
     });
 
     it('is not held back by a newer bundle that failed or was superseded', () => {
-      const failedNewer = bundle('b2', {
-        created: 150,
-        deploy: deployTo('staging'),
-        status: finished('Failed'),
-      });
+      const failedNewer = bundle(
+        'b2',
+        stored(150),
+        spec({ deploy: deployTo('staging') }),
+        status(finished('Failed')),
+      );
       expect(failing(deployBundle('b1'), [failedNewer]).action).toEqual({
         type: 'rollBack',
         to: 'b0',
@@ -635,11 +681,11 @@ describe('decideBundle: rollback', () => {
 });
 
 describe('decideBundle: ordering between bundles of one environment', () => {
-  const env = environment('staging', database);
+  const env = environment('staging', stored(), spec(database));
 
   it('a newer bundle for the same environment supersedes one not yet rolled out', () => {
     const older = deployBundle('b1', 0);
-    const newer = bundle('b2', { created: 10, deploy: deployTo() });
+    const newer = bundle('b2', stored(10), spec({ deploy: deployTo() }));
     const d = decideBundle(
       inputs({ bundle: older, projectBundles: [older, newer], environment: env, deployment: deployment() }),
     );
@@ -651,8 +697,8 @@ describe('decideBundle: ordering between bundles of one environment', () => {
   });
 
   it('a superseded bundle stops its running build Job', () => {
-    const older = bundle('b1', { deploy: deployTo() });
-    const newer = bundle('b2', { created: 10, deploy: deployTo() });
+    const older = bundle('b1', stored(), spec({ deploy: deployTo() }));
+    const newer = bundle('b2', stored(10), spec({ deploy: deployTo() }));
     const d = decideBundle(
       inputs({ bundle: older, projectBundles: [older, newer], buildJob: job('b1-build', 'running') }),
     );
@@ -690,7 +736,7 @@ describe('decideBundle: ordering between bundles of one environment', () => {
 
   it('an older bundle never replaces a newer one the environment already runs', () => {
     const older = deployBundle('b1', 0);
-    const newer = bundle('b2', { created: 10, deploy: deployTo(), status: finished('Ready') });
+    const newer = bundle('b2', stored(10), spec({ deploy: deployTo() }), status(finished('Ready')));
     const d = decideBundle(
       inputs({
         bundle: older,
@@ -704,7 +750,7 @@ describe('decideBundle: ordering between bundles of one environment', () => {
 
   it('a newer bundle for another environment does not supersede', () => {
     const mine = deployBundle('b1', 0);
-    const other = bundle('b2', { created: 10, deploy: deployTo('production') });
+    const other = bundle('b2', stored(10), spec({ deploy: deployTo('production') }));
     const d = decideBundle(
       inputs({ bundle: mine, projectBundles: [mine, other], environment: env, deployment: deployment() }),
     );

@@ -5,7 +5,8 @@ import type { BundleDecision } from '../../../operator/bundle/decide.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { boundedName } from '../../../crds/labels.ts';
 import { buildJobName, bundleImage } from '../../../operator/names.ts';
-import { bundle, condition, database, environment, project } from './builders.ts';
+import { bundle, database, environment, project, spec, stored } from '../../support/builders.ts';
+import { condition } from './builders.ts';
 
 const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
 
@@ -33,8 +34,8 @@ describe('names', () => {
 
 describe('build Job', () => {
   it('is owned by the bundle, named after it, and pushes to the configured registry', () => {
-    const b = bundle('b1');
-    const job = buildJob(b, project(), 'registry.test:5000/team/shop:b1', settings);
+    const b = bundle('b1', stored());
+    const job = buildJob(b, project(undefined, stored()), 'registry.test:5000/team/shop:b1', settings);
     expect(job.metadata?.name).toBe('b1-build');
     expect(job.metadata?.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'Bundle', name: 'b1', uid: 'uid-b1', controller: true }),
@@ -51,7 +52,12 @@ describe('build Job', () => {
       SLIPWAY_REGISTRY: '172.30.255.1:5000/builds',
       SLIPWAY_REGISTRY_INSECURE: 'true',
     });
-    const job = buildJob(bundle('b1'), project(), '172.30.255.1:5000/builds/team/shop:b1', insecure);
+    const job = buildJob(
+      bundle('b1', stored()),
+      project(undefined, stored()),
+      '172.30.255.1:5000/builds/team/shop:b1',
+      insecure,
+    );
     expect(envOf(job, 'fetch').BUILDKITD_CONFIG).toBe(
       '[registry."172.30.255.1:5000"]\n  http = true\n  insecure = true\n',
     );
@@ -61,23 +67,32 @@ describe('build Job', () => {
     expect(job.spec!.template.spec!.containers[0]!.args).toContain(
       'type=image,name=172.30.255.1:5000/builds/team/shop:b1,push=true,registry.insecure=true',
     );
-    const secure = buildJob(bundle('b1'), project(), 'registry.test:5000/team/shop:b1', settings);
+    const secure = buildJob(
+      bundle('b1', stored()),
+      project(undefined, stored()),
+      'registry.test:5000/team/shop:b1',
+      settings,
+    );
     expect(envOf(secure, 'fetch').BUILDKITD_CONFIG).toBeUndefined();
     expect(envOf(secure, 'build').BUILDKITD_FLAGS).toBe('--oci-worker-no-process-sandbox');
   });
 
   it('keeps the last log lines of a failing step as its termination message', () => {
-    const job = buildJob(bundle('b1'), project(), 'img', settings);
+    const job = buildJob(bundle('b1', stored()), project(undefined, stored()), 'img', settings);
     const spec = job.spec!.template.spec!;
     for (const c of [...spec.initContainers!, ...spec.containers])
       expect(c.terminationMessagePolicy).toBe('FallbackToLogsOnError');
   });
 
   it('clones the commit with the project credentials', () => {
-    const p = project('shop', {
-      repository: { url: 'git@git.example.com:shop.git', credentialsSecretRef: { name: 'git-creds' } },
-    });
-    const job = buildJob(bundle('b1'), p, 'img', settings);
+    const p = project(
+      'shop',
+      stored(),
+      spec({
+        repository: { url: 'git@git.example.com:shop.git', credentialsSecretRef: { name: 'git-creds' } },
+      }),
+    );
+    const job = buildJob(bundle('b1', stored()), p, 'img', settings);
     expect(envOf(job, 'fetch')).toMatchObject({
       GIT_URL: 'git@git.example.com:shop.git',
       GIT_COMMIT: 'a'.repeat(40),
@@ -96,7 +111,12 @@ describe('build Job', () => {
       sha256: 'f'.repeat(64),
       sizeBytes: 1234,
     };
-    const job = buildJob(bundle('b1', { spec: { source: { archive } } }), project(), 'img', settings);
+    const job = buildJob(
+      bundle('b1', stored(), spec({ source: { archive } })),
+      project(undefined, stored()),
+      'img',
+      settings,
+    );
     expect(envOf(job, 'fetch')).toMatchObject({
       ARCHIVE_URL: archive.url,
       ARCHIVE_SHA256: archive.sha256,
@@ -106,9 +126,11 @@ describe('build Job', () => {
   });
 
   it('builds from the base software and copies each mapped directory under the app root', () => {
-    const b = bundle('b1', {
-      spec: { baseSoftware: { image: 'php:8.3-fpm' }, directoryMap: { web: 'public/', config: './cfg' } },
-    });
+    const b = bundle(
+      'b1',
+      stored(),
+      spec({ baseSoftware: { image: 'php:8.3-fpm' }, directoryMap: { web: 'public/', config: './cfg' } }),
+    );
     expect(dockerfile(b, '/app')).toBe(
       'FROM php:8.3-fpm\nCOPY ["cfg","/app/config"]\nCOPY ["public","/app/web"]\nLABEL "dev.slipway.bundle"="b1" "dev.slipway.project"="shop"\n',
     );
@@ -122,13 +144,15 @@ describe('build steps', () => {
     env: { APP_ENV: 'production', A_FIRST: '1' },
   };
   const withSteps = () =>
-    bundle('b1', {
-      spec: {
+    bundle(
+      'b1',
+      stored(),
+      spec({
         baseSoftware: { image: 'php:8.3' },
         directoryMap: { web: 'web', vendor: './vendor/' },
         buildSteps: steps,
-      },
-    });
+      }),
+    );
 
   it('run in a first stage on the builder image; the mapped directories come from what they leave', () => {
     expect(dockerfile(withSteps(), '/app')).toBe(
@@ -153,7 +177,12 @@ describe('build steps', () => {
   });
 
   it('reach buildctl as build-args, each one argument: no shell or Dockerfile ever reads them', () => {
-    const job = buildJob(withSteps(), project(), 'registry.test:5000/team/shop:b1', settings);
+    const job = buildJob(
+      withSteps(),
+      project(undefined, stored()),
+      'registry.test:5000/team/shop:b1',
+      settings,
+    );
     const args = job.spec!.template.spec!.containers[0]!.args!;
     const options = args.slice(args.indexOf('--output') + 2);
     expect(options).toEqual([
@@ -178,8 +207,8 @@ describe('build steps', () => {
 
 describe('backup Job', () => {
   it('dumps the environment database into its volume, reading credentials from the Secret', () => {
-    const env = environment('staging', database);
-    const job = backupJob(bundle('b1'), env, settings);
+    const env = environment('staging', stored(), spec(database));
+    const job = backupJob(bundle('b1', stored()), env, settings);
     const c = job.spec!.template.spec!.containers[0]!;
     expect(job.metadata?.name).toBe('b1-backup');
     expect(c.image).toBe('mysql:8.4');
@@ -196,21 +225,29 @@ describe('backup Job', () => {
   });
 
   it('uses pg_dump for PostgreSQL', () => {
-    const env = environment('staging', {
-      ...database,
-      database: { engine: 'postgresql', secretRef: { name: 'db' } },
-    });
-    const c = backupJob(bundle('b1'), env, settings).spec!.template.spec!.containers[0]!;
+    const env = environment(
+      'staging',
+      stored(),
+      spec({
+        ...database,
+        database: { engine: 'postgresql', secretRef: { name: 'db' } },
+      }),
+    );
+    const c = backupJob(bundle('b1', stored()), env, settings).spec!.template.spec!.containers[0]!;
     expect(c.image).toBe('postgres:17');
     expect(c.command?.[2]).toContain('pg_dump');
     expect(backupLocation(env, 'b1')).toBe('pvc://backups/shop/staging/b1.dump');
   });
 
   it('refuses a path prefix that climbs out of the volume', () => {
-    const env = environment('staging', {
-      ...database,
-      backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: '../other' },
-    });
+    const env = environment(
+      'staging',
+      stored(),
+      spec({
+        ...database,
+        backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: '../other' },
+      }),
+    );
     expect(backupLocation(env, 'b1')).toBeUndefined();
   });
 });
@@ -227,7 +264,7 @@ describe('bundle status and events', () => {
   });
 
   it('sets observedGeneration only when the chain has ended', () => {
-    const b = bundle('b1');
+    const b = bundle('b1', stored());
     const progressing = bundleStatusUpdate(b, decision({}));
     expect(progressing.fields).not.toHaveProperty('observedGeneration');
     const done = bundleStatusUpdate(b, decision({ phase: 'Built', outcome: 'finished' }));

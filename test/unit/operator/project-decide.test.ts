@@ -6,7 +6,19 @@ import {
   protectedBundles,
 } from '../../../operator/project/decide.ts';
 import { generateSecretValue, webhookSecret } from '../../../operator/project/secret.ts';
-import { at, bundle, deployTo, deployment, environment, finished, project } from './builders.ts';
+import type { BundleObject } from '../../../crds/index.ts';
+import {
+  at,
+  bundle,
+  deployTo,
+  environment,
+  project,
+  spec,
+  status,
+  stored,
+  type Modifier,
+} from '../../support/builders.ts';
+import { deployment, finished } from './builders.ts';
 
 const inNamespace = (p: ReturnType<typeof project>, namespace: string, uid: string) => ({
   ...p,
@@ -15,13 +27,13 @@ const inNamespace = (p: ReturnType<typeof project>, namespace: string, uid: stri
 
 describe('slug ownership', () => {
   it('defaults the slug to the project name', () => {
-    expect(effectiveSlug(project('shop'))).toBe('shop');
-    expect(effectiveSlug(project('shop', { slug: 'web-shop' }))).toBe('web-shop');
+    expect(effectiveSlug(project('shop', stored()))).toBe('shop');
+    expect(effectiveSlug(project('shop', stored(), spec({ slug: 'web-shop' })))).toBe('web-shop');
   });
 
   it('the oldest project keeps the slug; a later one in another namespace gets SlugConflict', () => {
-    const first = inNamespace(project('shop', {}, at(0)), 'team-a', 'u1');
-    const later = inNamespace(project('shop', {}, at(60)), 'team-b', 'u2');
+    const first = inNamespace(project('shop', stored(0), spec({})), 'team-a', 'u1');
+    const later = inNamespace(project('shop', stored(60), spec({})), 'team-b', 'u2');
     const all = [first, later];
     expect(claimSlug(first, all)).toEqual({ owner: true, slug: 'shop' });
     expect(claimSlug(later, all)).toMatchObject({ owner: false, reason: 'SlugConflict' });
@@ -29,36 +41,33 @@ describe('slug ownership', () => {
   });
 
   it('the later one recovers once the owner is being deleted', () => {
-    const first = inNamespace(project('shop', {}, at(0)), 'team-a', 'u1');
+    const first = inNamespace(project('shop', stored(0), spec({})), 'team-a', 'u1');
     first.metadata.deletionTimestamp = at(100);
-    const later = inNamespace(project('shop', {}, at(60)), 'team-b', 'u2');
+    const later = inNamespace(project('shop', stored(60), spec({})), 'team-b', 'u2');
     expect(claimSlug(later, [first, later])).toEqual({ owner: true, slug: 'shop' });
   });
 
   it('breaks a same-second tie by namespace and name, the same way on every replica', () => {
-    const a = inNamespace(project('shop', {}, at(0)), 'alpha', 'u1');
-    const b = inNamespace(project('shop', {}, at(0)), 'beta', 'u2');
+    const a = inNamespace(project('shop', stored(0), spec({})), 'alpha', 'u1');
+    const b = inNamespace(project('shop', stored(0), spec({})), 'beta', 'u2');
     expect(claimSlug(a, [a, b]).owner).toBe(true);
     expect(claimSlug(b, [a, b]).owner).toBe(false);
   });
 
   it('a name that is not a DNS label needs an explicit slug', () => {
-    expect(claimSlug(project('shop.example'), [])).toMatchObject({ owner: false, reason: 'InvalidSlug' });
+    expect(claimSlug(project('shop.example', stored()), [])).toMatchObject({
+      owner: false,
+      reason: 'InvalidSlug',
+    });
   });
 });
 
 describe('bundle history pruning', () => {
-  const ready = (name: string, created: number, extra: Parameters<typeof bundle>[1] = {}) =>
-    bundle(name, { created, status: finished('Ready'), ...extra });
+  const ready = (name: string, created: number, ...modifiers: Modifier<BundleObject>[]) =>
+    bundle(name, stored(created), status(finished('Ready')), ...modifiers);
 
   it('keeps the newest finished bundles up to the limit and never touches unfinished ones', () => {
-    const bundles = [
-      ready('b1', 1),
-      ready('b2', 2),
-      ready('b3', 3),
-      ready('b4', 4),
-      bundle('b5', { created: 5 }),
-    ];
+    const bundles = [ready('b1', 1), ready('b2', 2), ready('b3', 3), ready('b4', 4), bundle('b5', stored(5))];
     const prune = bundlesToPrune(bundles, 2, new Set());
     expect(prune.map((b) => b.metadata.name).sort()).toEqual(['b1', 'b2']);
   });
@@ -73,11 +82,11 @@ describe('bundle history pruning', () => {
     const bundles = [
       ready('m1', 1),
       ready('m2', 2),
-      ready('w1', 3, { spec: { trigger: { type: 'Webhook' } }, deploy: deployTo() }),
-      ready('w2', 4, { spec: { trigger: { type: 'Webhook' } }, deploy: deployTo('production') }),
+      ready('w1', 3, spec({ trigger: { type: 'Webhook' }, deploy: deployTo() })),
+      ready('w2', 4, spec({ trigger: { type: 'Webhook' }, deploy: deployTo('production') })),
     ];
-    const staging = environment('staging', {}, { currentBundle: 'w1' });
-    const production = environment('production', { deploymentRef: { name: 'prod-web' } });
+    const staging = environment('staging', stored(), spec({}), status({ currentBundle: 'w1' }));
+    const production = environment('production', stored(), spec({ deploymentRef: { name: 'prod-web' } }));
     const keep = protectedBundles(bundles, [staging, production], (env) =>
       env.metadata.name === 'production' ? deployment({ bundle: 'w2' }) : undefined,
     );
@@ -85,12 +94,12 @@ describe('bundle history pruning', () => {
   });
 
   it('protects the bundle a rollback on its way reuses, until that rollback ends', () => {
-    const old = ready('w0', 1, { spec: { trigger: { type: 'Webhook' } }, deploy: deployTo() });
-    const rollingBack = bundle('rb', {
-      created: 5,
-      deploy: deployTo(),
-      spec: { source: { bundleRef: { name: 'w0' } }, trigger: { type: 'Rollback' } },
-    });
+    const old = ready('w0', 1, spec({ trigger: { type: 'Webhook' }, deploy: deployTo() }));
+    const rollingBack = bundle(
+      'rb',
+      stored(5),
+      spec({ deploy: deployTo(), source: { bundleRef: { name: 'w0' } }, trigger: { type: 'Rollback' } }),
+    );
     expect(protectedBundles([old, rollingBack], [], () => undefined).has('w0')).toBe(true);
     const done = { ...rollingBack, status: finished('Ready') };
     expect(protectedBundles([old, done], [], () => undefined).has('w0')).toBe(false);
@@ -105,7 +114,7 @@ describe('generated webhook secret', () => {
   });
 
   it('is owned by its project, so it goes when the project goes', () => {
-    const s = webhookSecret(project('shop'), 'value');
+    const s = webhookSecret(project('shop', stored()), 'value');
     expect(s.metadata?.name).toBe('shop-webhook');
     expect(s.metadata?.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'Project', name: 'shop', uid: 'uid-shop', controller: true }),

@@ -1,11 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
 import { decideEnvironment, deploymentRecord } from '../../../operator/environment/decide.ts';
 import { decideWebhook } from '../../../operator/webhook/decide.ts';
-import { at, bundle, condition, database, deployment, environment, project, webhook } from './builders.ts';
+import {
+  at,
+  bundle,
+  database,
+  environment,
+  project,
+  webhook,
+  spec,
+  status,
+  stored,
+} from '../../support/builders.ts';
+import { condition, deployment } from './builders.ts';
 
 const URL = 'https://hooks.example.com/hooks/shop/tok';
 const readyProject = () => {
-  const p = project();
+  const p = project(undefined, stored());
   p.status = {
     webhook: { url: URL, secretRef: { name: 'shop-webhook', key: 'secret' } },
     conditions: [condition('Ready', 'True', 'WebhookReady')],
@@ -19,28 +30,28 @@ describe('decideEnvironment', () => {
       name: 'project missing',
       project: undefined,
       deployment: deployment(),
-      env: environment(),
+      env: environment(undefined, stored()),
       reason: 'ProjectNotFound',
     },
     {
       name: 'Deployment missing',
-      project: project(),
+      project: project(undefined, stored()),
       deployment: undefined,
-      env: environment(),
+      env: environment(undefined, stored()),
       reason: 'DeploymentNotFound',
     },
     {
       name: 'named container missing',
-      project: project(),
+      project: project(undefined, stored()),
       deployment: deployment(),
-      env: environment('staging', { deploymentRef: { name: 'shop-web', container: 'php' } }),
+      env: environment('staging', stored(), spec({ deploymentRef: { name: 'shop-web', container: 'php' } })),
       reason: 'ContainerNotFound',
     },
     {
       name: 'everything there',
-      project: project(),
+      project: project(undefined, stored()),
       deployment: deployment(),
-      env: environment(),
+      env: environment(undefined, stored()),
       reason: 'Valid',
     },
   ];
@@ -55,47 +66,61 @@ describe('decideWebhook', () => {
   const cases = [
     {
       name: 'project missing',
-      hook: webhook(),
+      hook: webhook(undefined, stored()),
       project: undefined,
       env: undefined,
       reason: 'ProjectNotFound',
     },
     {
       name: 'project without URL yet',
-      hook: webhook(),
-      project: project(),
+      hook: webhook(undefined, stored()),
+      project: project(undefined, stored()),
       env: undefined,
       reason: 'ProjectNotReady',
     },
     {
       name: 'environment missing',
-      hook: webhook('main', { environmentRef: { name: 'staging' } }),
+      hook: webhook('main', stored(), spec({ environmentRef: { name: 'staging' } })),
       project: readyProject(),
       env: undefined,
       reason: 'EnvironmentNotFound',
     },
     {
       name: 'environment of another project',
-      hook: webhook('main', { environmentRef: { name: 'staging' } }),
+      hook: webhook('main', stored(), spec({ environmentRef: { name: 'staging' } })),
       project: readyProject(),
-      env: environment('staging', { projectRef: { name: 'blog' } }),
+      env: environment('staging', stored(), spec({ projectRef: { name: 'blog' } })),
       reason: 'EnvironmentProjectMismatch',
     },
     {
       name: 'backup asked, environment without database',
-      hook: webhook('main', { environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+      hook: webhook(
+        'main',
+        stored(),
+        spec({ environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+      ),
       project: readyProject(),
-      env: environment('staging'),
+      env: environment('staging', stored()),
       reason: 'BackupNotConfigured',
     },
     {
       name: 'backup asked, environment with database',
-      hook: webhook('main', { environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+      hook: webhook(
+        'main',
+        stored(),
+        spec({ environmentRef: { name: 'staging' }, backupBeforeDeploy: true }),
+      ),
       project: readyProject(),
-      env: environment('staging', database),
+      env: environment('staging', stored(), spec(database)),
       reason: 'Valid',
     },
-    { name: 'build only', hook: webhook(), project: readyProject(), env: undefined, reason: 'Valid' },
+    {
+      name: 'build only',
+      hook: webhook(undefined, stored()),
+      project: readyProject(),
+      env: undefined,
+      reason: 'Valid',
+    },
   ];
   it.each(cases)('$name → $reason', (c) => {
     const d = decideWebhook({ webhook: c.hook, project: c.project, environment: c.env, bundles: [] });
@@ -105,16 +130,18 @@ describe('decideWebhook', () => {
 
   it('records the newest bundle it triggered', () => {
     const trigger = { type: 'Webhook' as const, provider: 'github' as const, webhookRef: { name: 'main' } };
-    const older = bundle('b1', {
-      created: 1,
-      spec: { trigger, source: { git: { commit: 'b'.repeat(40), branch: 'main' } } },
-    });
-    const newer = bundle('b2', {
-      created: 9,
-      spec: { trigger, source: { git: { commit: 'c'.repeat(40), branch: 'main' } } },
-    });
+    const older = bundle(
+      'b1',
+      stored(1),
+      spec({ trigger, source: { git: { commit: 'b'.repeat(40), branch: 'main' } } }),
+    );
+    const newer = bundle(
+      'b2',
+      stored(9),
+      spec({ trigger, source: { git: { commit: 'c'.repeat(40), branch: 'main' } } }),
+    );
     const d = decideWebhook({
-      webhook: webhook(),
+      webhook: webhook(undefined, stored()),
       project: readyProject(),
       environment: undefined,
       bundles: [newer, older],
@@ -125,17 +152,20 @@ describe('decideWebhook', () => {
 
 describe('deploymentRecord: what an environment reports about its rollouts', () => {
   const b1 = (deployed?: ReturnType<typeof condition>) =>
-    bundle('b1', {
-      deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false },
-      status: { conditions: deployed ? [deployed] : [] },
-    });
+    bundle(
+      'b1',
+      stored(),
+      spec({ deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false } }),
+      status({ conditions: deployed ? [deployed] : [] }),
+    );
   const running = environment(
     'staging',
-    {},
-    {
+    stored(),
+    spec({}),
+    status({
       currentBundle: 'b0',
       lastDeployment: { bundle: 'b0', startedAt: at(10), finishedAt: at(20), result: 'Succeeded' },
-    },
+    }),
   );
   const onB1 = deployment({ bundle: 'b1', startedAt: at(90) });
 
@@ -168,15 +198,15 @@ describe('deploymentRecord: what an environment reports about its rollouts', () 
     };
     expect(deploymentRecord(running, deployment(), () => b1())).toEqual(said);
     expect(deploymentRecord(running, onB1, () => undefined)).toEqual(said);
-    expect(deploymentRecord(environment(), undefined, () => undefined)).toEqual({});
+    expect(deploymentRecord(environment(undefined, stored()), undefined, () => undefined)).toEqual({});
   });
 });
 
 describe('decideEnvironment: the database Secret and the backup claim', () => {
-  const withDatabase = environment('staging', database);
+  const withDatabase = environment('staging', stored(), spec(database));
   const inputs = (references: Parameters<typeof decideEnvironment>[0]['references']) => ({
     environment: withDatabase,
-    project: project(),
+    project: project(undefined, stored()),
     deployment: deployment(),
     references,
   });

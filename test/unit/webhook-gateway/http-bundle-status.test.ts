@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
 import { TEST_SECRET, signedFixture } from './support/fixtures.ts';
 import { SIGNING_KEY, hookPath, multipart, send, startGateway, type Harness } from './support/gateway.ts';
-import { NAMESPACE, PROJECT } from './support/objects.ts';
+import { NAMESPACE, PROJECT } from '../../support/builders.ts';
 import { baseDirectory, tarGz } from './support/tarballs.ts';
 
 let gateway: Harness;

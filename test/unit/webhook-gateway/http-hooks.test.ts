@@ -6,7 +6,7 @@ import { MAX_HOOK_BODY_BYTES } from '../../../webhook-gateway/limits.ts';
 import { TEST_SECRET, signedFixture } from './support/fixtures.ts';
 import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
 import { SIGNING_KEY, hookPath, send, startGateway, type Harness } from './support/gateway.ts';
-import { NAMESPACE, PROJECT } from './support/objects.ts';
+import { NAMESPACE, PROJECT } from '../../support/builders.ts';
 
 let gateway: Harness;
 beforeEach(async () => {

@@ -5,7 +5,7 @@ import { signArchiveUrl } from '../../../crds/archive-url.ts';
 import { TEST_SECRET } from './support/fixtures.ts';
 import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
 import { SIGNING_KEY, multipart, send, startGateway, type Harness } from './support/gateway.ts';
-import { NAMESPACE, PROJECT } from './support/objects.ts';
+import { NAMESPACE, PROJECT } from '../../support/builders.ts';
 import { startS3, type S3Fixture } from './support/s3.ts';
 import { CANONICAL_BASE_NAMES, baseDirectory, readTarGz, sha256, tarGz } from './support/tarballs.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { bundleSpec, type BundleObject } from '../../../crds/index.ts';
 import { labelValue } from '../../../crds/labels.ts';
 import { bundleName, planBundles, type BuildTrigger, type PlanInput } from '../../../webhook-gateway/plan.ts';
-import { NAMESPACE, PROJECT, manualBundle, webhook } from './support/objects.ts';
+import { NAMESPACE, PROJECT, bundle, webhook, spec } from '../../support/builders.ts';
 
 const COMMIT = 'fd489864e7642b48eaad6e3f155c10e46810ec72';
 const project = { namespace: NAMESPACE, name: PROJECT };
@@ -34,11 +34,22 @@ function plan(trigger: BuildTrigger, overrides: Partial<PlanInput> = {}) {
   return planBundles({
     project,
     webhooks: [
-      webhook('production', 'main', 'Exact', { environmentRef: { name: 'prod' }, backupBeforeDeploy: true }),
-      webhook('previews', 'feature/', 'StartsWith', { environmentRef: { name: 'preview' } }),
-      webhook('all-main', 'main', 'Contains'),
+      webhook(
+        'production',
+        spec({
+          branch: 'main',
+          matchMode: 'Exact',
+          environmentRef: { name: 'prod' },
+          backupBeforeDeploy: true,
+        }),
+      ),
+      webhook(
+        'previews',
+        spec({ branch: 'feature/', matchMode: 'StartsWith', environmentRef: { name: 'preview' } }),
+      ),
+      webhook('all-main', spec({ branch: 'main', matchMode: 'Contains' })),
     ],
-    latestManualBundle: manualBundle(),
+    latestManualBundle: bundle(),
     trigger,
     ...overrides,
   });
@@ -63,7 +74,7 @@ describe('planBundles for a push', () => {
       projectRef: { name: PROJECT },
       source: { git: { commit: COMMIT, branch: 'main' } },
       comment: 'Fix the header',
-      baseSoftware: { image: 'ghcr.io/example/craft-base:5.4' },
+      baseSoftware: { image: 'php:8.3-fpm' },
       directoryMap: { web: 'web', config: 'config', templates: 'templates' },
       trigger: {
         type: 'Webhook',
@@ -94,14 +105,14 @@ describe('planBundles for a push', () => {
   });
 
   it('copies base software and directory map without sharing them with the manual bundle', () => {
-    const manual = manualBundle();
-    const [bundle] = created(plan(push('feature/login'), { latestManualBundle: manual }));
-    expect(bundle!.spec.directoryMap).toEqual(manual.spec.directoryMap);
-    expect(bundle!.spec.directoryMap).not.toBe(manual.spec.directoryMap);
+    const manual = bundle();
+    const [made] = created(plan(push('feature/login'), { latestManualBundle: manual }));
+    expect(made!.spec.directoryMap).toEqual(manual.spec.directoryMap);
+    expect(made!.spec.directoryMap).not.toBe(manual.spec.directoryMap);
   });
 
   it('copies the build steps unchanged, for pushes and uploads alike', () => {
-    const manual = manualBundle();
+    const manual = bundle();
     manual.spec.buildSteps = {
       image: 'composer:2',
       commands: ['composer install --no-dev', 'php craft up'],
@@ -173,10 +184,13 @@ describe('planBundles for a push', () => {
   });
 
   it('only uses webhooks of this project that are not being deleted', () => {
-    const deleting = webhook('leaving', 'develop');
+    const deleting = webhook('leaving', spec({ branch: 'develop' }));
     deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
     const result = plan(push('develop'), {
-      webhooks: [webhook('elsewhere', 'develop', 'Exact', {}, 'blog'), deleting],
+      webhooks: [
+        webhook('elsewhere', spec({ branch: 'develop', matchMode: 'Exact', projectRef: { name: 'blog' } })),
+        deleting,
+      ],
     });
     expect(result.outcome).toBe('ignored');
   });
@@ -186,7 +200,12 @@ describe('planBundles for a push', () => {
     const [bundle] = created(
       plan(push('feature/x'), {
         project: { ...project, name: longName },
-        webhooks: [webhook('features', 'feature/', 'StartsWith', {}, longName)],
+        webhooks: [
+          webhook(
+            'features',
+            spec({ branch: 'feature/', matchMode: 'StartsWith', projectRef: { name: longName } }),
+          ),
+        ],
       }),
     );
     const value = bundle!.metadata.labels!['slipway.dev/project']!;

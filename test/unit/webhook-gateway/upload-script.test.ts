@@ -10,7 +10,7 @@ import tarStream from 'tar-stream';
 import { renderUploadScript } from '../../../webhook-gateway/upload-script.ts';
 import { TEST_SECRET } from './support/fixtures.ts';
 import { send, startGateway, type Harness } from './support/gateway.ts';
-import { NAMESPACE, PROJECT } from './support/objects.ts';
+import { NAMESPACE, PROJECT } from '../../support/builders.ts';
 
 let gateway: Harness;
 let work: string;
@@ -277,7 +277,7 @@ describe('upload.sh waits for the bundles it started', () => {
     const upload = start(script, ['--no-wait', ...args()]);
     expect(await upload.exited).toBe(0);
     expect(upload.output()).toMatch(
-      /follow with: kubectl --namespace team-web get bundles.slipway.dev \S+ --watch/,
+      new RegExp(`follow with: kubectl --namespace ${NAMESPACE} get bundles.slipway.dev \\S+ --watch`),
     );
   });
 });

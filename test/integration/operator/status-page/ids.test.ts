@@ -74,7 +74,10 @@ afterAll(async () => ns.remove());
 
 describe('status ids', () => {
   it('waits for a StatusPage, then assigns distinct ids that survive a restart and are never reused', async () => {
-    await apply(build.statusComponent(ns.name, 'api'), build.statusComponent(ns.name, 'web'));
+    await apply(
+      build.statusComponent('api', build.inNamespace(ns.name)),
+      build.statusComponent('web', build.inNamespace(ns.name)),
+    );
     await startControllers();
     const waiting = await waitFor('NoStatusPage', async () => {
       const c = await component('api');
@@ -82,7 +85,7 @@ describe('status ids', () => {
     });
     expect(waiting.spec.id).toBeUndefined();
 
-    await apply(build.statusPage(ns.name));
+    await apply(build.statusPage(undefined, build.inNamespace(ns.name)));
     const ids = await waitFor('ids on both components', async () => {
       const [a, w] = await Promise.all([component('api'), component('web')]);
       return a.status?.id && w.status?.id ? [a.spec.id!, w.spec.id!] : undefined;
@@ -92,14 +95,14 @@ describe('status ids', () => {
 
     // Delete one, add another: the freed id is not handed out again.
     await kubectl(['delete', 'statuscomponent', 'web', '-n', ns.name]);
-    await apply(build.statusComponent(ns.name, 'docs'));
+    await apply(build.statusComponent('docs', build.inNamespace(ns.name)));
     const docs = await waitFor('an id for docs', async () => (await component('docs')).spec.id);
     expect(docs).toBe(3);
 
     // A restart of the operator keeps every id.
     await running!.stop();
     await startControllers();
-    await apply(build.statusComponent(ns.name, 'cdn'));
+    await apply(build.statusComponent('cdn', build.inNamespace(ns.name)));
     const cdn = await waitFor('an id for cdn', async () => (await component('cdn')).spec.id);
     expect(cdn).toBe(4);
     expect((await component('api')).spec.id).toBe(apiId);
@@ -107,24 +110,24 @@ describe('status ids', () => {
 
   it('never hands out an id that was set by hand, even after its object is gone', async () => {
     await startControllers();
-    await apply(build.statusComponent(ns.name, 'hand-set', { id: 100 }));
+    await apply(build.statusComponent('hand-set', build.inNamespace(ns.name), build.spec({ id: 100 })));
     await waitFor(
       'hand-set to be published',
       async () => ready(await component('hand-set'))?.status === 'True',
     );
     await kubectl(['delete', 'statuscomponent', 'hand-set', '-n', ns.name]);
-    await apply(build.statusComponent(ns.name, 'after-hand-set'));
+    await apply(build.statusComponent('after-hand-set', build.inNamespace(ns.name)));
     expect(await waitFor('an id', async () => (await component('after-hand-set')).spec.id)).toBe(101);
   });
 
   it('marks a second holder of an id as DuplicateId, and publishes it once the first is gone', async () => {
     await startControllers();
-    await apply(build.statusComponent(ns.name, 'first-7', { id: 7 }));
+    await apply(build.statusComponent('first-7', build.inNamespace(ns.name), build.spec({ id: 7 })));
     await waitFor(
       'first-7 to be published',
       async () => ready(await component('first-7'))?.status === 'True',
     );
-    await apply(build.statusComponent(ns.name, 'second-7', { id: 7 }));
+    await apply(build.statusComponent('second-7', build.inNamespace(ns.name), build.spec({ id: 7 })));
     await waitFor('DuplicateId', async () => ready(await component('second-7'))?.reason === 'DuplicateId');
     await kubectl(['delete', 'statuscomponent', 'first-7', '-n', ns.name]);
     await waitFor(
@@ -135,17 +138,31 @@ describe('status ids', () => {
 
   it('marks a missing parent and a cycle, and recovers when the parent appears', async () => {
     await startControllers();
-    await apply(build.statusComponent(ns.name, 'orphan', { parentRef: { name: 'later' } }));
+    await apply(
+      build.statusComponent(
+        'orphan',
+        build.inNamespace(ns.name),
+        build.spec({ parentRef: { name: 'later' } }),
+      ),
+    );
     await waitFor(
       'ParentNotFound',
       async () => ready(await component('orphan'))?.reason === 'ParentNotFound',
     );
-    await apply(build.statusComponent(ns.name, 'later'));
+    await apply(build.statusComponent('later', build.inNamespace(ns.name)));
     await waitFor('orphan to become Ready', async () => ready(await component('orphan'))?.status === 'True');
 
     await apply(
-      build.statusComponent(ns.name, 'loop-a', { parentRef: { name: 'loop-b' } }),
-      build.statusComponent(ns.name, 'loop-b', { parentRef: { name: 'loop-a' } }),
+      build.statusComponent(
+        'loop-a',
+        build.inNamespace(ns.name),
+        build.spec({ parentRef: { name: 'loop-b' } }),
+      ),
+      build.statusComponent(
+        'loop-b',
+        build.inNamespace(ns.name),
+        build.spec({ parentRef: { name: 'loop-a' } }),
+      ),
     );
     await waitFor('ParentCycle', async () => ready(await component('loop-a'))?.reason === 'ParentCycle');
   });
@@ -153,13 +170,17 @@ describe('status ids', () => {
   it('shows a notice state, begin and end in status', async () => {
     await startControllers();
     await apply(
-      build.statusNotice(ns.name, 'incident', {
-        componentRefs: [{ name: 'api' }],
-        updates: [
-          { state: 'investigating', content: 'Looking.', at: '2026-01-02T03:00:00Z' },
-          { state: 'resolved', content: 'Fixed.', at: '2026-01-02T04:00:00Z' },
-        ],
-      }),
+      build.statusNotice(
+        'incident',
+        build.inNamespace(ns.name),
+        build.spec({
+          componentRefs: [{ name: 'api' }],
+          updates: [
+            { state: 'investigating', content: 'Looking.', at: '2026-01-02T03:00:00Z' },
+            { state: 'resolved', content: 'Fixed.', at: '2026-01-02T04:00:00Z' },
+          ],
+        }),
+      ),
     );
     const notice = await waitFor('notice status', async () => {
       const n = await api.get<StatusNoticeObject>('StatusNotice', ns.name, 'incident');

@@ -17,7 +17,7 @@ import {
 } from '../../../../webhook-gateway/index.ts';
 import { deriveWebhookToken } from '../../../../crds/webhook-url.ts';
 import { TEST_SECRET } from './fixtures.ts';
-import { NAMESPACE, PROJECT, manualBundle, webhook } from './objects.ts';
+import { NAMESPACE, PROJECT, bundle, spec, webhook } from '../../../support/builders.ts';
 import type { S3Fixture } from './s3.ts';
 
 export const SIGNING_KEY = 'archive-signing-key-for-tests';
@@ -46,14 +46,22 @@ export function shopProject(): ProjectLookup {
     name: PROJECT,
     secret: TEST_SECRET,
     webhooks: [
-      webhook('production', 'master', 'Exact', {
-        environmentRef: { name: 'prod' },
-        backupBeforeDeploy: true,
-      }),
-      webhook('previews', 'feature/', 'StartsWith', { environmentRef: { name: 'preview' } }),
-      webhook('bitbucket-branch', 'name-of-branch', 'Exact'),
+      webhook(
+        'production',
+        spec({
+          branch: 'master',
+          matchMode: 'Exact',
+          environmentRef: { name: 'prod' },
+          backupBeforeDeploy: true,
+        }),
+      ),
+      webhook(
+        'previews',
+        spec({ branch: 'feature/', matchMode: 'StartsWith', environmentRef: { name: 'preview' } }),
+      ),
+      webhook('bitbucket-branch', spec({ branch: 'name-of-branch', matchMode: 'Exact' })),
     ],
-    latestManualBundle: manualBundle(),
+    latestManualBundle: bundle(),
   };
 }
 
