@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchCluster, releaseCluster } from './lib/cluster.ts';
-import { renderSuite, type SuiteResult } from './lib/report.ts';
+import { met, renderSuite, renderTable, targetsTable, type SuiteResult, type Target } from './lib/report.ts';
 import { mib } from './lib/stats.ts';
 import { gatewayDeliveriesSuite } from './suites/gateway-deliveries.ts';
 import { gatewayUploadSuite } from './suites/gateway-upload.ts';
@@ -95,6 +95,7 @@ async function main(): Promise<void> {
 
   const started = new Date();
   const results: Record<string, unknown> = {};
+  const targets: Array<Target & { suite: string }> = [];
   const failed: string[] = [];
   try {
     for (const suite of suites) {
@@ -116,8 +117,10 @@ async function main(): Promise<void> {
       }
       const seconds = (performance.now() - t0) / 1000;
       console.log(renderSuite(suite.name, result, seconds));
+      for (const t of result.targets ?? []) targets.push({ suite: suite.name, ...t });
       results[suite.name] = {
         seconds: Math.round(seconds * 10) / 10,
+        ...(result.targets ? { targets: result.targets.map((t) => ({ ...t, met: met(t) })) } : {}),
         ...result.data,
         ...(result.notes ? { notes: result.notes } : {}),
       };
@@ -126,8 +129,14 @@ async function main(): Promise<void> {
     await releaseCluster(keepCluster);
   }
 
+  const loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
+  if (targets.length > 0)
+    console.log(
+      `\n${renderTable(targetsTable(targets))}\n  load average at the end: ${loadAverageAtEnd.join(' ')}`,
+    );
   const report = {
-    machine,
+    machine: { ...machine, loadAverageAtEnd },
+    targets: targets.map((t) => ({ ...t, met: met(t) })),
     date: started.toISOString(),
     durationSeconds: Math.round((Date.now() - started.getTime()) / 100) / 10,
     quick,

@@ -15,6 +15,40 @@ import type { Logger } from './log.ts';
 
 export type IndexFn<T> = (obj: T) => string[];
 export type EventHandler<T> = (obj: T, type: 'add' | 'update' | 'delete') => void;
+/**
+ * Shapes each object before it is cached (client-go's SetTransform): what a process never reads
+ * need not be kept. It must keep metadata.name, namespace and resourceVersion.
+ */
+export type Transform<T> = (obj: T) => T;
+
+export interface InformerOptions<T> {
+  labelSelector?: string;
+  transform?: Transform<T>;
+}
+
+/** kubectl's copy of the whole applied object: no process reads it. */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Every cached object loses its managedFields and kubectl's last-applied copy (controller-
+ * runtime's TransformStripManagedFields): together often larger than the object itself, and
+ * read by nothing here.
+ */
+export function withoutBookkeeping<T extends Watched>(obj: T): T {
+  const metadata = obj.metadata as (Watched['metadata'] & CachedMetadata) | undefined;
+  if (!metadata) return obj;
+  delete metadata.managedFields;
+  if (metadata.annotations && LAST_APPLIED in metadata.annotations) {
+    delete metadata.annotations[LAST_APPLIED];
+    if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
+  }
+  return obj;
+}
+
+interface CachedMetadata {
+  managedFields?: unknown;
+  annotations?: Record<string, string>;
+}
 
 const BACKOFF_START_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
@@ -40,11 +74,21 @@ export class Informer<T extends Watched> {
   readonly path: string;
   private readonly log: Logger;
 
-  constructor(kc: KubeConfig, path: string, log: Logger, labelSelector?: string) {
+  constructor(kc: KubeConfig, path: string, log: Logger, options: InformerOptions<T> = {}) {
     this.path = path;
     this.log = log;
-    const list = () => listAll<T & KubernetesObject>(kc, path, labelSelector);
-    this.listWatch = new ListWatch<T & KubernetesObject>(path, new Watch(kc), list, false, labelSelector);
+    const { labelSelector } = options;
+    const extra = options.transform;
+    const shape = (obj: T & KubernetesObject) =>
+      (extra ? extra(withoutBookkeeping(obj)) : withoutBookkeeping(obj)) as T & KubernetesObject;
+    const list = () => initialState<T & KubernetesObject>(kc, path, shape, labelSelector, log);
+    this.listWatch = new ListWatch<T & KubernetesObject>(
+      path,
+      shapedWatch(new Watch(kc), shape),
+      list,
+      false,
+      labelSelector,
+    );
     this.listWatch.on('add', (o) => this.changed(o, 'add'));
     this.listWatch.on('update', (o) => this.changed(o, 'update'));
     this.listWatch.on('delete', (o) => this.changed(o, 'delete'));
@@ -154,15 +198,115 @@ export class Informer<T extends Watched> {
   }
 }
 
+/** A Watch whose ADDED, MODIFIED and DELETED objects are shaped before ListWatch caches them. */
+function shapedWatch<O extends KubernetesObject>(watch: Watch, shape: (obj: O) => O): Watch {
+  const shaped = Object.create(watch) as Watch;
+  shaped.watch = (path, params, callback, done) =>
+    watch.watch(
+      path,
+      params,
+      (phase, obj: O, raw) =>
+        callback(
+          phase,
+          phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED' ? shape(obj) : obj,
+          raw,
+        ),
+      done,
+    );
+  return shaped;
+}
+
 function splitKey(key: string): [string, string] {
   const slash = key.indexOf('/');
   return [key.slice(0, slash), key.slice(slash + 1)];
 }
 
-/** A paginated list through the raw REST path, so one informer type serves every kind. */
+/** The bookmark that ends a watch-list stream's initial events. */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+type InitialState<T extends KubernetesObject> = KubernetesListObject<T>;
+
+/**
+ * What the cache starts from: a watch-list stream (the API server's WatchList, beta and on by
+ * default since Kubernetes 1.32, what client-go's reflectors use): every object streamed from
+ * the watch cache as one ADDED event, shaped as it arrives, up to a bookmark marking the end.
+ * Paginated lists hold a page of full objects (500 build Jobs: megabytes of JSON, with their
+ * scripts) as text, then objects, before shaping; this never holds more than one. An API
+ * server without WatchList refuses the parameters (400/422): then the paginated list.
+ */
+async function initialState<T extends KubernetesObject>(
+  kc: KubeConfig,
+  path: string,
+  shape: (obj: T) => T,
+  labelSelector: string | undefined,
+  log: Logger,
+): Promise<InitialState<T>> {
+  try {
+    return await watchList(kc, path, shape, labelSelector);
+  } catch (err) {
+    const status =
+      (err as { statusCode?: number; code?: number }).statusCode ?? (err as { code?: number }).code;
+    if (status !== 400 && status !== 422) throw err;
+    log.info({ path, status }, 'the API server has no watch-list streams; listing in pages');
+    return listAll(kc, path, shape, labelSelector);
+  }
+}
+
+function watchList<T extends KubernetesObject>(
+  kc: KubeConfig,
+  path: string,
+  shape: (obj: T) => T,
+  labelSelector: string | undefined,
+): Promise<InitialState<T>> {
+  return new Promise((resolve, reject) => {
+    const items: T[] = [];
+    let settled = false;
+    let controller: AbortController | undefined;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      controller?.abort();
+      outcome();
+    };
+    const params = {
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+      allowWatchBookmarks: true,
+      labelSelector,
+    };
+    void new Watch(kc)
+      .watch(
+        path,
+        params,
+        (phase, obj: T & { code?: number; message?: string }) => {
+          if (phase === 'ADDED') items.push(shape(obj));
+          else if (phase === 'BOOKMARK' && obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+            const resourceVersion = obj.metadata.resourceVersion ?? '';
+            settle(() => resolve({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion }, items }));
+          } else if (phase === 'ERROR') {
+            const error = Object.assign(new Error(`watch-list ${path}: ${obj.message ?? 'error'}`), {
+              code: obj.code,
+            });
+            settle(() => reject(error));
+          }
+        },
+        (err: unknown) =>
+          settle(() =>
+            reject(err ?? new Error(`watch-list ${path}: closed before its initial events ended`)),
+          ),
+      )
+      .then((c) => {
+        controller = c;
+        if (settled) c.abort();
+      });
+  });
+}
+
+/** A paginated list through the raw REST path, so one informer type serves every kind; each item shaped. */
 async function listAll<T extends KubernetesObject>(
   kc: KubeConfig,
   path: string,
+  shape: (obj: T) => T,
   labelSelector?: string,
 ): Promise<KubernetesListObject<T>> {
   const cluster = kc.getCurrentCluster();
@@ -187,7 +331,8 @@ async function listAll<T extends KubernetesObject>(
       items: T[];
       metadata?: { resourceVersion?: string; continue?: string };
     };
-    items.push(...page.items);
+    // Shaped page by page: a page's full objects are garbage before the next one is read.
+    for (const item of page.items) items.push(shape(item));
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     cont = page.metadata?.continue || undefined;
   } while (cont);

@@ -10,6 +10,7 @@ import {
   RbacAuthorizationV1Api,
   KubeConfig,
   PatchStrategy,
+  RequestContext,
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { GROUP, VERSION, kinds, type KindDefinition } from '../crds/index.ts';
@@ -30,18 +31,33 @@ export function kubeConfigFromFile(path: string): KubeConfig {
   return shareConnections(kc);
 }
 
+/** How long computed credentials (bearer tokens, exec plugin output) are reused. */
+export const CREDENTIALS_REUSE_MS = 10_000;
+
 /**
- * One connection pool for every API call of the process. @kubernetes/client-node 2.0.1 builds a
- * new undici Agent (a new TLS connection) for each call made through a generated API client,
- * because applySecurityAuthentication does not cache its dispatcher; for an operator making
- * several calls per reconcile that costs latency and memory. This reuses the first dispatcher.
+ * One connection pool and one credentials lookup for every API call of the process.
+ * @kubernetes/client-node 2.0.1, on each call made through a generated API client, a Watch or
+ * an informer, reads the CA, client certificate and key files again and builds a new undici
+ * Agent (a new TLS connection), because applySecurityAuthentication caches neither; for an
+ * operator making several calls per reconcile that costs latency and memory (a CPU profile of
+ * the operator under load showed open/read/fstat of those files among its busiest frames).
+ * Here the first dispatcher serves every call, and the headers it computes (a token, which may
+ * rotate) are reused for CREDENTIALS_REUSE_MS, well under client-go's one-minute re-read of a
+ * token file.
  */
 export function shareConnections(kc: KubeConfig): KubeConfig {
   const apply = kc.applySecurityAuthentication.bind(kc);
-  let shared: ReturnType<Parameters<typeof apply>[0]['getDispatcher']>;
+  let shared: ReturnType<RequestContext['getDispatcher']>;
+  let credentials: { headers: Record<string, string>; at: number } | undefined;
   kc.applySecurityAuthentication = async (context) => {
-    await apply(context);
-    shared ??= context.getDispatcher();
+    const now = Date.now();
+    if (!credentials || now - credentials.at > CREDENTIALS_REUSE_MS) {
+      const probe = new RequestContext(context.getUrl(), context.getHttpMethod());
+      await apply(probe);
+      shared ??= probe.getDispatcher();
+      credentials = { headers: { ...probe.getHeaders() }, at: now };
+    }
+    for (const [name, value] of Object.entries(credentials.headers)) context.setHeaderParam(name, value);
     if (shared) context.setDispatcher(shared);
   };
   return kc;

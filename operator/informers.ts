@@ -27,6 +27,17 @@ const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?
 const ref = (o: { metadata?: { namespace?: string } }, name: string | undefined) =>
   name ? [objectKey(ns(o), name)] : [];
 
+/**
+ * What the operator reads of a Job or a pod is its metadata and status (state, conditions,
+ * container states); their spec — a build Job carries its whole fetch script — is never read
+ * from the cache, so it is not kept (5,000 cached build Jobs held 5,000 copies of the script).
+ */
+function metadataAndStatus<
+  T extends { apiVersion?: string; kind?: string; metadata?: object; status?: object },
+>(obj: T): T {
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata, status: obj.status } as T;
+}
+
 function builtinPath(group: string, resource: string, namespace: string | undefined): string {
   const base = group === 'v1' ? '/api/v1' : `/apis/${group}`;
   return namespace ? `${base}/namespaces/${namespace}/${resource}` : `${base}/${resource}`;
@@ -64,22 +75,20 @@ export function createInformers(
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)));
   // Only the Jobs this operator made.
-  const jobs = new Informer<V1Job>(
-    kc,
-    builtinPath('batch/v1', 'jobs', namespace),
-    log,
-    `${MANAGED_BY}=${MANAGER}`,
-  )
+  const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {
+    labelSelector: `${MANAGED_BY}=${MANAGER}`,
+    transform: metadataAndStatus,
+  })
     .addIndex(INDEX.bundle, (j) =>
       ref(j, j.metadata?.ownerReferences?.find((o) => o.kind === 'Bundle')?.name),
     )
     .addIndex(INDEX.project, (j) => ref(j, j.metadata?.labels?.[LABEL_PROJECT]));
   const deployments = new Informer<V1Deployment>(kc, builtinPath('apps/v1', 'deployments', namespace), log);
   // Only pods that carry a bundle's label: Job pods and the pods of a rollout the operator started.
-  const pods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', namespace), log, LABEL_BUNDLE).addIndex(
-    INDEX.bundle,
-    (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]),
-  );
+  const pods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', namespace), log, {
+    labelSelector: LABEL_BUNDLE,
+    transform: metadataAndStatus,
+  }).addIndex(INDEX.bundle, (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]));
   return { projects, environments, webhooks, bundles, jobs, deployments, pods };
 }
 

@@ -1,5 +1,6 @@
 // Entry point: `node operator/main.ts`. Reads its settings from the environment (config.ts),
 // serves /healthz, /readyz and /metrics on the admin port, reconciles until SIGTERM.
+import './heap.ts';
 import { onShutdown, startAdminServer } from '../lib/admin.ts';
 import { loadKubeConfig } from '../lib/kube.ts';
 import { childLogger } from '../lib/log.ts';

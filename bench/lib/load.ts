@@ -2,7 +2,7 @@
 // connection per loop, kept alive), each sending its next request as soon as the previous
 // answer was read to the end. A run stops at `maxRequests` or `maxDurationMs`, whichever comes
 // first. Loopback only: the benchmarks measure our servers, never someone else's.
-import { Pool } from 'undici';
+import { Pool, type buildConnector } from 'undici';
 import { summarise, type LatencySummary } from './stats.ts';
 
 export interface LoadRequest {
@@ -24,6 +24,8 @@ export interface LoadOptions {
   request: (i: number) => LoadRequest;
   /** Which statuses count as success; by default 2xx. */
   ok?: (status: number) => boolean;
+  /** TLS settings for an https origin (the API server's CA and client certificate). */
+  connect?: buildConnector.BuildOptions;
 }
 
 export interface LoadResult {
@@ -49,7 +51,11 @@ export function assertLoopback(origin: string): void {
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   assertLoopback(options.origin);
   const ok = options.ok ?? ((s: number) => s >= 200 && s < 300);
-  const pool = new Pool(options.origin, { connections: options.concurrency, pipelining: 1 });
+  const pool = new Pool(options.origin, {
+    connections: options.concurrency,
+    pipelining: 1,
+    ...(options.connect ? { connect: options.connect } : {}),
+  });
   let next = 0;
   try {
     const warmup = options.warmupRequests ?? 0;
@@ -102,6 +108,28 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * Interleaved rounds of one side as one result: requests and time summed, the worst round's
+ * percentiles (a bad round is not averaged away), the largest max, every status.
+ */
+export function mergeRounds(rounds: LoadResult[]): LoadResult {
+  const requests = rounds.reduce((n, r) => n + r.requests, 0);
+  const durationMs = rounds.reduce((n, r) => n + r.durationMs, 0);
+  const worst = rounds.reduce((a, b) => (b.latencyMs.p99 > a.latencyMs.p99 ? b : a));
+  const statuses: Record<string, number> = {};
+  for (const r of rounds)
+    for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  return {
+    ...worst,
+    requests,
+    durationMs,
+    statuses,
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    requestsPerSecond: (requests / durationMs) * 1000,
+    latencyMs: { ...worst.latencyMs, max: Math.max(...rounds.map((r) => r.latencyMs.max)) },
+  };
 }
 
 async function loops(n: number, body: () => Promise<void>): Promise<void> {

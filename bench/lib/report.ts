@@ -8,8 +8,37 @@ export interface Table {
   rows: Cell[][];
 }
 
+/** One performance target (issue #13) and what this run measured for it. */
+export interface Target {
+  /** What is measured, e.g. "status API /api/v1/status c=32: req/s ÷ ceiling". */
+  name: string;
+  value: number;
+  /** `>=` or `<=` the limit. */
+  atLeast?: number;
+  atMost?: number;
+}
+
+export const met = (t: Target): boolean =>
+  (t.atLeast === undefined || t.value >= t.atLeast) && (t.atMost === undefined || t.value <= t.atMost);
+
+export function targetsTable(targets: ReadonlyArray<Target & { suite: string }>): Table {
+  return {
+    title: 'Targets (issue #13): each figure measured in this run',
+    columns: ['suite', 'figure', 'measured', 'target', ''],
+    rows: targets.map((t) => [
+      t.suite,
+      t.name,
+      t.value,
+      t.atLeast !== undefined ? `>= ${t.atLeast}` : `<= ${t.atMost}`,
+      met(t) ? 'met' : 'MISSED',
+    ]),
+  };
+}
+
 export interface SuiteResult {
   tables: Table[];
+  /** The targets this suite measures. */
+  targets?: Target[];
   /** Written to latest.json under the suite's name. */
   data: Record<string, unknown>;
   /** Caveats worth reading next to the numbers. */

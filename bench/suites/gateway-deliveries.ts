@@ -3,15 +3,19 @@
 // webhook and creates the Bundle on the API server before it answers 201. Every delivery
 // pushes a different commit, so every one creates a Bundle. The operator is not running: the
 // Project status and the webhook Secret are set here, as the operator would set them.
+// Its ceiling is measured in the same run: the same Bundle created straight on the API server
+// by the load generator at the same concurrency, in interleaved rounds (gateway, raw, ...).
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { GROUP, VERSION, type BundleObject } from '../../crds/index.ts';
 import { kubeClients, slipwayApi } from '../../lib/kube.ts';
 import * as build from '../../test/support/builders.ts';
 import { deriveWebhookToken } from '../../crds/webhook-url.ts';
 import { commitId, githubPushOf, type Delivery } from '../fixtures/github.ts';
 import { ChildServer } from '../lib/child.ts';
 import { until } from '../lib/cluster.ts';
-import { runLoad, type LoadResult } from '../lib/load.ts';
+import { apiServerTarget, type ApiServerTarget } from '../lib/api-server.ts';
+import { mergeRounds, runLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
 import type { MemoryReading } from '../lib/memory.ts';
 import type { SuiteResult } from '../lib/report.ts';
 import { round, roundAll } from '../lib/stats.ts';
@@ -20,6 +24,13 @@ import type { SuiteOptions } from './suite.ts';
 const PROJECT = 'shop';
 const SECRET_KEY = 'secret';
 const WARMUP = 20;
+/** Marks the ceiling's Bundles, so the gateway's can be counted apart. */
+const RAW_LABEL = 'bench.slipway.dev/raw';
+/** Rounds per side: gateway, raw, gateway, raw. */
+const ROUNDS = 2;
+
+const ratio = (r: { gateway: LoadResult; raw: LoadResult }) =>
+  r.gateway.requestsPerSecond / r.raw.requestsPerSecond;
 
 export async function gatewayDeliveriesSuite(options: SuiteOptions): Promise<SuiteResult> {
   const bench = await options.cluster();
@@ -80,59 +91,125 @@ export async function gatewayDeliveriesSuite(options: SuiteOptions): Promise<Sui
     });
     const memoryBefore = await gateway.call<MemoryReading>('memory');
 
-    const runs: LoadResult[] = [];
+    // The ceiling: the Bundle the gateway made for a push, created again under new names by the
+    // load generator itself, straight to the API server (raw HTTPS, same concurrency).
+    const apiServer = apiServerTarget(bench.kc);
+    const made = (await api.list<BundleObject>('Bundle', ns, 'slipway.dev/trigger=Webhook'))[0]!;
+    const bundlesPath = `/apis/${GROUP}/${VERSION}/namespaces/${ns}/bundles`;
+    let raw = 0;
+    const rawBundle = (): string => {
+      const {
+        name: _name,
+        uid: _uid,
+        resourceVersion: _rv,
+        creationTimestamp: _ct,
+        generation: _g,
+        managedFields: _mf,
+        ...metadata
+      } = made.metadata as BundleObject['metadata'] & Record<string, unknown>;
+      return JSON.stringify({
+        ...made,
+        status: undefined,
+        metadata: {
+          ...metadata,
+          name: `raw-${ns}-${raw++}`,
+          labels: { ...metadata.labels, [RAW_LABEL]: 'true' },
+        },
+      });
+    };
+
     const plans = options.quick
       ? [
-          { concurrency: 1, maxRequests: 50, maxDurationMs: 3_000 },
-          { concurrency: 32, maxRequests: 300, maxDurationMs: 5_000 },
+          { concurrency: 1, maxRequests: 50, maxDurationMs: 2_000 },
+          { concurrency: 32, maxRequests: 300, maxDurationMs: 3_000 },
         ]
       : [
-          { concurrency: 1, maxRequests: 500, maxDurationMs: 10_000 },
-          { concurrency: 32, maxRequests: 4_000, maxDurationMs: 15_000 },
+          { concurrency: 1, maxRequests: 500, maxDurationMs: 5_000 },
+          { concurrency: 32, maxRequests: 2_000, maxDurationMs: 6_000 },
         ];
-    for (const plan of plans) {
-      // Signed ahead of time, so the generator spends its time sending.
-      const deliveries = Array.from({ length: plan.maxRequests + WARMUP }, delivery);
+    type Plan = (typeof plans)[number];
+    // Every request made ahead of time (signed, serialised), so the generator spends its time sending.
+    const measure = async (
+      side: string,
+      plan: Plan,
+      target: { origin: string; connect?: ApiServerTarget['connect'] },
+      make: () => LoadRequest,
+    ) => {
+      const requests = Array.from({ length: plan.maxRequests + WARMUP }, make);
       const result = await runLoad({
-        origin,
+        ...target,
         ...plan,
         warmupRequests: WARMUP,
-        request: (i) => ({
-          method: 'POST',
-          path: hookPath,
-          headers: deliveries[i]!.headers,
-          body: deliveries[i]!.body,
-        }),
+        request: (i) => requests[i]!,
         ok: (status) => status === 201,
       });
       if (result.errors > 0)
         throw new Error(
-          `c=${plan.concurrency}: ${result.errors} deliveries failed: ${result.failures.join('; ')}`,
+          `${side} c=${plan.concurrency}: ${result.errors} failed: ${result.failures.join('; ')}`,
         );
-      runs.push(result);
+      return result;
+    };
+    const viaGatewayRequest = (): LoadRequest => {
+      const { headers, body } = delivery();
+      return { method: 'POST', path: hookPath, headers, body };
+    };
+    const rawRequest = (): LoadRequest => ({
+      method: 'POST',
+      path: bundlesPath,
+      headers: { ...apiServer.headers, 'content-type': 'application/json' },
+      body: rawBundle(),
+    });
+    const runs: Array<{ concurrency: number; gateway: LoadResult; raw: LoadResult }> = [];
+    for (const plan of plans) {
+      const viaGateway: LoadResult[] = [];
+      const direct: LoadResult[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        viaGateway.push(await measure('gateway', plan, { origin }, viaGatewayRequest));
+        direct.push(await measure('raw creates', plan, apiServer, rawRequest));
+      }
+      const run = {
+        concurrency: plan.concurrency,
+        gateway: mergeRounds(viaGateway),
+        raw: mergeRounds(direct),
+      };
+      runs.push(run);
       options.log(
-        `c=${plan.concurrency}: ${result.requests} deliveries, ${result.requestsPerSecond.toFixed(0)}/s, p99 ${result.latencyMs.p99.toFixed(1)} ms`,
+        `c=${plan.concurrency}: ${run.gateway.requestsPerSecond.toFixed(0)} deliveries/s (raw creates ${run.raw.requestsPerSecond.toFixed(0)}/s, ratio ${ratio(run).toFixed(2)}), p99 ${run.gateway.latencyMs.p99.toFixed(1)} ms (raw ${run.raw.latencyMs.p99.toFixed(1)})`,
       );
     }
 
     // Every 201 is a Bundle the API server holds: the probe's, the warm-ups' and the measured ones.
-    const expected = 1 + runs.reduce((sum, r) => sum + WARMUP + r.requests, 0);
-    const stored = (await api.list<unknown>('Bundle', ns, 'slipway.dev/trigger=Webhook')).length;
+    const expected = 1 + runs.reduce((sum, r) => sum + r.gateway.requests + ROUNDS * WARMUP, 0);
+    const stored = (await api.list<unknown>('Bundle', ns, `slipway.dev/trigger=Webhook,!${RAW_LABEL}`))
+      .length;
     const memory = await gateway.call<MemoryReading>('memory');
+    const row = (side: string, r: LoadResult, x: number | string) => [
+      side,
+      r.concurrency,
+      r.requests,
+      r.requestsPerSecond,
+      r.latencyMs.p50,
+      r.latencyMs.p90,
+      r.latencyMs.p99,
+      r.latencyMs.max,
+      x,
+    ];
 
     return {
+      targets: runs.map((r) => ({
+        name: `deliveries c=${r.concurrency}: per s ÷ raw creates per s`,
+        value: round(ratio(r), 2),
+        atLeast: 0.8,
+      })),
       tables: [
         {
-          title: 'GitHub push → verified, parsed, matched, Bundle created (latency in ms)',
-          columns: ['concurrency', 'deliveries', 'deliveries/s', 'p50', 'p90', 'p99', 'max'],
-          rows: runs.map((r) => [
-            r.concurrency,
-            r.requests,
-            r.requestsPerSecond,
-            r.latencyMs.p50,
-            r.latencyMs.p90,
-            r.latencyMs.p99,
-            r.latencyMs.max,
+          title:
+            `GitHub push → verified, parsed, matched, Bundle created, against raw Bundle creates on the same ` +
+            `API server (${ROUNDS} interleaved rounds each; latency in ms)`,
+          columns: ['path', 'concurrency', 'requests', 'per s', 'p50', 'p90', 'p99', 'max', 'ratio'],
+          rows: runs.flatMap((r) => [
+            row('gateway delivery', r.gateway, ratio(r)),
+            row('raw create (ceiling)', r.raw, ''),
           ]),
         },
       ],
@@ -140,6 +217,7 @@ export async function gatewayDeliveriesSuite(options: SuiteOptions): Promise<Sui
         stored === expected
           ? `${stored} webhook Bundles on the API server after the runs: one per 201 (warm-ups included)`
           : `MISMATCH: ${stored} webhook Bundles on the API server, but ${expected} deliveries were answered 201`,
+        'ratio: gateway deliveries/s ÷ raw creates/s at the same concurrency (target >= 0.8)',
         `gateway RSS before / after the runs: ${memoryBefore.rssMiB} / ${memory.rssMiB} MiB (heap ${memoryBefore.heapUsedMiB} / ${memory.heapUsedMiB} MiB)`,
         'gateway, load generator and the whole control plane (etcd, kube-apiserver, kwok) share the machine',
       ],
@@ -148,10 +226,13 @@ export async function gatewayDeliveriesSuite(options: SuiteOptions): Promise<Sui
         deliveriesAccepted: expected,
         runs: runs.map((r) => ({
           concurrency: r.concurrency,
-          deliveries: r.requests,
-          durationMs: round(r.durationMs),
-          deliveriesPerSecond: round(r.requestsPerSecond, 1),
-          latencyMs: roundAll(r.latencyMs),
+          ratio: round(ratio(r), 3),
+          deliveries: r.gateway.requests,
+          deliveriesPerSecond: round(r.gateway.requestsPerSecond, 1),
+          latencyMs: roundAll(r.gateway.latencyMs),
+          rawCreates: r.raw.requests,
+          rawCreatesPerSecond: round(r.raw.requestsPerSecond, 1),
+          rawLatencyMs: roundAll(r.raw.latencyMs),
         })),
         gatewayMemoryMiB: { before: memoryBefore, after: memory },
       },

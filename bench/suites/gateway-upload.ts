@@ -177,6 +177,10 @@ export async function gatewayUploadSuite(options: SuiteOptions): Promise<SuiteRe
       .slice(1)
       .map((r, i) => `${runs[i]!.label} → ${r.label}: ${growth(runs[i]!)} → ${growth(r)} MiB`);
     return {
+      targets: runs.flatMap((r) => [
+        { name: `${r.label}: MiB/s ÷ floor`, value: round(r.mibPerSecond / r.floor, 2), atLeast: 0.85 },
+        { name: `${r.label}: peak RSS − idle (MiB)`, value: growth(r), atMost: 64 },
+      ]),
       tables: [
         {
           title:

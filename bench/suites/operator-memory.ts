@@ -72,7 +72,7 @@ function finishedStatus(name: string, image: string, deploy: boolean) {
  * are the real ones, only the Job's status differs). Four in five are webhook bundles that
  * deployed, one in five a manual build.
  */
-async function createFinishedBundles(
+export async function createFinishedBundles(
   kubeconfig: string,
   ns: string,
   total: number,

@@ -49,7 +49,7 @@ export async function operatorSuite(options: SuiteOptions): Promise<SuiteResult>
   const bulk = env('BENCH_OPERATOR_BUNDLES', 5000, 500);
 
   // One environment: each bundle has the operator to itself. Then ten environments of one
-  // project at once: the same steps with contention for workers, the project lock and the API.
+  // project at once: the same steps with contention for workers, the project's build slots and the API.
   const sequential = await latencyPhase(bench, options, sequentialCount, 1);
   options.log(`latency: ${sequential.bundles} bundles, one at a time, in ${sequential.seconds.toFixed(0)} s`);
   const parallel = await latencyPhase(bench, options, parallelCount, lanes);
@@ -78,6 +78,23 @@ export async function operatorSuite(options: SuiteOptions): Promise<SuiteResult>
     },
   ];
   return {
+    targets: [
+      {
+        name: `${lanes} envs × ${parallel.bundles / lanes} bundles: created → build Job p99 (ms)`,
+        value: round(parallel.createdToJob.p99, 0),
+        atMost: 300,
+      },
+      {
+        name: `${memory.bundles} finished bundles + Jobs: peak RSS, ready and 15 s after (MiB)`,
+        value: round(Math.max(memory.peakRssMiB, memory.ready.rssMiB), 1),
+        atMost: 250,
+      },
+      {
+        name: `${memory.bundles} finished bundles + Jobs: spawn → ready (s)`,
+        value: round(memory.startSeconds, 1),
+        atMost: 3,
+      },
+    ],
     tables,
     notes: [
       `1 env: ${describePhases(sequential)} in ${sequential.seconds.toFixed(0)} s; ${lanes} envs: ${describePhases(parallel)} in ${parallel.seconds.toFixed(0)} s (${(parallel.bundles / parallel.seconds).toFixed(1)} deployed bundles/s)`,

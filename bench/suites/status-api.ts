@@ -6,9 +6,9 @@
 // ratio holds on a noisy machine where the absolute numbers drift.
 import { get as httpGet } from 'node:http';
 import { ChildServer } from '../lib/child.ts';
-import { runLoad, type LoadResult } from '../lib/load.ts';
+import { mergeRounds, runLoad, type LoadResult } from '../lib/load.ts';
 import type { MemoryReading } from '../lib/memory.ts';
-import type { SuiteResult } from '../lib/report.ts';
+import type { SuiteResult, Target } from '../lib/report.ts';
 import { round, roundAll } from '../lib/stats.ts';
 import type { SuiteOptions } from './suite.ts';
 
@@ -109,8 +109,8 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
           api.push(await load(origin, e.path, concurrency, e.headers));
           bare.push(await load(ceilingOrigin, e.path, concurrency, e.headers));
         }
-        const result = merged(api);
-        const ceilingResult = merged(bare);
+        const result = mergeRounds(api);
+        const ceilingResult = mergeRounds(bare);
         runs.push({ endpoint: e.name, path: e.path, result, ceiling: ceilingResult });
         options.log(
           `${e.name} c=${concurrency}: ${result.requestsPerSecond.toFixed(0)} req/s (node:http ceiling ${ceilingResult.requestsPerSecond.toFixed(0)}, ratio ${(result.requestsPerSecond / ceilingResult.requestsPerSecond).toFixed(2)}), p99 ${result.latencyMs.p99.toFixed(2)} ms (ceiling ${ceilingResult.latencyMs.p99.toFixed(2)})`,
@@ -135,7 +135,33 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
     const afterLoad = await server.call<MemoryReading>('memory');
     const { memory } = server.ready;
 
+    const targets: Target[] = runs
+      .filter((r) => !PAGE_ENDPOINTS.has(r.endpoint))
+      .flatMap(({ endpoint, result, ceiling: c }) => [
+        {
+          name: `${endpoint} c=${result.concurrency}: req/s ÷ node:http ceiling`,
+          value: round(result.requestsPerSecond / c.requestsPerSecond, 2),
+          atLeast: 0.8,
+        },
+        ...(result.concurrency === 32
+          ? [
+              {
+                name: `${endpoint} c=32: p99 ÷ ceiling p99`,
+                value: round(result.latencyMs.p99 / c.latencyMs.p99, 2),
+                atMost: 1.5,
+              },
+            ]
+          : []),
+      ]);
+    for (const c of pageCost)
+      targets.push({
+        name: `${c.endpoint} c=${c.concurrency}: cost ÷ /api/v1/status`,
+        value: c.costToStatus,
+        atMost: 2,
+      });
+
     return {
+      targets,
       tables: [
         {
           title: `Requests (${server.ready.components} components, ${server.ready.notices} notices; latency in ms)`,
@@ -215,23 +241,6 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
 }
 
 /** Rounds as one: requests, time and statuses summed; p50-p99 of the worst round (conservative), the largest max. */
-function merged(rounds: LoadResult[]): LoadResult {
-  const requests = rounds.reduce((n, r) => n + r.requests, 0);
-  const durationMs = rounds.reduce((n, r) => n + r.durationMs, 0);
-  const worst = rounds.reduce((a, b) => (b.latencyMs.p99 > a.latencyMs.p99 ? b : a));
-  const statuses: Record<string, number> = {};
-  for (const r of rounds)
-    for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
-  return {
-    ...worst,
-    requests,
-    durationMs,
-    statuses,
-    requestsPerSecond: (requests / durationMs) * 1000,
-    latencyMs: { ...worst.latencyMs, max: Math.max(...rounds.map((r) => r.latencyMs.max)) },
-  };
-}
-
 function memRow(m: MemoryReading): number[] {
   return [m.rssMiB, m.heapUsedMiB, m.heapTotalMiB, m.externalMiB];
 }

@@ -2,10 +2,11 @@
 // writes the status (and the environment's) in one deferred patch and records the Events.
 //
 // Decisions come from the informer caches. Any decision that acts or ends the chain is taken
-// again on state read straight from the API server, under a per-project lock, so a lagging
-// cache can neither start a build over the project's limit nor touch a Deployment that
-// another bundle is rolling out; the Deployment patch also carries the resourceVersion it
-// was decided on.
+// again on state read straight from the API server, holding the target Deployment
+// (contendedBy), so a lagging cache cannot touch a Deployment that another bundle is rolling
+// out; the Deployment patch also carries the resourceVersion it was decided on. Running builds
+// are the cache's plus the build Jobs this process created that the cache does not show yet
+// (build-expectations.ts), so a lagging cache cannot start a build over the project's limit.
 import { PatchStrategy, setHeaderOptions, type V1Deployment, type V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { objectKey } from '../../lib/informer.ts';
@@ -19,14 +20,15 @@ import {
   LABEL_BUNDLE,
   LABEL_PROJECT,
   LABEL_STEP,
-  MANAGED_BY,
   boundedName,
   labelValue,
 } from '../../crds/labels.ts';
-import { ANNOTATION_ROLLOUT_STARTED, MANAGER, backupJobName, buildJobName, bundleImage } from '../names.ts';
+import { ANNOTATION_ROLLOUT_STARTED, backupJobName, buildJobName, bundleImage } from '../names.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
+import { BuildExpectations } from './build-expectations.ts';
 import {
+  contendedBy,
   decideBundle,
   podlessJobs,
   type BundleAction,
@@ -53,33 +55,95 @@ const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicM
 export class BundleReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
   private readonly locks = new KeyedMutex();
+  private readonly expectations = new BuildExpectations();
   /** Per Job: when its FailedCreate Events were last read, and what they said. */
   private readonly refusals = new Map<string, { at: number; message: string | undefined }>();
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
+    // A build Job the cache shows (or no longer shows) is counted from the cache.
+    ctx.informers.jobs.onEvent((job) => {
+      const project = job.metadata?.labels?.[LABEL_PROJECT];
+      if (project && job.metadata?.name)
+        this.expectations.forget(objectKey(job.metadata.namespace, project), job.metadata.name);
+    });
   }
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const bundle = this.ctx.informers.bundles.get(namespace, name);
     if (!bundle) return;
     const cached = await this.withRefusedPods(this.gatherFromCache(bundle));
-    const first = decideBundle(cached);
+    const first = this.decideCounting(cached);
     if (first.skip) return;
     if (first.action.type === 'none' && first.outcome !== 'finished') return this.write(cached, first);
-    // Acting or ending the chain: decide again on fresh state, one bundle of the project at a time.
-    return this.locks.run(objectKey(namespace, bundle.spec.projectRef.name), async () => {
+    // Starting a build needs no fresh read: its slot is counted and reserved above, and the
+    // Job's deterministic name makes the create its own check ("already exists" = made before).
+    if (first.action.type === 'createBuildJob') return this.actAndWrite(cached, first);
+    // Any other act, or the end of the chain: decide again on fresh state, holding the
+    // Deployment the bundle rolls out to. The status is written after the lock is released:
+    // what the next holder decides on is the API server's state, never this bundle's status.
+    const acted = await this.locks.runAll(contendedBy(cached), async () => {
       let live = await this.gatherLive(cached);
-      let decision = decideBundle(live);
+      let decision = this.decideCounting(live);
       if (decision.action.type === 'rollBack') {
         // The cache may not show a push that just arrived: a rollback must never replace it.
         live = { ...live, projectBundles: await this.projectBundlesLive(bundle) };
-        decision = decideBundle(live);
+        decision = this.decideCounting(live);
       }
-      if (decision.skip) return;
-      await this.act(decision.action, live);
-      return this.write(live, decision);
+      if (decision.skip) return undefined;
+      await this.actExpecting(decision, live);
+      return { live, decision };
     });
+    return acted && this.write(acted.live, acted.decision);
+  }
+
+  private async actAndWrite(input: BundleInputs, decision: BundleDecision): Promise<HandlerResult | void> {
+    await this.actExpecting(decision, input);
+    return this.write(input, decision);
+  }
+
+  /** Acts; a build Job that could not be created is no longer expected. */
+  private async actExpecting(decision: BundleDecision, input: BundleInputs): Promise<void> {
+    try {
+      await this.act(decision.action, input);
+    } catch (err) {
+      if (decision.action.type === 'createBuildJob')
+        this.expectations.forget(this.projectKey(input.bundle), buildJobName(input.bundle.metadata.name));
+      throw err;
+    }
+  }
+
+  /**
+   * Decides with the running builds counted now, and expects the build Job it decides to create
+   * before anything else can count: no await between the count and the expectation.
+   */
+  private decideCounting(input: BundleInputs): BundleDecision {
+    const live = { ...input, runningBuilds: this.runningBuilds(input.bundle) };
+    const decision = decideBundle(live);
+    if (decision.action.type === 'createBuildJob')
+      this.expectations.expect(this.projectKey(input.bundle), buildJobName(input.bundle.metadata.name));
+    return decision;
+  }
+
+  private projectKey(bundle: BundleObject): string {
+    return objectKey(bundle.metadata.namespace, labelValue(bundle.spec.projectRef.name));
+  }
+
+  /** The project's unfinished build Jobs but this bundle's: the cache's, and those expected. */
+  private runningBuilds(bundle: BundleObject): number {
+    const { jobs } = this.ctx.informers;
+    const own = buildJobName(bundle.metadata.name);
+    const key = this.projectKey(bundle);
+    const cached = jobs
+      .byIndex(INDEX.project, key)
+      .filter(
+        (j) =>
+          j.metadata?.labels?.[LABEL_STEP] === 'build' &&
+          j.metadata?.name !== own &&
+          jobState(j).state === 'running',
+      ).length;
+    const namespace = bundle.metadata.namespace;
+    return cached + this.expectations.pending(key, (job) => job === own || !!jobs.get(namespace, job));
   }
 
   private gatherFromCache(bundle: BundleObject): BundleInputs {
@@ -92,14 +156,6 @@ export class BundleReconciler implements Reconciler {
       ? informers.deployments.get(namespace, environment.spec.deploymentRef.name)
       : undefined;
     const buildJobObj = informers.jobs.get(namespace, buildJobName(name));
-    const runningBuilds = informers.jobs
-      .byIndex(INDEX.project, objectKey(namespace, labelValue(projectName)))
-      .filter(
-        (j) =>
-          j.metadata?.labels?.[LABEL_STEP] === 'build' &&
-          j.metadata?.name !== buildJobName(name) &&
-          jobState(j).state === 'running',
-      ).length;
     return {
       bundle,
       project: informers.projects.get(namespace, projectName),
@@ -108,7 +164,7 @@ export class BundleReconciler implements Reconciler {
       buildJob: buildJobObj,
       backupJob: informers.jobs.get(namespace, backupJobName(name)),
       projectBundles: informers.bundles.byIndex(INDEX.project, objectKey(namespace, projectName)),
-      runningBuilds,
+      runningBuilds: this.runningBuilds(bundle),
       defaultBuildConcurrency: config.buildConcurrency,
       image: bundleImage(config.registry, namespace, projectName, name),
       backupLocation: environment ? backupLocation(environment, name) : undefined,
@@ -177,7 +233,7 @@ export class BundleReconciler implements Reconciler {
     return Object.keys(refusedPods).length > 0 ? { ...input, refusedPods } : input;
   }
 
-  /** The Jobs, the Deployment and the running builds, read from the API server. */
+  /** The Jobs and the Deployment, read from the API server. */
   private async gatherLive(cached: BundleInputs): Promise<BundleInputs> {
     const { batch, apps } = this.ctx.clients;
     const { namespace, name } = cached.bundle.metadata;
@@ -187,20 +243,17 @@ export class BundleReconciler implements Reconciler {
         throw err;
       });
     const deploymentName = cached.environment?.spec.deploymentRef.name;
-    const [buildJobObj, backupJobObj, deployment, projectJobs] = await Promise.all([
+    // A bundle that backs nothing up has no backup Job to read, unless the cache shows one.
+    const backs = cached.bundle.spec.deploy?.backupBeforeDeploy || cached.backupJob !== undefined;
+    const [buildJobObj, backupJobObj, deployment] = await Promise.all([
       orMissing<V1Job>(batch.readNamespacedJob({ name: buildJobName(name), namespace })),
-      orMissing<V1Job>(batch.readNamespacedJob({ name: backupJobName(name), namespace })),
+      backs
+        ? orMissing<V1Job>(batch.readNamespacedJob({ name: backupJobName(name), namespace }))
+        : Promise.resolve(undefined),
       deploymentName
         ? orMissing<V1Deployment>(apps.readNamespacedDeployment({ name: deploymentName, namespace }))
         : Promise.resolve(undefined),
-      batch.listNamespacedJob({
-        namespace,
-        labelSelector: `${MANAGED_BY}=${MANAGER},${LABEL_PROJECT}=${labelValue(cached.bundle.spec.projectRef.name)},${LABEL_STEP}=build`,
-      }),
     ]);
-    const runningBuilds = projectJobs.items.filter(
-      (j) => j.metadata?.name !== buildJobName(name) && jobState(j).state === 'running',
-    ).length;
     const [buildOutput, backupOutput] = await Promise.all(
       [buildJobObj, backupJobObj].map((job) => this.failedOutput(namespace, job)),
     );
@@ -209,7 +262,6 @@ export class BundleReconciler implements Reconciler {
       buildJob: buildJobObj,
       backupJob: backupJobObj,
       deployment,
-      runningBuilds,
       failedOutput: { build: buildOutput, backup: backupOutput },
       now: this.ctx.now(),
     };
@@ -367,6 +419,15 @@ export class BundleReconciler implements Reconciler {
   }
 }
 
+/** Queued for a build slot, waiting for its environment, or not yet looked at. */
+function waitsForSiblings(b: BundleObject): boolean {
+  const phase = b.status?.phase;
+  if (phase === undefined || phase === 'Queued') return true;
+  return (
+    b.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'WaitingForEnvironment') ?? false
+  );
+}
+
 /** Which bundles to look at again when something they depend on changes. */
 export function watchForBundles(ctx: OperatorContext, controller: Controller): void {
   const { informers } = ctx;
@@ -374,11 +435,15 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
   const unfinished = (index: string, key: string) =>
     informers.bundles.byIndex(index, key).filter((b) => !isFinished(b));
 
-  informers.bundles.onEvent((b) => {
+  informers.bundles.onEvent((b, type) => {
     enqueue(b);
-    // A bundle that moves on may free a build slot or an environment for its siblings.
+    // A new bundle may supersede its siblings, a deleted one free what it held; any other
+    // change matters only to the siblings waiting for a build slot or an environment (each
+    // status write enqueuing every unfinished sibling made ten environments' bundles crowd
+    // the queue).
     for (const sibling of unfinished(INDEX.project, objectKey(b.metadata.namespace, b.spec.projectRef.name)))
-      if (sibling.metadata.name !== b.metadata.name) enqueue(sibling);
+      if (sibling.metadata.name !== b.metadata.name && (type !== 'update' || waitsForSiblings(sibling)))
+        enqueue(sibling);
   });
   informers.pods.onEvent((p) => {
     const label = p.metadata?.labels?.[LABEL_BUNDLE];

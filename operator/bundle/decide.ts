@@ -543,6 +543,21 @@ function automaticRollback(
   };
 }
 
+/**
+ * What a decision that acts holds while it reads fresh state and acts: the Deployment the bundle
+ * rolls out to (one rollout, backup or rollback at a time there), as a lock key. Bundles of
+ * one project that deploy to different environments go ahead side by side; before, one
+ * project lock made ten environments take turns (bundle → build Job p99 1.7 s with ten
+ * environments against 0.19 s with one). Build slots need no lock: see build-expectations.ts.
+ */
+export function contendedBy(input: BundleInputs): string[] {
+  const { namespace } = input.bundle.metadata;
+  const environment = input.bundle.spec.deploy?.environmentRef.name;
+  if (!environment) return [];
+  const deployment = input.environment?.spec.deploymentRef.name;
+  return [deployment ? `deployment:${namespace}/${deployment}` : `environment:${namespace}/${environment}`];
+}
+
 /** The running build and backup Jobs that have no pod (yet, or because it was refused). */
 export function podlessJobs(input: BundleInputs): Array<{ step: 'build' | 'backup'; job: V1Job }> {
   const jobs = [

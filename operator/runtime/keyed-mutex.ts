@@ -18,4 +18,11 @@ export class KeyedMutex {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
   }
+
+  /** Runs `section` holding every key, taken in the order given (callers keep one order). */
+  runAll<T>(keys: readonly string[], section: () => Promise<T>): Promise<T> {
+    const [first, ...rest] = keys;
+    if (first === undefined) return section();
+    return this.run(first, () => this.runAll(rest, section));
+  }
 }

@@ -74,6 +74,21 @@ describe('operator: bundles', () => {
     expect(reasons).toEqual(expect.arrayContaining(['BuildStarted', 'Built', 'Ready']));
   });
 
+  it("caches what it reads of a Job (metadata, status), not its spec or the API server's bookkeeping", async () => {
+    await bundleInPhase(kc, ns.name, 'manual-1', 'Built');
+    const cached = operator.context.informers.jobs.get(ns.name, 'manual-1-build')!;
+    const [stored] = await jobsOf(kc, ns.name, 'manual-1');
+    expect(stored!.spec?.template).toBeDefined();
+    expect(stored!.metadata?.managedFields?.length).toBeGreaterThan(0);
+    expect(Object.keys(cached).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'status']);
+    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(cached.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Bundle', name: 'manual-1' });
+    expect(cached.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')).toBe(true);
+    const bundleCached = operator.context.informers.bundles.get(ns.name, 'manual-1')!;
+    expect(bundleCached.status?.phase).toBe('Built');
+    expect((bundleCached.metadata as { managedFields?: unknown }).managedFields).toBeUndefined();
+  });
+
   it('deploys a webhook bundle: Deployed, the Deployment runs status.image, the environment says so', async () => {
     await clients(kc).slipway.create(
       'Bundle',

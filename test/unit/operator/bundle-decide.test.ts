@@ -3,6 +3,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../../crds/index.ts';
 import {
   REQUEUE_NO_POD_MS,
+  contendedBy,
   decideBundle,
   type BundleDecision,
   type BundleInputs,
@@ -769,5 +770,34 @@ describe('decideBundle: ordering between bundles of one environment', () => {
       decideBundle(inputs({ bundle: b, projectBundles: all, environment: env, deployment: deployment() }))
         .phase,
     ).toBe('Deploying');
+  });
+});
+
+describe('what an acting decision holds (contendedBy)', () => {
+  const staging = environment('staging', stored());
+  const production = environment('production', stored(), spec({ deploymentRef: { name: 'shop-prod' } }));
+  const toStaging = bundle('b1', stored(), spec({ deploy: deployTo('staging') }));
+  const toProduction = bundle('b2', stored(), spec({ deploy: deployTo('production') }));
+
+  it('the Deployment it rolls out to: environments of one project hold nothing in common', () => {
+    expect(contendedBy(inputs({ bundle: toStaging, environment: staging }))).toEqual([
+      `deployment:${NS}/shop-web`,
+    ]);
+    expect(contendedBy(inputs({ bundle: toProduction, environment: production }))).toEqual([
+      `deployment:${NS}/shop-prod`,
+    ]);
+  });
+
+  it('two environments on one Deployment share its lock; a missing environment is locked by name', () => {
+    const alias = environment('preview', stored());
+    const toPreview = bundle('b3', stored(), spec({ deploy: deployTo('preview') }));
+    expect(contendedBy(inputs({ bundle: toPreview, environment: alias }))).toEqual(
+      contendedBy(inputs({ bundle: toStaging, environment: staging })),
+    );
+    expect(contendedBy(inputs({ bundle: toPreview }))).toEqual([`environment:${NS}/preview`]);
+  });
+
+  it('a bundle that only builds holds nothing', () => {
+    expect(contendedBy(inputs())).toEqual([]);
   });
 });

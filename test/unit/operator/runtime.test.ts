@@ -26,6 +26,25 @@ describe('KeyedMutex', () => {
     expect(log).toEqual(['p1 start', 'q', 'p1 end', 'p2']);
   });
 
+  it('runAll holds every key: a section waits for any holder of one of them, not for the others', async () => {
+    const mutex = new KeyedMutex();
+    const log: string[] = [];
+    const gate = deferred();
+    const build = mutex.run('builds', async () => {
+      log.push('build start');
+      await gate.promise;
+      log.push('build end');
+    });
+    const both = mutex.runAll(['deploy-a', 'builds'], async () => log.push('a'));
+    const other = mutex.runAll(['deploy-b'], async () => log.push('b'));
+    const none = mutex.runAll([], async () => log.push('none'));
+    await flush();
+    expect([...log].sort()).toEqual(['b', 'build start', 'none']);
+    gate.resolve();
+    await Promise.all([build, both, other, none]);
+    expect(log.slice(3)).toEqual(['build end', 'a']);
+  });
+
   it('releases the key when a section throws', async () => {
     const mutex = new KeyedMutex();
     await expect(mutex.run('p', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
