@@ -43,7 +43,7 @@ export function cliContext(options: GlobalOptions, io: Pick<CliContext, 'out' | 
   return {
     kc,
     clients,
-    slipway: slipwayApi(clients.custom),
+    slipway: slipwayApi(kc),
     namespace,
     allNamespaces: options.allNamespaces,
     output: options.output,

@@ -1,14 +1,16 @@
 // Kubernetes access for all three processes: configuration, typed API clients, and a small
 // helper for Slipway's own kinds (list, get, create, merge-patch, status patch, delete).
+import { request } from 'undici';
 import {
+  ApiException,
   AppsV1Api,
   BatchV1Api,
   CoordinationV1Api,
   CoreV1Api,
-  CustomObjectsApi,
   EventsV1Api,
   RbacAuthorizationV1Api,
   KubeConfig,
+  HttpMethod,
   PatchStrategy,
   RequestContext,
   setHeaderOptions,
@@ -69,7 +71,6 @@ export function kubeClients(kc: KubeConfig) {
     apps: kc.makeApiClient(AppsV1Api),
     batch: kc.makeApiClient(BatchV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
-    custom: kc.makeApiClient(CustomObjectsApi),
     events: kc.makeApiClient(EventsV1Api),
     rbac: kc.makeApiClient(RbacAuthorizationV1Api),
   };
@@ -77,6 +78,7 @@ export function kubeClients(kc: KubeConfig) {
 export type KubeClients = ReturnType<typeof kubeClients>;
 
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const MERGE_PATCH = 'application/merge-patch+json';
 
 export type KindName =
   'Project' | 'Environment' | 'Webhook' | 'Bundle' | 'StatusPage' | 'StatusComponent' | 'StatusNotice';
@@ -98,47 +100,81 @@ export function kindPath(kind: KindName, namespace?: string): string {
 type Obj = { metadata: { name: string; namespace?: string } };
 
 /** Typed access to Slipway's kinds. Objects are plain JSON as the API server returns them. */
-export function slipwayApi(custom: CustomObjectsApi) {
-  const at = (kind: KindName, namespace: string) => ({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: kindDefinition(kind).plural,
+/**
+ * One JSON request to the API server, through the process's shared pool and credentials, with
+ * undici's request(): about half the client CPU of the same call through client-node's
+ * generated CustomObjectsApi (0.9 against 1.8-2.3 ms per Bundle create, measured), which runs
+ * every body through its ObjectSerializer and an observable/promise middleware chain. A failed
+ * call throws client-node's ApiException (code, body as text), like the generated clients.
+ */
+async function jsonRequest<T>(
+  kc: KubeConfig,
+  method: HttpMethod,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<T> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('no current cluster in the kubeconfig');
+  const url = cluster.server + path;
+  const context = new RequestContext(url, method);
+  await kc.applySecurityAuthentication(context);
+  const headers: Record<string, string> = { ...context.getHeaders(), accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = contentType;
+  const response = await request(url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    dispatcher: context.getDispatcher() as never,
   });
+  const text = await response.body.text();
+  if (response.statusCode < 200 || response.statusCode > 299) {
+    const answerHeaders = Object.fromEntries(
+      Object.entries(response.headers).map(([name, value]) => [name, String(value)]),
+    );
+    throw new ApiException<string>(
+      response.statusCode,
+      `HTTP-Code: ${response.statusCode}\nMessage: ${method} ${path}\nBody: ${text}`,
+      text,
+      answerHeaders,
+    );
+  }
+  return JSON.parse(text) as T;
+}
+
+/** Slipway's own kinds over REST: list, get, create, merge-patch, status patch, delete. */
+export function slipwayApi(kc: KubeConfig) {
+  const base = (kind: KindName, namespace?: string) => {
+    const { plural } = kindDefinition(kind);
+    return namespace
+      ? `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/${plural}`
+      : `/apis/${GROUP}/${VERSION}/${plural}`;
+  };
+  const one = (kind: KindName, namespace: string, name: string) =>
+    `${base(kind, namespace)}/${encodeURIComponent(name)}`;
   return {
     async list<T>(kind: KindName, namespace?: string, labelSelector?: string): Promise<T[]> {
-      const { plural } = kindDefinition(kind);
-      const list = namespace
-        ? await custom.listNamespacedCustomObject({ ...at(kind, namespace), labelSelector })
-        : await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural, labelSelector });
-      return (list as { items: T[] }).items;
+      const query = labelSelector ? `?labelSelector=${encodeURIComponent(labelSelector)}` : '';
+      return (await jsonRequest<{ items: T[] }>(kc, HttpMethod.GET, base(kind, namespace) + query)).items;
     },
-    async get<T>(kind: KindName, namespace: string, name: string): Promise<T> {
-      return (await custom.getNamespacedCustomObject({ ...at(kind, namespace), name })) as T;
+    get<T>(kind: KindName, namespace: string, name: string): Promise<T> {
+      return jsonRequest<T>(kc, HttpMethod.GET, one(kind, namespace, name));
     },
-    async create<T extends Obj>(kind: KindName, object: T): Promise<T> {
+    create<T extends Obj>(kind: KindName, object: T): Promise<T> {
       const { namespace } = object.metadata;
       if (!namespace) throw new Error(`a ${kind} to create needs metadata.namespace`);
       const body = { apiVersion: `${GROUP}/${VERSION}`, kind, ...object };
-      return (await custom.createNamespacedCustomObject({
-        ...at(kind, namespace),
-        body,
-      })) as T;
+      return jsonRequest<T>(kc, HttpMethod.POST, base(kind, namespace), body);
     },
-    async patch<T>(kind: KindName, namespace: string, name: string, body: unknown): Promise<T> {
-      return (await custom.patchNamespacedCustomObject(
-        { ...at(kind, namespace), name, body },
-        mergePatch,
-      )) as T;
+    patch<T>(kind: KindName, namespace: string, name: string, body: unknown): Promise<T> {
+      return jsonRequest<T>(kc, HttpMethod.PATCH, one(kind, namespace, name), body, MERGE_PATCH);
     },
-    async patchStatus<T>(kind: KindName, namespace: string, name: string, status: unknown): Promise<T> {
-      return (await custom.patchNamespacedCustomObjectStatus(
-        { ...at(kind, namespace), name, body: { status } },
-        mergePatch,
-      )) as T;
+    patchStatus<T>(kind: KindName, namespace: string, name: string, status: unknown): Promise<T> {
+      const path = `${one(kind, namespace, name)}/status`;
+      return jsonRequest<T>(kc, HttpMethod.PATCH, path, { status }, MERGE_PATCH);
     },
     async delete(kind: KindName, namespace: string, name: string): Promise<void> {
-      await custom.deleteNamespacedCustomObject({ ...at(kind, namespace), name });
+      await jsonRequest(kc, HttpMethod.DELETE, one(kind, namespace, name));
     },
   };
 }

@@ -56,7 +56,7 @@ export class Operator {
     this.log = log;
     const clients = kubeClients(kc);
     const informers = createInformers(kc, config.watchNamespace, log);
-    const slipway = slipwayApi(clients.custom);
+    const slipway = slipwayApi(kc);
     const events = new EventRecorder(clients.events, 'slipway.dev/operator', config.podName, log);
     const now = options.now ?? (() => new Date());
     this.context = {

@@ -9,8 +9,8 @@ import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { CustomObjectsApi } from '@kubernetes/client-node';
-import { kubeConfigFromFile } from '../lib/kube.ts';
+import { kubeConfigFromFile, slipwayApi } from '../lib/kube.ts';
+import type { ProjectObject } from '../crds/index.ts';
 import { installCrds } from './cluster/install-crds.ts';
 import { waitFor } from '../lib/wait.ts';
 import { clusterDown, clusterUp, ensureBinaries, localClusterOf } from './cluster/control-plane.ts';
@@ -144,17 +144,11 @@ async function main() {
     if (outcome.failed)
       throw new Error(`${outcome.failed} exited while starting; see ${logDir}/${outcome.failed}.log`);
   }
-  const custom = kc.makeApiClient(CustomObjectsApi);
+  const slipway = slipwayApi(kc);
   const project = await waitFor(
     'the demo project to get its webhook URL',
     async () => {
-      const p = (await custom.getNamespacedCustomObject({
-        group: 'slipway.dev',
-        version: 'v1alpha1',
-        namespace: DEMO_NAMESPACE,
-        plural: 'projects',
-        name: 'shop',
-      })) as { status?: { webhook?: { url: string; secretRef: { name: string; key: string } } } };
+      const p = await slipway.get<ProjectObject>('Project', DEMO_NAMESPACE, 'shop');
       return p.status?.webhook;
     },
     120_000,

@@ -1,10 +1,13 @@
 // The public HTTP server of the status API (spec section 4.1, DESIGN section 4).
 // Order per request: metrics timing → CORS headers → rate limit → route (405 for other
-// methods) → 503 until the store has synced → the endpoint → 404 for any other path.
+// methods) → 503 until the store has synced → the endpoint → 404 for any other path. A GET of a
+// URL already answered for the current snapshot takes the same steps from memory, before
+// Express routes it (fromMemory below).
 import { requestId } from '../lib/request-id.ts';
 import { AnswerCache, prepareAnswer } from './http/answer-cache.ts';
 import { loadingPage, pageRoutes } from './page/routes.ts';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { pino, type Logger } from 'pino';
 import { statusApiConfigSchema, type StatusApiConfigInput } from './config.ts';
 import {
@@ -98,8 +101,15 @@ export function routeTemplate(path: string): string {
   return templateMatchers.find((m) => m.pattern.test(path))?.template ?? UNMATCHED_ROUTE;
 }
 
+/** The path of a request URL, as routing sees it (no query). */
+const pathOf = (url: string): string => {
+  const query = url.indexOf('?');
+  return query >= 0 ? url.slice(0, query) : url;
+};
+
+/** Per request: its id (X-Request-Id), and one observation once it is answered. */
 function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Logger) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return (req: IncomingMessage, res: ServerResponse): void => {
     const id = requestId(req);
     res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
@@ -108,8 +118,8 @@ function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Lo
       if (reported) return;
       reported = true;
       const observation = {
-        method: req.method,
-        route: routeTemplate(req.path),
+        method: req.method ?? 'GET',
+        route: routeTemplate(pathOf(req.url ?? '/')),
         status: res.statusCode,
         durationSeconds: Number(process.hrtime.bigint() - started) / 1e9,
       };
@@ -122,8 +132,14 @@ function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Lo
     };
     res.once('finish', report);
     res.once('close', report);
-    next();
   };
+}
+
+/** Headers of every answer: anyone may read it from a browser, as JSON, never sniffed. */
+function commonHeaders(res: ServerResponse): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
 }
 
 /** Any method but GET/HEAD on a known path: the API and the page are read-only. */
@@ -144,7 +160,14 @@ function readOnly(req: Request, res: Response): void {
   });
 }
 
-export function createStatusApp(options: StatusAppOptions): Express {
+/** The status API's request listener; listen() serves it on a port, as Express's app.listen does. */
+export interface StatusApp {
+  (req: IncomingMessage, res: ServerResponse): void;
+  listen(port: number, host: string, onListening?: () => void): Server;
+  listen(port: number, onListening?: () => void): Server;
+}
+
+export function createStatusApp(options: StatusAppOptions): StatusApp {
   const { store, observeRequest } = options;
   const config = statusApiConfigSchema.parse(options.config ?? {});
   const clock = options.clock ?? (() => new Date());
@@ -156,34 +179,36 @@ export function createStatusApp(options: StatusAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  app.use(observeRequests(observeRequest, logger));
-  app.use((_req, res, next) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+  const observe = observeRequests(observeRequest, logger);
+  app.use((req, res, next) => {
+    observe(req, res);
+    commonHeaders(res);
     next();
   });
 
-  if (limiter !== null) {
+  /** The rate limit: its headers, and false (429 sent) when the client is over it. */
+  const admit = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (limiter === null) return true;
     const { requestsPerSecond, burst } = config.rateLimit;
-    const policy = `${burst};w=${Math.max(1, Math.round(burst / requestsPerSecond))}`;
-    app.use((req, res, next) => {
-      const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
-      // IPv6 clients by their /64: rotating addresses inside it does not buy more requests.
-      const decision = limiter.take(limitKey(client), clock().getTime());
-      res.setHeader('RateLimit-Policy', policy);
-      res.setHeader('RateLimit-Limit', decision.limit);
-      res.setHeader('RateLimit-Remaining', decision.remaining);
-      res.setHeader('RateLimit-Reset', decision.resetSeconds);
-      if (decision.allowed) return next();
-      res.setHeader('Retry-After', decision.retryAfterSeconds);
-      sendError(res, {
-        status: 429,
-        code: 'rate_limited',
-        message: `too many requests: at most ${requestsPerSecond} per second per client`,
-      });
+    const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
+    // IPv6 clients by their /64: rotating addresses inside it does not buy more requests.
+    const decision = limiter.take(limitKey(client), clock().getTime());
+    res.setHeader('RateLimit-Policy', `${burst};w=${Math.max(1, Math.round(burst / requestsPerSecond))}`);
+    res.setHeader('RateLimit-Limit', decision.limit);
+    res.setHeader('RateLimit-Remaining', decision.remaining);
+    res.setHeader('RateLimit-Reset', decision.resetSeconds);
+    if (decision.allowed) return true;
+    res.setHeader('Retry-After', decision.retryAfterSeconds);
+    sendError(res, {
+      status: 429,
+      code: 'rate_limited',
+      message: `too many requests: at most ${requestsPerSecond} per second per client`,
     });
-  }
+    return false;
+  };
+  app.use((req, res, next) => {
+    if (admit(req, res)) next();
+  });
 
   const answers = new AnswerCache();
   for (const route of routes) {
@@ -240,10 +265,13 @@ export function createStatusApp(options: StatusAppOptions): Express {
         id ?? '',
         ...(route.reads ?? []).map((name) => query.get(name) ?? ''),
       ].join('\n');
-      const result = pages.answer(snapshot, now.getTime(), key, () => ({
-        ok: true,
-        body: route.render(snapshot, id, query, now),
-      }));
+      const result = pages.answer(
+        snapshot,
+        now.getTime(),
+        key,
+        () => ({ ok: true, body: route.render(snapshot, id, query, now) }),
+        req.originalUrl,
+      );
       if (result.ok) sendPrepared(req, res, result.body, config.cacheMaxAgeSeconds);
       else sendError(res, result.error);
     });
@@ -270,5 +298,33 @@ export function createStatusApp(options: StatusAppOptions): Express {
     sendError(res, { status: 500, code: 'internal', message: 'internal error' });
   });
 
-  return app;
+  /**
+   * The fast lane: a GET whose exact URL was answered before, for this snapshot and time slice,
+   * is answered from memory before Express routes it — the same steps in the same order
+   * (observation, headers, rate limit, the prepared answer), without the router. Express
+   * itself cost 20-30% of the bare node:http ceiling on the hot JSON routes.
+   */
+  const fromMemory = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !store.synced || req.url === undefined)
+      return false;
+    const snapshot = store.snapshot();
+    const nowMs = clock().getTime();
+    const known = answers.urlAnswer(snapshot, nowMs, req.url) ?? pages.urlAnswer(snapshot, nowMs, req.url);
+    if (known === undefined) return false;
+    observe(req, res);
+    commonHeaders(res);
+    if (!admit(req, res)) return true;
+    if (known.ok) sendPrepared(req, res, known.body, config.cacheMaxAgeSeconds);
+    else sendError(res, known.error);
+    return true;
+  };
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!fromMemory(req, res)) app(req, res);
+  };
+  return Object.assign(listener, {
+    listen(port: number, host?: string | (() => void), onListening?: () => void): Server {
+      const server = createServer(listener);
+      return typeof host === 'string' ? server.listen(port, host, onListening) : server.listen(port, host);
+    },
+  });
 }

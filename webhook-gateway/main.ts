@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { onShutdown, startAdminServer } from '../lib/admin.ts';
 import { clientAddress, parseTrustedProxies } from '../lib/client-address.ts';
-import { kubeClients, loadKubeConfig, slipwayApi } from '../lib/kube.ts';
+import { loadKubeConfig, slipwayApi } from '../lib/kube.ts';
 import { logger } from '../lib/log.ts';
 import { counter, histogram } from '../lib/metrics.ts';
 import { collectOrphanArchives } from './archive/collector.ts';
@@ -64,7 +64,7 @@ const server = createGatewayServer({
   archiveBaseUrl: env.SLIPWAY_ARCHIVE_BASE_URL,
   projectBySlug: directory.projectBySlug,
   bundleByName: directory.bundleByName,
-  createBundles: bundleWriter(slipwayApi(kubeClients(kc).custom)),
+  createBundles: bundleWriter(slipwayApi(kc)),
   archiveStore: store,
   archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,
   archiveSigningKey: env.SLIPWAY_ARCHIVE_URL_KEY,

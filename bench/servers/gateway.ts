@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { BundleObject } from '../../crds/index.ts';
-import { kubeClients, loadKubeConfig, slipwayApi } from '../../lib/kube.ts';
+import { loadKubeConfig, slipwayApi } from '../../lib/kube.ts';
 import { bundleWriter, ProjectDirectory } from '../../webhook-gateway/directory.ts';
 import {
   createGatewayServer,
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     directory = dir;
     wiring = {
       projectBySlug: dir.projectBySlug,
-      createBundles: bundleWriter(slipwayApi(kubeClients(kc).custom)),
+      createBundles: bundleWriter(slipwayApi(kc)),
       ready: () => dir.synced(),
     };
   } else {

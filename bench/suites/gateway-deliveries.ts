@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { GROUP, VERSION, type BundleObject } from '../../crds/index.ts';
-import { kubeClients, slipwayApi } from '../../lib/kube.ts';
+import { slipwayApi } from '../../lib/kube.ts';
 import * as build from '../../test/support/builders.ts';
 import { deriveWebhookToken } from '../../crds/webhook-url.ts';
 import { commitId, githubPushOf, type Delivery } from '../fixtures/github.ts';
@@ -35,7 +35,7 @@ const ratio = (r: { gateway: LoadResult; raw: LoadResult }) =>
 export async function gatewayDeliveriesSuite(options: SuiteOptions): Promise<SuiteResult> {
   const bench = await options.cluster();
   const ns = await bench.namespace('bench-gateway');
-  const api = slipwayApi(kubeClients(bench.kc).custom);
+  const api = slipwayApi(bench.kc);
   const core = bench.kc.makeApiClient(CoreV1Api);
   const slug = `shop-${ns.slice(-6)}`;
   const secret = randomBytes(24).toString('base64url');

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppsV1Api } from '@kubernetes/client-node';
 import { API_VERSION } from '../../crds/index.ts';
-import { kubeClients, slipwayApi } from '../../lib/kube.ts';
+import { slipwayApi } from '../../lib/kube.ts';
 import * as build from '../../test/support/builders.ts';
 import { webDeployment } from '../../test/integration/operator/support.ts';
 import { ChainWatch, type ChainTimes } from '../lib/chain-watch.ts';
@@ -68,7 +68,7 @@ export async function latencyPhase(
   lanes: number,
 ): Promise<LatencyPhase> {
   const ns = await bench.namespace('bench-operator');
-  const api = slipwayApi(kubeClients(bench.kc).custom);
+  const api = slipwayApi(bench.kc);
   const apps = bench.kc.makeApiClient(AppsV1Api);
   const laneIds = Array.from({ length: lanes }, (_, k) => pad(k, 2));
 

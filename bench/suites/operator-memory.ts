@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BatchV1Api } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
-import { kubeClients, slipwayApi } from '../../lib/kube.ts';
+import { slipwayApi } from '../../lib/kube.ts';
 import { buildJob } from '../../operator/bundle/jobs.ts';
 import { loadConfig } from '../../operator/config.ts';
 import { bundleImage } from '../../operator/names.ts';
@@ -79,7 +79,7 @@ export async function createFinishedBundles(
   log: (m: string) => void,
 ) {
   const kc = kubeConfigFromFile(kubeconfig);
-  const api = slipwayApi(kubeClients(kc).custom);
+  const api = slipwayApi(kc);
   const batch = kc.makeApiClient(BatchV1Api);
   const config = loadConfig({ SLIPWAY_REGISTRY: REGISTRY });
   const projects = Array.from({ length: Math.ceil(total / PER_PROJECT) }, (_, p) => `site-${pad(p, 2)}`);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
-import { kubeClients, slipwayApi } from '../../lib/kube.ts';
+import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
 import {
   createNamespace,
@@ -33,7 +33,7 @@ import { LOG_DIR, startSlipway, type Slipway } from './support/slipway.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const kc = testKubeConfig();
-const api = slipwayApi(kubeClients(kc).custom);
+const api = slipwayApi(kc);
 const node = realNode();
 const web = node.baseImages['static-web']!;
 let ns: { name: string; remove: () => Promise<void> };

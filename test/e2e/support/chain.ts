@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject } from '../../../crds/index.ts';
-import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
 import { kubectl, waitFor } from '../../support/cluster.ts';
 import { NODE_DIR } from '../../../scripts/cluster/real-node.ts';
 import { logTail } from './slipway.ts';
@@ -16,7 +16,7 @@ const FINAL = new Set(['Ready', 'Failed', 'Superseded']);
 
 /** Waits for the bundle's final phase (a build, backup and rollout take a minute or two). */
 export async function finalBundle(kc: KubeConfig, namespace: string, name: string, timeoutMs = 300_000) {
-  const api = slipwayApi(kubeClients(kc).custom);
+  const api = slipwayApi(kc);
   let last: BundleObject | undefined;
   try {
     return await waitFor(

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
-import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { Operator } from '../../../operator/operator.ts';
@@ -27,7 +27,7 @@ import { collectOrphanArchives } from '../../../webhook-gateway/archive/collecto
 
 const run = promisify(execFile);
 const kc = testKubeConfig();
-const api = slipwayApi(kubeClients(kc).custom);
+const api = slipwayApi(kc);
 const log = logger.child({ test: 'gateway' });
 let ns: { name: string; remove: () => Promise<void> };
 let gateway: Server;

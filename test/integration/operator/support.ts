@@ -5,7 +5,6 @@ import {
   AppsV1Api,
   BatchV1Api,
   CoreV1Api,
-  CustomObjectsApi,
   EventsV1Api,
   PatchStrategy,
   setHeaderOptions,
@@ -33,12 +32,11 @@ export const quietLog = logger.child(
 );
 
 export function clients(kc: KubeConfig) {
-  const custom = kc.makeApiClient(CustomObjectsApi);
   return {
     core: kc.makeApiClient(CoreV1Api),
     apps: kc.makeApiClient(AppsV1Api),
     batch: kc.makeApiClient(BatchV1Api),
-    slipway: slipwayApi(custom),
+    slipway: slipwayApi(kc),
   };
 }
 

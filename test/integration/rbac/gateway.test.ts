@@ -44,7 +44,7 @@ beforeAll(async () => {
   const handlers = createGateway({
     publicBaseUrl: baseUrl,
     projectBySlug: directory.projectBySlug,
-    createBundles: bundleWriter(slipwayApi(kubeClients(asGateway).custom)),
+    createBundles: bundleWriter(slipwayApi(asGateway)),
     archiveStore: new FilesystemArchiveStore(archiveDir),
     isReady: () => directory.synced(),
     logger: gateway.log,
@@ -127,7 +127,7 @@ describe('gateway under its service account', () => {
 
     // And the API server refuses the real calls.
     const own = kubeClients(asGateway);
-    expect(await statusOf(slipwayApi(own.custom).delete('Bundle', ns, 'shop-manual-1'))).toBe(403);
+    expect(await statusOf(slipwayApi(asGateway).delete('Bundle', ns, 'shop-manual-1'))).toBe(403);
     const secret = { metadata: { name: 'made-by-gateway' } };
     expect(await statusOf(own.core.createNamespacedSecret({ namespace: ns, body: secret }))).toBe(403);
   });

@@ -15,7 +15,7 @@ import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { canIEach, processIdentity, statusOf, type ProcessIdentity } from '../../support/rbac.ts';
 
 const admin = testKubeConfig();
-const slipway = slipwayApi(kubeClients(admin).custom);
+const slipway = slipwayApi(admin);
 let statusApi: ProcessIdentity;
 let ns: string;
 let asStatusApi: KubeConfig;
@@ -88,7 +88,7 @@ describe('status API under its service account', () => {
     // And the API server refuses the real calls.
     const own = kubeClients(asStatusApi);
     expect(await statusOf(own.core.listNamespacedSecret({ namespace: ns }))).toBe(403);
-    const status = slipwayApi(own.custom).patchStatus('StatusComponent', ns, 'web', { id: 99 });
+    const status = slipwayApi(asStatusApi).patchStatus('StatusComponent', ns, 'web', { id: 99 });
     expect(await statusOf(status)).toBe(403);
   });
 });

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
-import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
 import { clusterDir } from '../../../scripts/cluster/control-plane.ts';
 import { watchControlPlane } from '../../../scripts/cluster/control-plane-watch.ts';
 import { stopProcess } from '../../../scripts/processes.ts';
@@ -26,7 +26,7 @@ const DEMO = 'slipway-demo';
 const OUTAGE_MS = 30_000;
 
 const kc = testKubeConfig();
-const api = slipwayApi(kubeClients(kc).custom);
+const api = slipwayApi(kc);
 let start: ChildProcess;
 let output = '';
 /** npm start's output since the last reset (the control-plane lines after the kill). */

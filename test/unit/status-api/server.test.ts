@@ -168,6 +168,23 @@ describe('status API over HTTP', () => {
     expect((await json(renamed)).page.name).toBe('Renamed');
   });
 
+  it('answers a repeated request (from memory, before routing) exactly as the first', async () => {
+    const { base } = await serve({ config: { rateLimit: { requestsPerSecond: 10, burst: 10 } } });
+    for (const path of ['/api/v1/components?page=2', '/api/v1/notices/999', '/', '/history.atom']) {
+      const first = await fetch(`${base}${path}`);
+      const second = await fetch(`${base}${path}`);
+      const headers = (r: Response) =>
+        [...r.headers].filter(([name]) => !['date', 'x-request-id', 'ratelimit-remaining'].includes(name));
+      expect(second.status).toBe(first.status);
+      expect(headers(second)).toEqual(headers(first));
+      expect(second.headers.get('ratelimit-remaining')).toBe(
+        String(Number(first.headers.get('ratelimit-remaining')) - 1),
+      );
+      expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+      expect(await second.text()).toBe(await first.text());
+    }
+  });
+
   it('answers HEAD like GET, without a body', async () => {
     const { base } = await serve();
     const response = await fetch(`${base}/api/v1/notices`, { method: 'HEAD' });

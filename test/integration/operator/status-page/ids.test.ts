@@ -18,7 +18,7 @@ import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../../supp
 
 const kc = testKubeConfig();
 const clients = kubeClients(kc);
-const api = slipwayApi(clients.custom);
+const api = slipwayApi(kc);
 const log = logger.child({ test: 'status-ids' });
 let ns: { name: string; remove: () => Promise<void> };
 let running: { stop: () => Promise<void> } | undefined;
