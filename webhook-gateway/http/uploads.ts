@@ -28,7 +28,7 @@ export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug
     exchange,
     slug,
     ctx.limits.maxArchiveBytes + MAX_UPLOAD_OVERHEAD_BYTES,
-    unauthenticated(),
+    unauthenticated,
   );
   if (!bearerMatches(exchange.req.headers.authorization, project.secret)) {
     throw authFailure(ctx, exchange, unauthenticated());
