@@ -24,6 +24,8 @@ export type Transform<T> = (obj: T) => T;
 export interface InformerOptions<T> {
   labelSelector?: string;
   transform?: Transform<T>;
+  /** Keep metadata.managedFields (the status API reads the time of the last spec change there). */
+  keepManagedFields?: boolean;
 }
 
 /** kubectl's copy of the whole applied object: no process reads it. */
@@ -34,10 +36,10 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
  * runtime's TransformStripManagedFields): together often larger than the object itself, and
  * read by nothing here.
  */
-export function withoutBookkeeping<T extends Watched>(obj: T): T {
+export function withoutBookkeeping<T extends Watched>(obj: T, keepManagedFields = false): T {
   const metadata = obj.metadata as (Watched['metadata'] & CachedMetadata) | undefined;
   if (!metadata) return obj;
-  delete metadata.managedFields;
+  if (!keepManagedFields) delete metadata.managedFields;
   if (metadata.annotations && LAST_APPLIED in metadata.annotations) {
     delete metadata.annotations[LAST_APPLIED];
     if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
@@ -70,6 +72,7 @@ export class Informer<T extends Watched> {
   private retry: NodeJS.Timeout | undefined;
   private failed = false;
   private whenSynced: (() => void) | undefined;
+  private listAbort: AbortController | undefined;
 
   readonly path: string;
   private readonly log: Logger;
@@ -78,10 +81,16 @@ export class Informer<T extends Watched> {
     this.path = path;
     this.log = log;
     const { labelSelector } = options;
-    const extra = options.transform;
-    const shape = (obj: T & KubernetesObject) =>
-      (extra ? extra(withoutBookkeeping(obj)) : withoutBookkeeping(obj)) as T & KubernetesObject;
-    const list = () => initialState<T & KubernetesObject>(kc, path, shape, labelSelector, log);
+    const { transform: extra, keepManagedFields } = options;
+    const shape = (obj: T & KubernetesObject) => {
+      const kept = withoutBookkeeping(obj, keepManagedFields);
+      return (extra ? extra(kept) : kept) as T & KubernetesObject;
+    };
+    const list = () => {
+      // stop() aborts a first watch-list still streaming (ListWatch cannot).
+      const abort = (this.listAbort = new AbortController());
+      return initialState<T & KubernetesObject>(kc, path, shape, labelSelector, log, abort.signal);
+    };
     this.listWatch = new ListWatch<T & KubernetesObject>(
       path,
       shapedWatch(new Watch(kc), shape),
@@ -122,6 +131,7 @@ export class Informer<T extends Watched> {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.listAbort?.abort();
     clearTimeout(this.retry);
     await this.listWatch.stop();
   }
@@ -240,9 +250,10 @@ async function initialState<T extends KubernetesObject>(
   shape: (obj: T) => T,
   labelSelector: string | undefined,
   log: Logger,
+  signal: AbortSignal,
 ): Promise<InitialState<T>> {
   try {
-    return await watchList(kc, path, shape, labelSelector);
+    return await watchList(kc, path, shape, labelSelector, signal);
   } catch (err) {
     const status =
       (err as { statusCode?: number; code?: number }).statusCode ?? (err as { code?: number }).code;
@@ -257,6 +268,7 @@ function watchList<T extends KubernetesObject>(
   path: string,
   shape: (obj: T) => T,
   labelSelector: string | undefined,
+  signal: AbortSignal,
 ): Promise<InitialState<T>> {
   return new Promise((resolve, reject) => {
     const items: T[] = [];
@@ -265,9 +277,13 @@ function watchList<T extends KubernetesObject>(
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
+      signal.removeEventListener('abort', stopped);
       controller?.abort();
       outcome();
     };
+    const stopped = () => settle(() => reject(new Error(`watch-list ${path}: stopped`)));
+    if (signal.aborted) return stopped();
+    signal.addEventListener('abort', stopped);
     const params = {
       sendInitialEvents: true,
       resourceVersionMatch: 'NotOlderThan',
@@ -279,6 +295,7 @@ function watchList<T extends KubernetesObject>(
         path,
         params,
         (phase, obj: T & { code?: number; message?: string }) => {
+          if (settled) return;
           if (phase === 'ADDED') items.push(shape(obj));
           else if (phase === 'BOOKMARK' && obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
             const resourceVersion = obj.metadata.resourceVersion ?? '';
@@ -295,10 +312,15 @@ function watchList<T extends KubernetesObject>(
             reject(err ?? new Error(`watch-list ${path}: closed before its initial events ended`)),
           ),
       )
-      .then((c) => {
-        controller = c;
-        if (settled) c.abort();
-      });
+      .then(
+        (c) => {
+          controller = c;
+          if (settled) c.abort();
+        },
+        // Before any request (no cluster, credentials that cannot be read): the list fails and
+        // ListWatch's error path retries it with backoff.
+        (err: unknown) => settle(() => reject(err)),
+      );
   });
 }
 

@@ -129,15 +129,7 @@ async function jsonRequest<T>(
   });
   const text = await response.body.text();
   if (response.statusCode < 200 || response.statusCode > 299) {
-    const answerHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [name, String(value)]),
-    );
-    throw new ApiException<string>(
-      response.statusCode,
-      `HTTP-Code: ${response.statusCode}\nMessage: ${method} ${path}\nBody: ${text}`,
-      text,
-      answerHeaders,
-    );
+    throw new ApiException<string>(response.statusCode, `${method} ${path}`, text, {});
   }
   return JSON.parse(text) as T;
 }

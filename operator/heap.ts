@@ -8,7 +8,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) =>
-  /^--(max-)?semi[-_]space/.test(arg),
+  /^--(max[-_])?semi[-_]space/.test(arg),
 );
 if (!given) {
   setFlagsFromString('--max-semi-space-size=2');

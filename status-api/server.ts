@@ -160,7 +160,7 @@ function readOnly(req: Request, res: Response): void {
   });
 }
 
-/** The status API's request listener; listen() serves it on a port, as Express's app.listen does. */
+/** The status API's request listener; listen() serves it on a port with node:http. */
 export interface StatusApp {
   (req: IncomingMessage, res: ServerResponse): void;
   listen(port: number, host: string, onListening?: () => void): Server;
@@ -311,11 +311,21 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
     const nowMs = clock().getTime();
     const known = answers.urlAnswer(snapshot, nowMs, req.url) ?? pages.urlAnswer(snapshot, nowMs, req.url);
     if (known === undefined) return false;
-    observe(req, res);
-    commonHeaders(res);
-    if (!admit(req, res)) return true;
-    if (known.ok) sendPrepared(req, res, known.body, config.cacheMaxAgeSeconds);
-    else sendError(res, known.error);
+    try {
+      observe(req, res);
+      commonHeaders(res);
+      if (!admit(req, res)) return true;
+      if (known.ok) sendPrepared(req, res, known.body, config.cacheMaxAgeSeconds);
+      else sendError(res, known.error);
+    } catch (error) {
+      // As Express's error handler answers a failure on its path.
+      logger.error(
+        { err: error, method: req.method, route: routeTemplate(pathOf(req.url)) },
+        'status API request failed',
+      );
+      if (res.headersSent) res.destroy();
+      else sendError(res, { status: 500, code: 'internal', message: 'internal error' });
+    }
     return true;
   };
   const listener = (req: IncomingMessage, res: ServerResponse): void => {

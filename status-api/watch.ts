@@ -33,7 +33,8 @@ export async function watchStatusResources(
     },
   ];
   const informers = feeds.map(({ kind, upsert, remove }) => {
-    const informer = new Informer<Obj>(kc, kindPath(kind, namespace), log);
+    // updated_at is the time of the last spec change, read from managedFields: keep them.
+    const informer = new Informer<Obj>(kc, kindPath(kind, namespace), log, { keepManagedFields: true });
     informer.onEvent((obj, type) => (type === 'delete' ? remove(obj.metadata.name) : upsert(obj)));
     return { kind, informer };
   });

@@ -1,6 +1,6 @@
 // Child process: API calls through the Kubernetes client as Slipway's processes make them
-// (lib/kube.ts kubeClients), or with one shared connection pool for comparison. A fresh process
-// per run, so its RSS and open file descriptors are the run's own.
+// (lib/kube.ts: one shared pool and credentials), or as client-node comes, for comparison. A
+// fresh process per run, so its RSS and open file descriptors are the run's own.
 import { readdirSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeClients } from '../../lib/kube.ts';

@@ -240,7 +240,6 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
   }
 }
 
-/** Rounds as one: requests, time and statuses summed; p50-p99 of the worst round (conservative), the largest max. */
 function memRow(m: MemoryReading): number[] {
   return [m.rssMiB, m.heapUsedMiB, m.heapTotalMiB, m.externalMiB];
 }

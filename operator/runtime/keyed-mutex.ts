@@ -1,6 +1,6 @@
 // Runs async sections one at a time per key. The work queue already serialises one object;
-// this serialises decisions that span objects (build slots of a project, one rollout per
-// environment) within this process; leader election makes this process the only one.
+// this serialises decisions that span objects (one rollout per Deployment) within this
+// process; leader election makes this process the only one.
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<void>>();
 
@@ -21,7 +21,8 @@ export class KeyedMutex {
 
   /** Runs `section` holding every key, taken in the order given (callers keep one order). */
   runAll<T>(keys: readonly string[], section: () => Promise<T>): Promise<T> {
-    const [first, ...rest] = keys;
+    // A key given twice would wait for itself.
+    const [first, ...rest] = [...new Set(keys)];
     if (first === undefined) return section();
     return this.run(first, () => this.runAll(rest, section));
   }

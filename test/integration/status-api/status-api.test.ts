@@ -151,6 +151,30 @@ describe('status API on real resources', () => {
     expect(body.notices.map((n: { id: number }) => n.id)).toEqual([10]);
   });
 
+  it("moves updated_at when a component's spec is edited (from managedFields, kept in the cache)", async () => {
+    const before = (await get('/api/v1/components?filter[parent_id_eq]=1')).body.components[0];
+    expect(before.updated_at).toBe(before.created_at);
+    // The API server stamps managedFields to the second: edit in a later second than the creation.
+    await waitFor('a second after the creation', async () =>
+      Date.now() >= Date.parse(before.created_at) + 1_100 ? true : undefined,
+    );
+    await kubectl([
+      'patch',
+      'statuscomponent',
+      'databases',
+      '-n',
+      ns.name,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { description: 'Primary and replicas.' } }),
+    ]);
+    const after = await waitFor('updated_at to move', async () => {
+      const c = (await get('/api/v1/components?filter[parent_id_eq]=1')).body.components[0];
+      return c.updated_at !== before.updated_at ? c : undefined;
+    });
+    expect(Date.parse(after.updated_at)).toBeGreaterThan(Date.parse(after.created_at));
+  });
+
   it('answers 304 to a matching ETag and 404 to an unknown notice', async () => {
     const first = await get('/api/v1/components');
     const again = await get('/api/v1/components', { 'If-None-Match': first.headers.get('etag')! });
