@@ -4,13 +4,12 @@
 import {
   HttpMethod,
   ListWatch,
-  RequestContext,
   Watch,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { fetch as undiciFetch } from 'undici';
+import { apiStatus, jsonRequest } from './kube.ts';
 import type { Logger } from './log.ts';
 
 export type IndexFn<T> = (obj: T) => string[];
@@ -255,8 +254,8 @@ async function initialState<T extends KubernetesObject>(
   try {
     return await watchList(kc, path, shape, labelSelector, signal);
   } catch (err) {
-    const status =
-      (err as { statusCode?: number; code?: number }).statusCode ?? (err as { code?: number }).code;
+    // A refused watch says statusCode (client-node's Watch), an ERROR event code (apiStatus).
+    const status = (err as { statusCode?: number }).statusCode ?? apiStatus(err);
     if (status !== 400 && status !== 422) throw err;
     log.info({ path, status }, 'the API server has no watch-list streams; listing in pages');
     return listAll(kc, path, shape, labelSelector);
@@ -331,49 +330,21 @@ async function listAll<T extends KubernetesObject>(
   shape: (obj: T) => T,
   labelSelector?: string,
 ): Promise<KubernetesListObject<T>> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('no current cluster in the kubeconfig');
   const items: T[] = [];
   let resourceVersion = '';
   let cont: string | undefined;
   do {
-    const url = new URL(cluster.server + path);
-    url.searchParams.set('limit', '500');
-    if (cont) url.searchParams.set('continue', cont);
-    if (labelSelector) url.searchParams.set('labelSelector', labelSelector);
-    const res = await kubeFetch(kc, url);
-    if (!res.ok) {
-      const error = new Error(`list ${path}: HTTP ${res.status} ${await res.text()}`) as Error & {
-        code: number;
-      };
-      error.code = res.status;
-      throw error;
-    }
-    const page = (await res.json()) as {
+    const query = new URLSearchParams({ limit: '500' });
+    if (cont) query.set('continue', cont);
+    if (labelSelector) query.set('labelSelector', labelSelector);
+    const page = await jsonRequest<{
       items: T[];
       metadata?: { resourceVersion?: string; continue?: string };
-    };
+    }>(kc, HttpMethod.GET, `${path}?${query}`);
     // Shaped page by page: a page's full objects are garbage before the next one is read.
     for (const item of page.items) items.push(shape(item));
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     cont = page.metadata?.continue || undefined;
   } while (cont);
   return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion }, items };
-}
-
-/** fetch() with the kubeconfig's credentials and TLS settings, as client-node's Watch does it. */
-export async function kubeFetch(
-  kc: KubeConfig,
-  url: URL,
-  method: HttpMethod = HttpMethod.GET,
-): Promise<Response> {
-  const ctx = new RequestContext(url.toString(), method);
-  await kc.applySecurityAuthentication(ctx);
-  // undici's own fetch: the dispatcher client-node builds (TLS, client certificates) belongs to
-  // its undici, which Node's built-in fetch does not accept.
-  return undiciFetch(url, {
-    method,
-    headers: ctx.getHeaders(),
-    dispatcher: ctx.getDispatcher() as never,
-  }) as unknown as Promise<Response>;
 }

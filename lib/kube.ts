@@ -107,7 +107,7 @@ type Obj = { metadata: { name: string; namespace?: string } };
  * every body through its ObjectSerializer and an observable/promise middleware chain. A failed
  * call throws client-node's ApiException (code, body as text), like the generated clients.
  */
-async function jsonRequest<T>(
+export async function jsonRequest<T>(
   kc: KubeConfig,
   method: HttpMethod,
   path: string,
