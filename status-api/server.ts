@@ -4,7 +4,7 @@
 // URL already answered for the current snapshot takes the same steps from memory, before
 // Express routes it (fromMemory below).
 import { requestId } from '../lib/request-id.ts';
-import { AnswerCache, prepareAnswer } from './http/answer-cache.ts';
+import { AnswerCache, prepareAnswer, type PreparedAnswer } from './http/answer-cache.ts';
 import { loadingPage, pageRoutes } from './page/routes.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -210,6 +210,12 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
     if (admit(req, res)) next();
   });
 
+  /** An answer made once (or its error), as every route sends it. */
+  const send = (req: IncomingMessage, res: ServerResponse, answer: PreparedAnswer): void => {
+    if (answer.ok) sendPrepared(req, res, answer.body, config.cacheMaxAgeSeconds);
+    else sendError(res, answer.error);
+  };
+
   const answers = new AnswerCache();
   for (const route of routes) {
     for (const template of route.templates) {
@@ -224,8 +230,7 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
         const result = answers.answer(snapshot, now.getTime(), req.originalUrl, () =>
           prepareAnswer(route.answer(snapshot, queryOf(req), req, now, template)),
         );
-        if (result.ok) sendPrepared(req, res, result.body, config.cacheMaxAgeSeconds);
-        else sendError(res, result.error);
+        send(req, res, result);
       });
       app.all(template, readOnly);
     }
@@ -272,8 +277,7 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
         () => ({ ok: true, body: route.render(snapshot, id, query, now) }),
         req.originalUrl,
       );
-      if (result.ok) sendPrepared(req, res, result.body, config.cacheMaxAgeSeconds);
-      else sendError(res, result.error);
+      send(req, res, result);
     });
     app.all(route.template, readOnly);
   }
@@ -315,8 +319,7 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
       observe(req, res);
       commonHeaders(res);
       if (!admit(req, res)) return true;
-      if (known.ok) sendPrepared(req, res, known.body, config.cacheMaxAgeSeconds);
-      else sendError(res, known.error);
+      send(req, res, known);
     } catch (error) {
       // As Express's error handler answers a failure on its path.
       logger.error(

@@ -9,6 +9,7 @@
 // (build-expectations.ts), so a lagging cache cannot start a build over the project's limit.
 import { PatchStrategy, setHeaderOptions, type V1Deployment, type V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
+import { findCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
@@ -422,9 +423,10 @@ export class BundleReconciler implements Reconciler {
 /** Queued for a build slot, waiting for its environment, or not yet looked at. */
 function waitsForSiblings(b: BundleObject): boolean {
   const phase = b.status?.phase;
-  if (phase === undefined || phase === 'Queued') return true;
   return (
-    b.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'WaitingForEnvironment') ?? false
+    phase === undefined ||
+    phase === 'Queued' ||
+    findCondition(b.status?.conditions, 'Ready')?.reason === 'WaitingForEnvironment'
   );
 }
 
