@@ -5,7 +5,7 @@ import type { BundleObject, EnvironmentObject, ProjectObject, WebhookObject } fr
 import { Informer, objectKey } from '../lib/informer.ts';
 import { kindPath } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
-import { LABEL_BUNDLE, LABEL_PROJECT, MANAGED_BY, labelValue } from '../crds/labels.ts';
+import { LABEL_BUNDLE, LABEL_FINISHED, LABEL_PROJECT, MANAGED_BY, labelValue } from '../crds/labels.ts';
 import { MANAGER } from './names.ts';
 import { effectiveSlug } from './project/decide.ts';
 
@@ -74,9 +74,9 @@ export function createInformers(
     .addIndex(INDEX.environment, (b) => ref(b, b.spec?.deploy?.environmentRef?.name))
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)));
-  // Only the Jobs this operator made.
+  // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
   const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {
-    labelSelector: `${MANAGED_BY}=${MANAGER}`,
+    labelSelector: `${MANAGED_BY}=${MANAGER},!${LABEL_FINISHED}`,
     transform: metadataAndStatus,
   })
     .addIndex(INDEX.bundle, (j) =>
@@ -84,9 +84,10 @@ export function createInformers(
     )
     .addIndex(INDEX.project, (j) => ref(j, j.metadata?.labels?.[LABEL_PROJECT]));
   const deployments = new Informer<V1Deployment>(kc, builtinPath('apps/v1', 'deployments', namespace), log);
-  // Only pods that carry a bundle's label: Job pods and the pods of a rollout the operator started.
+  // Only pods that carry a bundle's label: Job pods and the pods of a rollout the operator started
+  // (a finished bundle's Job pods are labelled finished, and leave).
   const pods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', namespace), log, {
-    labelSelector: LABEL_BUNDLE,
+    labelSelector: `${LABEL_BUNDLE},!${LABEL_FINISHED}`,
     transform: metadataAndStatus,
   }).addIndex(INDEX.bundle, (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]));
   return { projects, environments, webhooks, bundles, jobs, deployments, pods };

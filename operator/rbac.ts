@@ -49,14 +49,14 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: ['batch'],
     resources: ['jobs'],
-    verbs: ['get', 'list', 'watch', 'create', 'delete'],
-    why: 'build and backup Jobs; delete the unfinished Jobs of a superseded bundle',
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    why: 'build and backup Jobs; delete the unfinished Jobs of a superseded bundle; label the ended Jobs of a finished bundle slipway.dev/finished (no longer watched)',
   },
   {
     apiGroups: [''],
     resources: ['pods'],
-    verbs: ['list', 'watch'],
-    why: "an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts'): what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines",
+    verbs: ['list', 'watch', 'patch'],
+    why: "an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts'): what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines; label the ended Job pods of a finished bundle slipway.dev/finished (no longer watched)",
   },
   {
     apiGroups: [''],

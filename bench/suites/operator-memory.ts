@@ -2,14 +2,17 @@
 // in a fresh namespace; the operator's RSS and heap when it starts on them (it lists and looks
 // at every one), against the same process on the empty namespace.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { BatchV1Api } from '@kubernetes/client-node';
+import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { LABEL_FINISHED } from '../../crds/labels.ts';
+import { Informer } from '../../lib/informer.ts';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { buildJob } from '../../operator/bundle/jobs.ts';
 import { loadConfig } from '../../operator/config.ts';
 import { bundleImage } from '../../operator/names.ts';
 import * as build from '../../test/support/builders.ts';
-import { boundedAll, type BenchCluster } from '../lib/cluster.ts';
+import { boundedAll, until, type BenchCluster } from '../lib/cluster.ts';
 import { OperatorProcess } from '../lib/operator-process.ts';
 import { kubeConfigFromFile } from '../../lib/kube.ts';
 import { pad, sleep } from './operator-latency.ts';
@@ -68,9 +71,11 @@ function finishedStatus(name: string, image: string, deploy: boolean) {
 
 /**
  * `total` finished bundles over projects of 100, each with the build Job the operator made for
- * it (created suspended, so the cluster runs no pods for them: the objects the operator caches
- * are the real ones, only the Job's status differs). Four in five are webhook bundles that
- * deployed, one in five a manual build.
+ * it, as the operator leaves it once the bundle has finished: labelled slipway.dev/finished
+ * (operator/bundle/retire.ts), so on the cluster but outside the operator's watches. The Jobs
+ * are created suspended, so the cluster runs no pods for them: the objects are the real ones,
+ * only the Job's status differs. Four in five are webhook bundles that deployed, one in five a
+ * manual build.
  */
 export async function createFinishedBundles(
   kubeconfig: string,
@@ -127,13 +132,42 @@ export async function createFinishedBundles(
     const image = bundleImage(REGISTRY, ns, project, name);
     await api.patchStatus('Bundle', ns, name, finishedStatus(name, image, deploy));
     const job = buildJob(bundle, projectObjects.get(project)!, image, config);
+    const metadata = { ...job.metadata, labels: { ...job.metadata?.labels, [LABEL_FINISHED]: 'true' } };
     await batch.createNamespacedJob({
       namespace: ns,
-      body: { ...job, spec: { ...job.spec!, suspend: true } },
+      body: { ...job, metadata, spec: { ...job.spec!, suspend: true } },
     });
     if (++done % 1000 === 0) log(`memory: ${done}/${total} finished bundles and their Jobs created`);
   });
   return projects.length;
+}
+
+const isSuspended = (job: V1Job) =>
+  job.status?.conditions?.some((c) => c.type === 'Suspended' && c.status === 'True') === true;
+
+/**
+ * The Job controller marks each new suspended Job Suspended: `total` status writes, a minute of
+ * the API server's time after a bulk create, which would be measured as the operator's start.
+ * Waits for the last of them, as an operator restarting on a settled cluster finds it.
+ */
+async function jobControllerCaughtUp(kubeconfig: string, ns: string, total: number): Promise<void> {
+  const jobs = new Informer<V1Job>(
+    kubeConfigFromFile(kubeconfig),
+    `/apis/batch/v1/namespaces/${ns}/jobs`,
+    pino({ level: 'silent' }),
+    { transform: (j) => ({ metadata: j.metadata, status: j.status }) },
+  );
+  await jobs.start();
+  try {
+    await until(
+      'the Job controller to mark every Job Suspended',
+      () => jobs.list().filter(isSuspended).length >= total,
+      600_000,
+      500,
+    );
+  } finally {
+    await jobs.stop();
+  }
 }
 
 export async function memoryPhase(
@@ -160,6 +194,7 @@ export async function memoryPhase(
   const started = performance.now();
   const projects = await createFinishedBundles(bench.kubeconfig, ns, total, options.log);
   const createSeconds = (performance.now() - started) / 1000;
+  await jobControllerCaughtUp(bench.kubeconfig, ns, total);
 
   const startedAt = performance.now();
   operator = await OperatorProcess.start({

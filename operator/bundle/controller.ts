@@ -11,7 +11,7 @@ import { PatchStrategy, setHeaderOptions, type V1Deployment, type V1Job } from '
 import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
-import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
+import { isAlreadyExists, isNotFound, mergePatch } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
@@ -48,6 +48,7 @@ import { backupJob, backupLocation, buildJob } from './jobs.ts';
 import { isFinished } from '../../crds/bundle-outcome.ts';
 import { failedContainerOutput, jobState, timeMs } from './state.ts';
 import { bundleStatusUpdate, transitionEvents } from './status.ts';
+import { FINISHED_LABEL_PATCH, retirement } from './retire.ts';
 
 /** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
 const ARCHIVE_URL_GRACE_SECONDS = 15 * 60;
@@ -75,7 +76,7 @@ export class BundleReconciler implements Reconciler {
     if (!bundle) return;
     const cached = await this.withRefusedPods(this.gatherFromCache(bundle));
     const first = this.decideCounting(cached);
-    if (first.skip) return;
+    if (first.skip) return this.retire(cached);
     if (first.action.type === 'none' && first.outcome !== 'finished') return this.write(cached, first);
     // Starting a build needs no fresh read: its slot is counted and reserved above, and the
     // Job's deterministic name makes the create its own check ("already exists" = made before).
@@ -96,6 +97,24 @@ export class BundleReconciler implements Reconciler {
       return { live, decision };
     });
     return acted && this.write(acted.live, acted.decision);
+  }
+
+  /** A finished bundle's ended Jobs and pods are labelled, and so leave the caches (retire.ts). */
+  private async retire(input: BundleInputs): Promise<void> {
+    const { pods, jobs } = retirement(input);
+    const { namespace } = input.bundle.metadata;
+    const { core, batch } = this.ctx.clients;
+    const ignoreGone = (err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    };
+    for (const name of pods)
+      await core
+        .patchNamespacedPod({ name, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
+        .catch(ignoreGone);
+    for (const name of jobs)
+      await batch
+        .patchNamespacedJob({ name, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
+        .catch(ignoreGone);
   }
 
   private async actAndWrite(input: BundleInputs, decision: BundleDecision): Promise<HandlerResult | void> {

@@ -30,14 +30,14 @@
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get","create"]
-# build and backup Jobs; delete the unfinished Jobs of a superseded bundle
+# build and backup Jobs; delete the unfinished Jobs of a superseded bundle; label the ended Jobs of a finished bundle slipway.dev/finished (no longer watched)
 - apiGroups: ["batch"]
   resources: ["jobs"]
-  verbs: ["get","list","watch","create","delete"]
-# an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts'): what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines
+  verbs: ["get","list","watch","create","patch","delete"]
+# an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts'): what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines; label the ended Job pods of a finished bundle slipway.dev/finished (no longer watched)
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["list","watch"]
+  verbs: ["list","watch","patch"]
 # a Job without a pod after a few seconds: its FailedCreate Events say why (quota, Pod Security)
 - apiGroups: [""]
   resources: ["events"]

@@ -1,7 +1,9 @@
 // The bundle chain against a real API server, with kwok completing Job pods and readying
 // Deployment pods: build → (backup) → rollout, and what a user sees on the way.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, V1Job } from '@kubernetes/client-node';
+import { LABEL_FINISHED } from '../../../crds/labels.ts';
+import { INDEX } from '../../../operator/informers.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
@@ -74,19 +76,41 @@ describe('operator: bundles', () => {
     expect(reasons).toEqual(expect.arrayContaining(['BuildStarted', 'Built', 'Ready']));
   });
 
-  it("caches what it reads of a Job (metadata, status), not its spec or the API server's bookkeeping", async () => {
-    await bundleInPhase(kc, ns.name, 'manual-1', 'Built');
-    const cached = operator.context.informers.jobs.get(ns.name, 'manual-1-build')!;
-    const [stored] = await jobsOf(kc, ns.name, 'manual-1');
+  it("caches what it reads of a Job (metadata, status), not its spec or the API server's bookkeeping; lets go of a finished bundle's Jobs and pods", async () => {
+    const { jobs, pods, bundles } = operator.context.informers;
+    let cached: V1Job | undefined;
+    jobs.onEvent((job, type) => {
+      if (type !== 'delete' && job.metadata?.name === 'cache-1-build') cached ??= job;
+    });
+    await clients(kc).slipway.create('Bundle', bundle('cache-1', inNamespace(ns.name)));
+    await bundleInPhase(kc, ns.name, 'cache-1', 'Built');
+    const [stored] = await jobsOf(kc, ns.name, 'cache-1');
     expect(stored!.spec?.template).toBeDefined();
     expect(stored!.metadata?.managedFields?.length).toBeGreaterThan(0);
-    expect(Object.keys(cached).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'status']);
-    expect(cached.metadata?.managedFields).toBeUndefined();
-    expect(cached.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Bundle', name: 'manual-1' });
-    expect(cached.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')).toBe(true);
-    const bundleCached = operator.context.informers.bundles.get(ns.name, 'manual-1')!;
+    expect(Object.keys(cached!).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'status']);
+    expect(cached!.metadata?.managedFields).toBeUndefined();
+    expect(cached!.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Bundle', name: 'cache-1' });
+    const bundleCached = bundles.get(ns.name, 'cache-1')!;
     expect(bundleCached.status?.phase).toBe('Built');
     expect((bundleCached.metadata as { managedFields?: unknown }).managedFields).toBeUndefined();
+
+    // Finished (a manual build, Ready): its Job and pod stay on the cluster, labelled, and the
+    // API server drops them from the operator's watches.
+    const finished = await waitFor("the finished bundle's Job to be labelled and let go", async () => {
+      const [job] = await jobsOf(kc, ns.name, 'cache-1');
+      const gone =
+        !jobs.get(ns.name, 'cache-1-build') && !pods.byIndex(INDEX.bundle, `${ns.name}/cache-1`).length;
+      return job?.metadata?.labels?.[LABEL_FINISHED] === 'true' && gone ? job : undefined;
+    });
+    expect(finished.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')).toBe(true);
+    const jobPods = await clients(kc).core.listNamespacedPod({
+      namespace: ns.name,
+      labelSelector: 'batch.kubernetes.io/job-name=cache-1-build',
+    });
+    expect(jobPods.items.length).toBeGreaterThan(0);
+    expect(jobPods.items.map((p) => p.metadata?.labels?.[LABEL_FINISHED])).toEqual(
+      jobPods.items.map(() => 'true'),
+    );
   });
 
   it('deploys a webhook bundle: Deployed, the Deployment runs status.image, the environment says so', async () => {
