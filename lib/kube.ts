@@ -1,6 +1,6 @@
 // Kubernetes access for all three processes: configuration, typed API clients, and a small
 // helper for Slipway's own kinds (list, get, create, merge-patch, status patch, delete).
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import {
   ApiException,
   AppsV1Api,
@@ -114,6 +114,18 @@ export async function jsonRequest<T>(
   body?: unknown,
   contentType = 'application/json',
 ): Promise<T> {
+  const response = await send(kc, method, path, body, contentType);
+  return JSON.parse(await response.body.text()) as T;
+}
+
+/** jsonRequest without the answer's body: read and parsed only when the call failed. */
+async function send(
+  kc: KubeConfig,
+  method: HttpMethod,
+  path: string,
+  body: unknown,
+  contentType: string,
+): Promise<Dispatcher.ResponseData> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('no current cluster in the kubeconfig');
   const url = cluster.server + path;
@@ -127,11 +139,11 @@ export async function jsonRequest<T>(
     body: body === undefined ? undefined : JSON.stringify(body),
     dispatcher: context.getDispatcher() as never,
   });
-  const text = await response.body.text();
   if (response.statusCode < 200 || response.statusCode > 299) {
+    const text = await response.body.text();
     throw new ApiException<string>(response.statusCode, `${method} ${path}`, text, {});
   }
-  return JSON.parse(text) as T;
+  return response;
 }
 
 /** Slipway's own kinds over REST: list, get, create, merge-patch, status patch, delete. */
@@ -141,6 +153,11 @@ export function slipwayApi(kc: KubeConfig) {
     return namespace
       ? `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/${plural}`
       : `/apis/${GROUP}/${VERSION}/${plural}`;
+  };
+  const creation = (kind: KindName, object: Obj): [string, object] => {
+    const { namespace } = object.metadata;
+    if (!namespace) throw new Error(`a ${kind} to create needs metadata.namespace`);
+    return [base(kind, namespace), { apiVersion: `${GROUP}/${VERSION}`, kind, ...object }];
   };
   const one = (kind: KindName, namespace: string, name: string) =>
     `${base(kind, namespace)}/${encodeURIComponent(name)}`;
@@ -153,10 +170,15 @@ export function slipwayApi(kc: KubeConfig) {
       return jsonRequest<T>(kc, HttpMethod.GET, one(kind, namespace, name));
     },
     create<T extends Obj>(kind: KindName, object: T): Promise<T> {
-      const { namespace } = object.metadata;
-      if (!namespace) throw new Error(`a ${kind} to create needs metadata.namespace`);
-      const body = { apiVersion: `${GROUP}/${VERSION}`, kind, ...object };
-      return jsonRequest<T>(kc, HttpMethod.POST, base(kind, namespace), body);
+      return jsonRequest<T>(kc, HttpMethod.POST, ...creation(kind, object));
+    },
+    /**
+     * create() without reading the stored object back (the gateway needs only to know that a
+     * delivery's Bundle exists): the answer's body is skipped unless the call failed.
+     */
+    async add(kind: KindName, object: Obj): Promise<void> {
+      const response = await send(kc, HttpMethod.POST, ...creation(kind, object), 'application/json');
+      await response.body.dump();
     },
     patch<T>(kind: KindName, namespace: string, name: string, body: unknown): Promise<T> {
       return jsonRequest<T>(kc, HttpMethod.PATCH, one(kind, namespace, name), body, MERGE_PATCH);

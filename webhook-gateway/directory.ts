@@ -99,7 +99,7 @@ export function bundleWriter(slipway: SlipwayApi) {
     const results: BundleCreation[] = [];
     for (const bundle of bundles) {
       try {
-        await slipway.create('Bundle', bundle as BundleObject & Record<string, unknown>);
+        await slipway.add('Bundle', bundle);
         results.push({ name: bundle.metadata.name, result: 'created' });
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;

@@ -25,6 +25,15 @@ describe('webhook URL token', () => {
     expect(isWebhookToken(token, 's3cret', 'other')).toBe(false);
   });
 
+  it('is remembered per slug and secret: a rotated secret stops the old token at once', () => {
+    const old = deriveWebhookToken('s3cret', 'shop');
+    expect(isWebhookToken(old, 's3cret', 'shop')).toBe(true);
+    expect(isWebhookToken(old, 'rotated', 'shop')).toBe(false);
+    expect(isWebhookToken(deriveWebhookToken('rotated', 'shop'), 'rotated', 'shop')).toBe(true);
+    expect(isWebhookToken(old, Buffer.from('s3cret'), 'shop')).toBe(true);
+    expect(isWebhookToken(old, Buffer.from('rotated'), 'shop')).toBe(false);
+  });
+
   it('builds the webhook and script URLs', () => {
     const token = deriveWebhookToken('s3cret', 'shop');
     expect(webhookUrl('https://hooks.example.com/', 'shop', 's3cret')).toBe(
