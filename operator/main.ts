@@ -1,42 +1,14 @@
-// Entry point: `node operator/main.ts`. Reads its settings from the environment (config.ts),
-// serves /healthz, /readyz and /metrics on the admin port, reconciles until SIGTERM.
+// Entry point: `node operator/main.ts`. Caps the heap's young generation (heap.ts), keeps V8's
+// compiled code on disk, then starts the operator (start.ts).
+//
+// About 2,000 modules load at start (most of them @kubernetes/client-node's): 0.9 s of a 2.9 s
+// start with 5,000 bundles, 0.6 s when V8 reuses the code it compiled on an earlier start. The
+// cache is NODE_COMPILE_CACHE, or else the system's temp directory: under the chart, the pod's
+// /tmp emptyDir, so a restarted container (a crash, an OOM kill) starts warm; a pod's first start
+// fills it. A cache that cannot be made is skipped. Static imports load before any
+// code here runs, so the operator's own are imported after it, dynamically.
 import './heap.ts';
-import { onShutdown, startAdminServer } from '../lib/admin.ts';
-import { loadKubeConfig } from '../lib/kube.ts';
-import { childLogger } from '../lib/log.ts';
-import { loadConfig } from './config.ts';
-import { Operator } from './operator.ts';
+import { enableCompileCache } from 'node:module';
 
-const log = childLogger({ component: 'operator' });
-
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const kc = loadKubeConfig();
-  const operator = new Operator(kc, config, log, {
-    onLostLeadership: () => {
-      // Another replica may already be acting: stop at once and let the restart begin clean.
-      log.error('lost the leader lease; exiting');
-      process.exit(1);
-    },
-  });
-  const admin = await startAdminServer({ port: config.adminPort, ready: () => operator.ready() });
-  log.info(
-    {
-      adminPort: config.adminPort,
-      watchNamespace: config.watchNamespace ?? '(all)',
-      leaderElection: config.leaderElection,
-      identity: config.podName,
-    },
-    'operator starting',
-  );
-  onShutdown(async () => {
-    await operator.stop();
-    await new Promise<void>((resolve) => admin.close(() => resolve()));
-  }, log);
-  await operator.start();
-}
-
-main().catch((err: unknown) => {
-  log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'operator failed to start');
-  process.exit(1);
-});
+enableCompileCache();
+await import('./start.ts');

@@ -45,7 +45,7 @@ etcd() {
   dir="$WORK/etcd"; mkdir -p "$dir"; cd "$dir"
   [ -f go.mod ] || go mod init slipway.local/etcd-build >/dev/null 2>&1
   step "building etcd $ETCD_VERSION"
-  go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >&2
+  go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >get.log 2>&1 || { cat get.log >&2; exit 1; }
   go build -trimpath -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3
   mv "$BIN/etcd.tmp" "$BIN/etcd"
 }
@@ -54,7 +54,9 @@ kwok() {
   for c in kwok kwokctl; do
     [ -x "$BIN/$c" ] && continue
     step "building $c $KWOK_VERSION"
-    GOBIN="$BIN" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/$c@$KWOK_VERSION"
+    # Its module downloads go to a log, shown only if the install fails: progress lines only.
+    GOBIN="$BIN" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/$c@$KWOK_VERSION" \
+      >"$WORK/install-$c.log" 2>&1 || { cat "$WORK/install-$c.log" >&2; exit 1; }
   done
 }
 

@@ -50,7 +50,9 @@ fi
 mkdir -p "$DIR"
 tmp="$DIR/tmp.$$"
 trap 'rm -rf "$tmp"' EXIT
-GOBIN="$tmp" go install -trimpath -ldflags "$ld" "$MODULE/cmd/helm@$HELM_VERSION"
+# Module downloads go to a log, shown only if the install fails: progress lines only.
+GOBIN="$tmp" go install -trimpath -ldflags "$ld" "$MODULE/cmd/helm@$HELM_VERSION" >"$DIR/install.log" 2>&1 \
+  || { cat "$DIR/install.log" >&2; exit 1; }
 mv "$tmp/helm" "$HELM"
 log "[$(( $(date +%s) - start ))s] done: $("$HELM" version --short 2>/dev/null || echo "$HELM")"
 echo "$HELM"
