@@ -76,7 +76,7 @@ export function createInformers(
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)));
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
   const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {
-    labelSelector: `${MANAGED_BY}=${MANAGER},!${LABEL_FINISHED}`,
+    labelSelector: `${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`,
     transform: metadataAndStatus,
   })
     .addIndex(INDEX.bundle, (j) =>
@@ -87,7 +87,7 @@ export function createInformers(
   // Only pods that carry a bundle's label: Job pods and the pods of a rollout the operator started
   // (a finished bundle's Job pods are labelled finished, and leave).
   const pods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', namespace), log, {
-    labelSelector: `${LABEL_BUNDLE},!${LABEL_FINISHED}`,
+    labelSelector: `${LABEL_BUNDLE},${LABEL_FINISHED}!=true`,
     transform: metadataAndStatus,
   }).addIndex(INDEX.bundle, (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]));
   return { projects, environments, webhooks, bundles, jobs, deployments, pods };

@@ -1,5 +1,5 @@
 // The operator as an object: shared informers, one controller per kind, leader election.
-// main.ts runs it as a process; integration tests and benchmarks run it in-process.
+// start.ts runs it as a process; integration tests and benchmarks run it in-process.
 //
 // Informers start at once on every replica (so a new leader has warm caches); controllers
 // only run while this replica leads. Losing the lease stops the controllers and reports it.

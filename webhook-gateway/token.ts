@@ -3,21 +3,25 @@ import { deriveWebhookToken } from '../crds/webhook-url.ts';
 import { constantTimeEqual } from './constant-time.ts';
 
 /**
- * Derived tokens by slug and secret: one HMAC per project and secret rather than per delivery
- * (on a busy machine the HMAC took 70-100 µs of a delivery's time in the gateway). A rotated
- * secret is a new key; beyond MAX_TOKENS the memo starts again.
+ * The token of each slug, with the secret it was derived from: one HMAC per project and secret
+ * rather than per delivery (on a busy machine the HMAC took 70-100 µs of a delivery's time in
+ * the gateway). A rotated secret replaces its slug's entry; beyond MAX_TOKENS the memo starts
+ * again.
  */
-const derived = new Map<string, string>();
+const derived = new Map<string, { secret: string | Buffer; token: string }>();
 const MAX_TOKENS = 10_000;
 
+const sameSecret = (a: string | Buffer, b: string | Buffer) =>
+  typeof a === 'string' && typeof b === 'string'
+    ? a === b
+    : typeof a !== 'string' && typeof b !== 'string' && a.equals(b);
+
 function tokenOf(secret: string | Buffer, slug: string): string {
-  const key = `${slug}\n${typeof secret === 'string' ? secret : secret.toString('base64')}`;
-  let token = derived.get(key);
-  if (token === undefined) {
-    if (derived.size >= MAX_TOKENS) derived.clear();
-    token = deriveWebhookToken(secret, slug);
-    derived.set(key, token);
-  }
+  const memo = derived.get(slug);
+  if (memo && sameSecret(memo.secret, secret)) return memo.token;
+  if (!memo && derived.size >= MAX_TOKENS) derived.clear();
+  const token = deriveWebhookToken(secret, slug);
+  derived.set(slug, { secret, token });
   return token;
 }
 

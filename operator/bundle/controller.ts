@@ -99,22 +99,26 @@ export class BundleReconciler implements Reconciler {
     return acted && this.write(acted.live, acted.decision);
   }
 
-  /** A finished bundle's ended Jobs and pods are labelled, and so leave the caches (retire.ts). */
+  /**
+   * A finished bundle's ended Jobs and pods are labelled, and so leave the caches (retire.ts).
+   * Housekeeping: a refused patch (a Role without the patch verb) is logged, never retried.
+   */
   private async retire(input: BundleInputs): Promise<void> {
     const { pods, jobs } = retirement(input);
-    const { namespace } = input.bundle.metadata;
+    const { namespace, name } = input.bundle.metadata;
     const { core, batch } = this.ctx.clients;
-    const ignoreGone = (err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    };
-    for (const name of pods)
-      await core
-        .patchNamespacedPod({ name, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
-        .catch(ignoreGone);
-    for (const name of jobs)
-      await batch
-        .patchNamespacedJob({ name, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
-        .catch(ignoreGone);
+    try {
+      for (const pod of pods)
+        await core
+          .patchNamespacedPod({ name: pod, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
+          .catch(ignoreNotFound);
+      for (const job of jobs)
+        await batch
+          .patchNamespacedJob({ name: job, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
+          .catch(ignoreNotFound);
+    } catch (err) {
+      this.ctx.log.warn({ err, bundle: `${namespace}/${name}` }, "labelling a finished bundle's Jobs failed");
+    }
   }
 
   private async actAndWrite(input: BundleInputs, decision: BundleDecision): Promise<HandlerResult | void> {
@@ -439,6 +443,10 @@ export class BundleReconciler implements Reconciler {
   }
 }
 
+const ignoreNotFound = (err: unknown) => {
+  if (!isNotFound(err)) throw err;
+};
+
 /** Queued for a build slot, waiting for its environment, or not yet looked at. */
 function waitsForSiblings(b: BundleObject): boolean {
   const phase = b.status?.phase;
@@ -469,8 +477,10 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
   informers.pods.onEvent((p) => {
     const label = p.metadata?.labels?.[LABEL_BUNDLE];
     if (!label) return;
+    // A finished bundle's pod that has just ended can now be let go (retire.ts).
+    const ended = p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
     for (const b of informers.bundles.byIndex(INDEX.bundleLabel, objectKey(p.metadata?.namespace, label)))
-      if (!isFinished(b)) enqueue(b);
+      if (ended || !isFinished(b)) enqueue(b);
   });
   informers.jobs.onEvent((j) => {
     const owner = j.metadata?.ownerReferences?.find((o) => o.kind === 'Bundle');
