@@ -46,7 +46,7 @@ import { signArchiveUrl } from '../../crds/archive-url.ts';
 import { rollbackBundle } from '../../crds/rollback.ts';
 import { backupJob, backupLocation, buildJob } from './jobs.ts';
 import { isFinished } from '../../crds/bundle-outcome.ts';
-import { failedContainerOutput, jobState, timeMs } from './state.ts';
+import { failedContainerOutput, jobState, podEnded, timeMs } from './state.ts';
 import { bundleStatusUpdate, transitionEvents } from './status.ts';
 import { FINISHED_LABEL_PATCH, retirement } from './retire.ts';
 
@@ -332,9 +332,7 @@ export class BundleReconciler implements Reconciler {
           if (!job?.metadata?.name || jobState(job).state !== 'running') continue;
           await batch
             .deleteNamespacedJob({ name: job.metadata.name, namespace, propagationPolicy: 'Background' })
-            .catch((err: unknown) => {
-              if (!isNotFound(err)) throw err;
-            });
+            .catch(ignoreNotFound);
         }
         return;
       }
@@ -478,7 +476,7 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     const label = p.metadata?.labels?.[LABEL_BUNDLE];
     if (!label) return;
     // A finished bundle's pod that has just ended can now be let go (retire.ts).
-    const ended = p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+    const ended = podEnded(p);
     for (const b of informers.bundles.byIndex(INDEX.bundleLabel, objectKey(p.metadata?.namespace, label)))
       if (ended || !isFinished(b)) enqueue(b);
   });

@@ -3,7 +3,7 @@
 // claim included), image pulls that fail, containers that cannot be created (a missing Secret or
 // ConfigMap key), containers that crash over and over. Pure: no I/O.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
-import { timeMs } from './state.ts';
+import { podEnded, timeMs } from './state.ts';
 
 export interface PodProblem {
   /** A condition reason: Unschedulable, ClaimNotFound, ImagePullFailed, ContainerConfigError, CrashLoop. */
@@ -27,10 +27,7 @@ export function podProblem(
   options: { withOutput?: boolean } = {},
 ): PodProblem | undefined {
   const live = pods
-    .filter(
-      (p) =>
-        !p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
-    )
+    .filter((p) => !p.metadata?.deletionTimestamp && !podEnded(p))
     .sort(
       (a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0),
     );

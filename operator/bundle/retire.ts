@@ -7,12 +7,12 @@
 // finished bundles, their build Jobs were three quarters of the bytes the operator read at
 // start and most of its cache. Argo Workflows' controller does the same with its `completed`
 // label on workflows and pods.
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { isFinished } from '../../crds/bundle-outcome.ts';
 import { LABEL_FINISHED } from '../../crds/labels.ts';
 import type { BundlePods } from './decide.ts';
-import { jobState } from './state.ts';
+import { jobState, podEnded } from './state.ts';
 
 /** The label's value, and the merge patch that sets it. */
 export const FINISHED_LABEL_PATCH = { metadata: { labels: { [LABEL_FINISHED]: 'true' } } };
@@ -22,8 +22,6 @@ export interface Retirement {
   pods: string[];
   jobs: string[];
 }
-
-const ended = (pod: V1Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
 /**
  * The cached Jobs and pods of a finished bundle that can be let go: Jobs that have ended (a
@@ -42,7 +40,7 @@ export function retirement(input: {
   const jobs = [input.buildJob, input.backupJob].filter(
     (job): job is V1Job => job !== undefined && jobState(job).state !== 'running',
   );
-  const pods = [...(input.pods?.build ?? []), ...(input.pods?.backup ?? [])].filter(ended);
+  const pods = [...(input.pods?.build ?? []), ...(input.pods?.backup ?? [])].filter(podEnded);
   const names = (objects: Array<{ metadata?: { name?: string } }>) =>
     objects.flatMap((o) => (o.metadata?.name ? [o.metadata.name] : []));
   return { pods: names(pods), jobs: names(jobs) };

@@ -12,6 +12,10 @@ export function timeMs(t: Date | string | undefined | null): number | undefined 
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** A pod that has ended: it runs nothing more (Succeeded or Failed). */
+export const podEnded = (pod: V1Pod): boolean =>
+  pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
 export type JobState = { state: 'running' } | { state: 'succeeded' } | { state: 'failed'; message: string };
 
 export function jobState(job: V1Job): JobState {
