@@ -31,15 +31,15 @@ export class BuildExpectations {
   }
 
   /** Jobs of `project` expected and not yet seen, leaving out those in `except`. */
-  pending(project: string, except: (job: string) => boolean): number {
+  pending(project: string, except: (job: string) => boolean): string[] {
     const jobs = this.byProject.get(project);
-    if (!jobs) return 0;
+    if (!jobs) return [];
     const oldest = this.now() - EXPECTATION_TTL_MS;
-    let count = 0;
+    const names: string[] = [];
     for (const [job, at] of jobs) {
       if (at < oldest) jobs.delete(job);
-      else if (!except(job)) count += 1;
+      else if (!except(job)) names.push(job);
     }
-    return count;
+    return names;
   }
 }

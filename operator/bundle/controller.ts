@@ -142,7 +142,7 @@ export class BundleReconciler implements Reconciler {
    * before anything else can count: no await between the count and the expectation.
    */
   private decideCounting(input: BundleInputs): BundleDecision {
-    const live = { ...input, runningBuilds: this.runningBuilds(input.bundle) };
+    const live = { ...input, ...this.projectBuilds(input.bundle) };
     const decision = decideBundle(live);
     if (decision.action.type === 'createBuildJob')
       this.expectations.expect(this.projectKey(input.bundle), buildJobName(input.bundle.metadata.name));
@@ -153,21 +153,28 @@ export class BundleReconciler implements Reconciler {
     return objectKey(bundle.metadata.namespace, labelValue(bundle.spec.projectRef.name));
   }
 
-  /** The project's unfinished build Jobs but this bundle's: the cache's, and those expected. */
-  private runningBuilds(bundle: BundleObject): number {
+  /**
+   * The project's build Jobs but this bundle's, from the cache and those expected: how many are
+   * running, and the names of all of them (whatever their state).
+   */
+  private projectBuilds(bundle: BundleObject): Pick<BundleInputs, 'runningBuilds' | 'startedBuilds'> {
     const { jobs } = this.ctx.informers;
     const own = buildJobName(bundle.metadata.name);
     const key = this.projectKey(bundle);
-    const cached = jobs
-      .byIndex(INDEX.project, key)
-      .filter(
-        (j) =>
-          j.metadata?.labels?.[LABEL_STEP] === 'build' &&
-          j.metadata?.name !== own &&
-          jobState(j).state === 'running',
-      ).length;
     const namespace = bundle.metadata.namespace;
-    return cached + this.expectations.pending(key, (job) => job === own || !!jobs.get(namespace, job));
+    const startedBuilds = new Set<string>();
+    let runningBuilds = 0;
+    for (const job of jobs.byIndex(INDEX.project, key)) {
+      const name = job.metadata?.name;
+      if (job.metadata?.labels?.[LABEL_STEP] !== 'build' || !name || name === own) continue;
+      startedBuilds.add(name);
+      if (jobState(job).state === 'running') runningBuilds += 1;
+    }
+    for (const name of this.expectations.pending(key, (job) => job === own || !!jobs.get(namespace, job))) {
+      startedBuilds.add(name);
+      runningBuilds += 1;
+    }
+    return { runningBuilds, startedBuilds };
   }
 
   private gatherFromCache(bundle: BundleObject): BundleInputs {
@@ -188,7 +195,7 @@ export class BundleReconciler implements Reconciler {
       buildJob: buildJobObj,
       backupJob: informers.jobs.get(namespace, backupJobName(name)),
       projectBundles: informers.bundles.byIndex(INDEX.project, objectKey(namespace, projectName)),
-      runningBuilds: this.runningBuilds(bundle),
+      ...this.projectBuilds(bundle),
       defaultBuildConcurrency: config.buildConcurrency,
       image: bundleImage(config.registry, namespace, projectName, name),
       backupLocation: environment ? backupLocation(environment, name) : undefined,

@@ -39,6 +39,12 @@ export interface BundleInputs {
   projectBundles: readonly BundleObject[];
   /** Unfinished build Jobs of the project, not counting this bundle's. */
   runningBuilds: number;
+  /**
+   * Every build Job of the project known to exist or to be on its way (created by this process,
+   * not yet in the cache), not counting this bundle's: their bundles hold a slot or are past
+   * one, even while the cache does not show the status.buildJob that says so.
+   */
+  startedBuilds: ReadonlySet<string>;
   /** Builds per project at the same time, unless the Project's annotation says otherwise. */
   defaultBuildConcurrency: number;
   /** The image reference the build pushes to. */
@@ -386,6 +392,8 @@ function olderBundlesWaitingToBuild(input: BundleInputs): BundleObject[] {
   return input.projectBundles.filter((b) => {
     if (b.metadata.name === bundle.metadata.name || b.metadata.deletionTimestamp) return false;
     if (!isNewer(bundle, b) || isFinished(b) || b.status?.buildJob || b.status?.image) return false;
+    // Counted among the running builds already (its status write may not have reached the cache).
+    if (input.startedBuilds.has(buildJobName(b.metadata.name))) return false;
     // A bundle that cannot build yet (say, a git bundle of a project with no repository) holds
     // no place in the queue: an upload behind it must not wait for it.
     if (input.project && buildSettingsProblem(b, input.project)) return false;

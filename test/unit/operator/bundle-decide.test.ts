@@ -37,6 +37,7 @@ function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
     backupJob: undefined,
     projectBundles: [b],
     runningBuilds: 0,
+    startedBuilds: new Set(),
     defaultBuildConcurrency: 1,
     image: `registry.test/${NS}/shop:${b.metadata.name}`,
     backupLocation: `pvc://backups/shop/staging/${b.metadata.name}.sql`,
@@ -238,6 +239,31 @@ describe('decideBundle: build', () => {
     const all = [older, newer];
     expect(decideBundle(inputs({ bundle: newer, projectBundles: all })).phase).toBe('Queued');
     expect(decideBundle(inputs({ bundle: older, projectBundles: all })).action.type).toBe('createBuildJob');
+  });
+
+  it('counts an older bundle whose build Job started once, before its status shows it', () => {
+    const older = bundle('a-older', stored());
+    const newer = bundle('b-newer', stored(10));
+    const two = {
+      ...project(),
+      metadata: { ...project().metadata, annotations: { 'slipway.dev/build-concurrency': '2' } },
+    };
+    // The older bundle's Job is running (or being created); its status.buildJob is not cached yet.
+    const d = decideBundle(
+      inputs({
+        bundle: newer,
+        project: two,
+        projectBundles: [older, newer],
+        runningBuilds: 1,
+        startedBuilds: new Set(['a-older-build']),
+      }),
+    );
+    expect(d.action.type).toBe('createBuildJob');
+    // Without the started Job, the older bundle still waits ahead of it and takes the last slot.
+    const queued = decideBundle(
+      inputs({ bundle: newer, project: two, projectBundles: [older, newer], runningBuilds: 1 }),
+    );
+    expect(queued.phase).toBe('Queued');
   });
 
   it('does not hold a slot for an older bundle that cannot build yet', () => {
