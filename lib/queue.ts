@@ -4,6 +4,8 @@
 //   it once more for after the current run (so no change is ever missed);
 // - a failed key is retried with exponential backoff, capped, and forgotten after a success;
 // - addAfter() schedules a key (an earlier schedule wins over a later one);
+// - addAhead() queues a key before every key add() queued (a new object nobody has looked at
+//   yet should not wait behind the follow-ups of older ones);
 // - shutdown() stops taking work and waits for the running handlers.
 // Timers go through an injected clock so the tests run without real waiting.
 
@@ -57,7 +59,8 @@ export class WorkQueue {
   private readonly onDepth: ((depth: number) => void) | undefined;
   private readonly onResult: WorkQueueOptions['onResult'];
 
-  /** FIFO of keys ready to run; `queued` mirrors it for membership. */
+  /** FIFOs of keys ready to run, `ahead` first; `queued` mirrors both for membership. */
+  private readonly ahead: string[] = [];
   private readonly ready: string[] = [];
   private readonly queued = new Set<string>();
   private readonly processing = new Set<string>();
@@ -93,6 +96,24 @@ export class WorkQueue {
     if (this.queued.has(key)) return;
     this.queued.add(key);
     this.ready.push(key);
+    this.depthChanged();
+    this.pump();
+  }
+
+  /** Like add(), but `key` runs before every key add() queued; FIFO among keys added ahead. */
+  addAhead(key: string): void {
+    if (this.stopping) return;
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queued.has(key)) {
+      const at = this.ready.indexOf(key);
+      if (at < 0) return;
+      this.ready.splice(at, 1);
+    }
+    this.queued.add(key);
+    this.ahead.push(key);
     this.depthChanged();
     this.pump();
   }
@@ -138,7 +159,7 @@ export class WorkQueue {
 
   /** Keys waiting to be handled now (not counting scheduled ones or those running). */
   get depth(): number {
-    return this.ready.length;
+    return this.ahead.length + this.ready.length;
   }
 
   get active(): number {
@@ -152,7 +173,7 @@ export class WorkQueue {
 
   /** Resolves when nothing is queued or running (scheduled keys do not count). */
   async idle(): Promise<void> {
-    if (this.ready.length === 0 && this.processing.size === 0) return;
+    if (this.depth === 0 && this.processing.size === 0) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -161,6 +182,7 @@ export class WorkQueue {
     this.stopping = true;
     for (const { handle } of this.delayed.values()) this.timers.clearTimeout(handle);
     this.delayed.clear();
+    this.ahead.length = 0;
     this.ready.length = 0;
     this.queued.clear();
     this.dirty.clear();
@@ -171,8 +193,8 @@ export class WorkQueue {
   private pump(): void {
     const handler = this.handler;
     if (!handler) return;
-    while (!this.stopping && this.processing.size < this.concurrency && this.ready.length > 0) {
-      const key = this.ready.shift()!;
+    while (!this.stopping && this.processing.size < this.concurrency && this.depth > 0) {
+      const key = (this.ahead.length > 0 ? this.ahead : this.ready).shift()!;
       this.queued.delete(key);
       this.processing.add(key);
       this.depthChanged();
@@ -210,11 +232,11 @@ export class WorkQueue {
   }
 
   private depthChanged(): void {
-    this.onDepth?.(this.ready.length);
+    this.onDepth?.(this.depth);
   }
 
   private notifyIdle(): void {
-    if (this.ready.length > 0 || this.processing.size > 0) return;
+    if (this.depth > 0 || this.processing.size > 0) return;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }

@@ -470,7 +470,11 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     informers.bundles.byIndex(index, key).filter((b) => !isFinished(b));
 
   informers.bundles.onEvent((b, type) => {
-    enqueue(b);
+    // A push nobody has looked at goes ahead of the follow-ups of running chains: starting its
+    // build is what its author waits for (with ten environments at once, four busy workers
+    // made new bundles wait up to 400 ms in the queue).
+    if (type === 'add' && !b.status) controller.enqueueAhead(b.metadata.namespace, b.metadata.name);
+    else enqueue(b);
     // A new bundle may supersede its siblings, a deleted one free what it held; any other
     // change matters only to the siblings waiting for a build slot or an environment (each
     // status write enqueuing every unfinished sibling made ten environments' bundles crowd

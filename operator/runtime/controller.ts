@@ -41,6 +41,12 @@ export class Controller {
     this.queue.add(objectKey(namespace, name));
   }
 
+  /** A new object nobody has looked at yet: handled before the keys enqueue() queued. */
+  enqueueAhead(namespace: string | undefined, name: string | undefined): void {
+    if (!namespace || !name) return;
+    this.queue.addAhead(objectKey(namespace, name));
+  }
+
   start(): void {
     this.queue.start((key) => this.handle(key));
   }

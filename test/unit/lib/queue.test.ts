@@ -97,6 +97,37 @@ describe('WorkQueue', () => {
     expect(q.depth).toBe(0);
   });
 
+  it('runs keys added ahead before the keys add() queued, in their own order', async () => {
+    const clock = new FakeClock();
+    const h = controlledHandler();
+    const q = new WorkQueue({ timers: clock, concurrency: 1 });
+    q.start(h.handler);
+    for (const k of ['busy', 'a', 'b', 'c']) q.add(k);
+    await flush();
+    q.addAhead('new-1');
+    q.addAhead('b'); // already queued: moved ahead, not queued twice
+    q.addAhead('new-1');
+    expect(q.depth).toBe(4);
+    for (const k of ['busy', 'new-1', 'b', 'a', 'c']) await h.finish(k);
+    expect(h.runs).toEqual(['busy', 'new-1', 'b', 'a', 'c']);
+    expect(q.depth).toBe(0);
+  });
+
+  it('re-runs a key added ahead while it runs once, after the run', async () => {
+    const clock = new FakeClock();
+    const h = controlledHandler();
+    const q = new WorkQueue({ timers: clock, concurrency: 2 });
+    q.start(h.handler);
+    q.add('a');
+    await flush();
+    q.addAhead('a');
+    await flush();
+    expect(h.runs).toEqual(['a']);
+    await h.finish('a');
+    expect(h.runs).toEqual(['a', 'a']);
+    expect(h.overlap).toBe(false);
+  });
+
   it('retries a failing key with exponential backoff up to the cap, and resets after success', async () => {
     const clock = new FakeClock();
     let failuresLeft = 5;
