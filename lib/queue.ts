@@ -4,8 +4,9 @@
 //   it once more for after the current run (so no change is ever missed);
 // - a failed key is retried with exponential backoff, capped, and forgotten after a success;
 // - addAfter() schedules a key (an earlier schedule wins over a later one);
-// - addAhead() queues a key before every key add() queued (a new object nobody has looked at
-//   yet should not wait behind the follow-ups of older ones);
+// - addAhead() queues a key before every key add() queued, and such keys may also run on
+//   `reservedAhead` workers of their own (a new object nobody has looked at yet should not wait
+//   for the follow-ups of older ones, nor for a worker they hold);
 // - shutdown() stops taking work and waits for the running handlers.
 // Timers go through an injected clock so the tests run without real waiting.
 
@@ -40,6 +41,8 @@ export type Handler = (key: string) => Promise<HandlerResult | void>;
 export interface WorkQueueOptions {
   /** Keys handled at the same time (each key still only once at a time). */
   concurrency?: number;
+  /** Workers beyond `concurrency` that only keys added ahead may use. */
+  reservedAhead?: number;
   /** First retry delay after a failure; doubles per consecutive failure. */
   backoffBaseMs?: number;
   /** Upper bound of the retry delay. */
@@ -53,6 +56,7 @@ export interface WorkQueueOptions {
 
 export class WorkQueue {
   private readonly concurrency: number;
+  private readonly reservedAhead: number;
   private readonly backoffBaseMs: number;
   private readonly backoffMaxMs: number;
   private readonly timers: QueueTimers;
@@ -74,6 +78,7 @@ export class WorkQueue {
 
   constructor(options: WorkQueueOptions = {}) {
     this.concurrency = Math.max(1, options.concurrency ?? 1);
+    this.reservedAhead = Math.max(0, options.reservedAhead ?? 0);
     this.backoffBaseMs = options.backoffBaseMs ?? 500;
     this.backoffMaxMs = options.backoffMaxMs ?? 5 * 60_000;
     this.timers = options.timers ?? realTimers;
@@ -193,14 +198,22 @@ export class WorkQueue {
   private pump(): void {
     const handler = this.handler;
     if (!handler) return;
-    while (!this.stopping && this.processing.size < this.concurrency && this.depth > 0) {
-      const key = (this.ahead.length > 0 ? this.ahead : this.ready).shift()!;
+    for (let key = this.next(); key !== undefined; key = this.next()) {
       this.queued.delete(key);
       this.processing.add(key);
       this.depthChanged();
       void this.run(handler, key);
     }
     this.notifyIdle();
+  }
+
+  /** The next key a free worker may take: keys added ahead first, and on the reserved workers. */
+  private next(): string | undefined {
+    const running = this.processing.size;
+    if (this.stopping) return undefined;
+    if (this.ahead.length > 0 && running < this.concurrency + this.reservedAhead) return this.ahead.shift();
+    if (this.ready.length > 0 && running < this.concurrency) return this.ready.shift();
+    return undefined;
   }
 
   private async run(handler: Handler, key: string): Promise<void> {

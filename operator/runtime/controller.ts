@@ -25,6 +25,8 @@ export class Controller {
     this.log = log.child({ controller: name });
     this.queue = new WorkQueue({
       concurrency: workers,
+      // New objects (addAhead) never wait for a worker that older work holds.
+      reservedAhead: workers,
       backoffBaseMs: 500,
       backoffMaxMs: 5 * 60_000,
       onDepth: (depth) => queueDepth.set({ controller: name }, depth),

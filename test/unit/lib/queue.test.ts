@@ -113,6 +113,28 @@ describe('WorkQueue', () => {
     expect(q.depth).toBe(0);
   });
 
+  it('runs keys added ahead on the reserved workers when the others are busy', async () => {
+    const clock = new FakeClock();
+    const h = controlledHandler();
+    const q = new WorkQueue({ timers: clock, concurrency: 2, reservedAhead: 1 });
+    q.start(h.handler);
+    for (const k of ['a', 'b', 'c']) q.add(k);
+    await flush();
+    q.addAhead('new-1');
+    q.addAhead('new-2');
+    await flush();
+    // a and b hold the two workers; new-1 takes the reserved one, new-2 waits for any worker.
+    expect(h.runs).toEqual(['a', 'b', 'new-1']);
+    await h.finish('new-1');
+    expect(h.runs).toEqual(['a', 'b', 'new-1', 'new-2']);
+    await h.finish('new-2');
+    // c waits for one of the two workers it may use: three keys ran at once, never more.
+    expect(h.runs).toEqual(['a', 'b', 'new-1', 'new-2']);
+    await h.finish('a');
+    expect(h.runs).toEqual(['a', 'b', 'new-1', 'new-2', 'c']);
+    expect(h.maxRunning).toBe(3);
+  });
+
   it('re-runs a key added ahead while it runs once, after the run', async () => {
     const clock = new FakeClock();
     const h = controlledHandler();
