@@ -20,8 +20,13 @@ export type EventHandler<T> = (obj: T, type: 'add' | 'update' | 'delete') => voi
  */
 export type Transform<T> = (obj: T) => T;
 
-export interface InformerOptions<T> {
+/** Which objects a watch selects (the API server's labelSelector and fieldSelector parameters). */
+export interface Selectors {
   labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface InformerOptions<T> extends Selectors {
   transform?: Transform<T>;
   /** Keep metadata.managedFields (the status API reads the time of the last spec change there). */
   keepManagedFields?: boolean;
@@ -79,7 +84,8 @@ export class Informer<T extends Watched> {
   constructor(kc: KubeConfig, path: string, log: Logger, options: InformerOptions<T> = {}) {
     this.path = path;
     this.log = log;
-    const { labelSelector } = options;
+    const { labelSelector, fieldSelector } = options;
+    const selectors: Selectors = { labelSelector, fieldSelector };
     const { transform: extra, keepManagedFields } = options;
     const shape = (obj: T & KubernetesObject) => {
       const kept = withoutBookkeeping(obj, keepManagedFields);
@@ -88,7 +94,7 @@ export class Informer<T extends Watched> {
     const list = () => {
       // stop() aborts a first watch-list still streaming (ListWatch cannot).
       const abort = (this.listAbort = new AbortController());
-      return initialState<T & KubernetesObject>(kc, path, shape, labelSelector, log, abort.signal);
+      return initialState<T & KubernetesObject>(kc, path, shape, selectors, log, abort.signal);
     };
     this.listWatch = new ListWatch<T & KubernetesObject>(
       path,
@@ -96,6 +102,7 @@ export class Informer<T extends Watched> {
       list,
       false,
       labelSelector,
+      fieldSelector,
     );
     this.listWatch.on('add', (o) => this.changed(o, 'add'));
     this.listWatch.on('update', (o) => this.changed(o, 'update'));
@@ -247,18 +254,18 @@ async function initialState<T extends KubernetesObject>(
   kc: KubeConfig,
   path: string,
   shape: (obj: T) => T,
-  labelSelector: string | undefined,
+  selectors: Selectors,
   log: Logger,
   signal: AbortSignal,
 ): Promise<InitialState<T>> {
   try {
-    return await watchList(kc, path, shape, labelSelector, signal);
+    return await watchList(kc, path, shape, selectors, signal);
   } catch (err) {
     // A refused watch says statusCode (client-node's Watch), an ERROR event code (apiStatus).
     const status = (err as { statusCode?: number }).statusCode ?? apiStatus(err);
     if (status !== 400 && status !== 422) throw err;
     log.info({ path, status }, 'the API server has no watch-list streams; listing in pages');
-    return listAll(kc, path, shape, labelSelector);
+    return listAll(kc, path, shape, selectors);
   }
 }
 
@@ -266,7 +273,7 @@ function watchList<T extends KubernetesObject>(
   kc: KubeConfig,
   path: string,
   shape: (obj: T) => T,
-  labelSelector: string | undefined,
+  selectors: Selectors,
   signal: AbortSignal,
 ): Promise<InitialState<T>> {
   return new Promise((resolve, reject) => {
@@ -287,7 +294,7 @@ function watchList<T extends KubernetesObject>(
       sendInitialEvents: true,
       resourceVersionMatch: 'NotOlderThan',
       allowWatchBookmarks: true,
-      labelSelector,
+      ...selectors,
     };
     void new Watch(kc)
       .watch(
@@ -328,7 +335,7 @@ async function listAll<T extends KubernetesObject>(
   kc: KubeConfig,
   path: string,
   shape: (obj: T) => T,
-  labelSelector?: string,
+  selectors: Selectors = {},
 ): Promise<KubernetesListObject<T>> {
   const items: T[] = [];
   let resourceVersion = '';
@@ -336,7 +343,7 @@ async function listAll<T extends KubernetesObject>(
   do {
     const query = new URLSearchParams({ limit: '500' });
     if (cont) query.set('continue', cont);
-    if (labelSelector) query.set('labelSelector', labelSelector);
+    for (const [name, value] of Object.entries(selectors)) if (value) query.set(name, value);
     const page = await jsonRequest<{
       items: T[];
       metadata?: { resourceVersion?: string; continue?: string };

@@ -84,10 +84,12 @@ export function createInformers(
     )
     .addIndex(INDEX.project, (j) => ref(j, j.metadata?.labels?.[LABEL_PROJECT]));
   const deployments = new Informer<V1Deployment>(kc, builtinPath('apps/v1', 'deployments', namespace), log);
-  // Only pods that carry a bundle's label: Job pods and the pods of a rollout the operator started
-  // (a finished bundle's Job pods are labelled finished, and leave).
+  // Only pods that carry a bundle's label (Job pods and the pods of a rollout the operator started)
+  // and have not ended: what the operator reads of pods is why a live one cannot run. An ended
+  // pod leaves the watch (the API server sends DELETED), so finished bundles' pods are not kept.
   const pods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', namespace), log, {
-    labelSelector: `${LABEL_BUNDLE},${LABEL_FINISHED}!=true`,
+    labelSelector: LABEL_BUNDLE,
+    fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed',
     transform: metadataAndStatus,
   }).addIndex(INDEX.bundle, (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]));
   return { projects, environments, webhooks, bundles, jobs, deployments, pods };

@@ -55,8 +55,8 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: [''],
     resources: ['pods'],
-    verbs: ['list', 'watch', 'patch'],
-    why: "an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts'): what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines; label the ended Job pods of a finished bundle slipway.dev/finished (no longer watched)",
+    verbs: ['list', 'watch'],
+    why: "an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines",
   },
   {
     apiGroups: [''],

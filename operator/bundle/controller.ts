@@ -46,7 +46,7 @@ import { signArchiveUrl } from '../../crds/archive-url.ts';
 import { rollbackBundle } from '../../crds/rollback.ts';
 import { backupJob, backupLocation, buildJob } from './jobs.ts';
 import { isFinished } from '../../crds/bundle-outcome.ts';
-import { failedContainerOutput, jobState, podEnded, timeMs } from './state.ts';
+import { failedContainerOutput, jobState, timeMs } from './state.ts';
 import { bundleStatusUpdate, transitionEvents } from './status.ts';
 import { FINISHED_LABEL_PATCH, retirement } from './retire.ts';
 
@@ -100,19 +100,14 @@ export class BundleReconciler implements Reconciler {
   }
 
   /**
-   * A finished bundle's ended Jobs and pods are labelled, and so leave the caches (retire.ts).
+   * A finished bundle's ended Jobs are labelled, and so leave the cache (retire.ts).
    * Housekeeping: a refused patch (a Role without the patch verb) is logged, never retried.
    */
   private async retire(input: BundleInputs): Promise<void> {
-    const { pods, jobs } = retirement(input);
     const { namespace, name } = input.bundle.metadata;
-    const { core, batch } = this.ctx.clients;
+    const { batch } = this.ctx.clients;
     try {
-      for (const pod of pods)
-        await core
-          .patchNamespacedPod({ name: pod, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
-          .catch(ignoreNotFound);
-      for (const job of jobs)
+      for (const job of retirement(input))
         await batch
           .patchNamespacedJob({ name: job, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
           .catch(ignoreNotFound);
@@ -486,10 +481,8 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
   informers.pods.onEvent((p) => {
     const label = p.metadata?.labels?.[LABEL_BUNDLE];
     if (!label) return;
-    // A finished bundle's pod that has just ended can now be let go (retire.ts).
-    const ended = podEnded(p);
     for (const b of informers.bundles.byIndex(INDEX.bundleLabel, objectKey(p.metadata?.namespace, label)))
-      if (ended || !isFinished(b)) enqueue(b);
+      if (!isFinished(b)) enqueue(b);
   });
   informers.jobs.onEvent((j) => {
     const owner = j.metadata?.ownerReferences?.find((o) => o.kind === 'Bundle');

@@ -34,10 +34,10 @@
 - apiGroups: ["batch"]
   resources: ["jobs"]
   verbs: ["get","list","watch","create","patch","delete"]
-# an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts'): what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines; label the ended Job pods of a finished bundle slipway.dev/finished (no longer watched)
+# an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["list","watch","patch"]
+  verbs: ["list","watch"]
 # a Job without a pod after a few seconds: its FailedCreate Events say why (quota, Pod Security)
 - apiGroups: [""]
   resources: ["events"]
