@@ -1,6 +1,7 @@
 // Kubernetes access for all three processes: configuration, typed API clients, and a small
 // helper for Slipway's own kinds (list, get, create, merge-patch, status patch, delete).
-import { request, type Dispatcher } from 'undici';
+import type { RequestOptions } from 'node:https';
+import { Agent, request, type Dispatcher } from 'undici';
 import {
   ApiException,
   AppsV1Api,
@@ -56,13 +57,30 @@ export function shareConnections(kc: KubeConfig): KubeConfig {
     if (!credentials || now - credentials.at > CREDENTIALS_REUSE_MS) {
       const probe = new RequestContext(context.getUrl(), context.getHttpMethod());
       await apply(probe);
-      shared ??= probe.getDispatcher();
+      shared ??= (await http1Dispatcher(kc)) ?? probe.getDispatcher();
       credentials = { headers: { ...probe.getHeaders() }, at: now };
     }
     for (const [name, value] of Object.entries(credentials.headers)) context.setHeaderParam(name, value);
     if (shared) context.setDispatcher(shared);
   };
   return kc;
+}
+
+/**
+ * Kept-alive HTTP/1.1 connections to the API server, where undici would otherwise negotiate one
+ * HTTP/2 connection for everything. Measured on the bench control plane at c=1, in interleaved
+ * rounds: Bundle creates sent straight to the API server ran at 218/s over HTTP/1.1 against
+ * 190/s over HTTP/2, and through a bare Node proxy at 170/s against 156/s: per request, HTTP/2
+ * costs both Node and the API server more. Each watch holds a connection of its own, as
+ * client-go's watches do with HTTP/2 off. Through a proxy, client-node's own dispatcher is kept.
+ */
+async function http1Dispatcher(kc: KubeConfig): Promise<Dispatcher | undefined> {
+  const tls: RequestOptions = {};
+  await kc.applyToHTTPSOptions(tls);
+  const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls;
+  const agentOptions = { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername };
+  const options = kc.createDispatcherOptions(kc.getCurrentCluster(), agentOptions);
+  return options.type === 'agent' ? new Agent({ connect: options.connect, allowH2: false }) : undefined;
 }
 
 export function kubeClients(kc: KubeConfig) {

@@ -26,6 +26,8 @@ export interface LoadOptions {
   ok?: (status: number) => boolean;
   /** TLS settings for an https origin (the API server's CA and client certificate). */
   connect?: buildConnector.BuildOptions;
+  /** false: HTTP/1.1 only over TLS (undici otherwise negotiates HTTP/2 where the server offers it). */
+  allowH2?: boolean;
 }
 
 export interface LoadResult {
@@ -55,6 +57,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     connections: options.concurrency,
     pipelining: 1,
     ...(options.connect ? { connect: options.connect } : {}),
+    ...(options.allowH2 === undefined ? {} : { allowH2: options.allowH2 }),
   });
   let next = 0;
   try {

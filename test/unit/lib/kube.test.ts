@@ -1,6 +1,11 @@
+import { once } from 'node:events';
+import { createSecureServer } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { HttpMethod, KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { shareConnections } from '../../../lib/kube.ts';
+import { Agent, request } from 'undici';
+import { jsonRequest, shareConnections } from '../../../lib/kube.ts';
+import { LOCALHOST_CERT, LOCALHOST_KEY } from '../../support/localhost-tls.ts';
 
 function tokenConfig(): KubeConfig {
   const kc = new KubeConfig();
@@ -28,5 +33,39 @@ describe('shareConnections', () => {
     });
     expect(a.getDispatcher()).toBeDefined();
     expect(b.getDispatcher()).toBe(a.getDispatcher());
+  });
+
+  it('speaks HTTP/1.1 to an API server that offers HTTP/2 as well', async () => {
+    // What the API server does: ALPN offers h2 and http/1.1.
+    const server = createSecureServer(
+      { cert: LOCALHOST_CERT, key: LOCALHOST_KEY, allowHTTP1: true },
+      (req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ httpVersion: req.httpVersion }));
+      },
+    );
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: origin, caData: Buffer.from(LOCALHOST_CERT).toString('base64') }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const plain = new Agent({ connect: { ca: LOCALHOST_CERT } });
+    try {
+      // undici on its own negotiates HTTP/2 with this server...
+      const direct = await request(`${origin}/version`, { dispatcher: plain });
+      expect(await direct.body.json()).toEqual({ httpVersion: '2.0' });
+      // ...the shared connections do not.
+      const shared = shareConnections(kc);
+      expect(await jsonRequest(shared, HttpMethod.GET, '/version')).toEqual({ httpVersion: '1.1' });
+      expect(await jsonRequest(shared, HttpMethod.GET, '/version')).toEqual({ httpVersion: '1.1' });
+    } finally {
+      await plain.close();
+      server.close();
+    }
   });
 });
