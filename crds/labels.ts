@@ -11,9 +11,9 @@ export const LABEL_WEBHOOK = 'slipway.dev/webhook';
 export const LABEL_TRIGGER = 'slipway.dev/trigger';
 export const LABEL_STEP = 'slipway.dev/step';
 /**
- * On a build or backup Job and its pods, set by the operator once their bundle has finished:
- * the operator watches only the Jobs and pods without it (Argo Workflows' `completed` label),
- * so its start and its memory do not grow with the history of finished builds.
+ * On a build or backup Job, set by the operator once its bundle has finished: the operator
+ * watches only the Jobs without it (Argo Workflows' `completed` label), so its start and its
+ * memory do not grow with the history of finished builds. (Pods leave its watch when they end.)
  */
 export const LABEL_FINISHED = 'slipway.dev/finished';
 /** On a Bundle made by the gateway: its millisecond arrival time (creationTimestamp has whole seconds). */

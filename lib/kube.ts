@@ -50,21 +50,26 @@ export const CREDENTIALS_REUSE_MS = 10_000;
  */
 export function shareConnections(kc: KubeConfig): KubeConfig {
   const apply = kc.applySecurityAuthentication.bind(kc);
-  let shared: ReturnType<RequestContext['getDispatcher']>;
+  let shared: Promise<ReturnType<RequestContext['getDispatcher']>> | undefined;
   let credentials: { headers: Record<string, string>; at: number } | undefined;
   kc.applySecurityAuthentication = async (context) => {
     const now = Date.now();
     if (!credentials || now - credentials.at > CREDENTIALS_REUSE_MS) {
       const probe = new RequestContext(context.getUrl(), context.getHttpMethod());
       await apply(probe);
-      shared ??= (await http1Dispatcher(kc)) ?? probe.getDispatcher();
+      // Set without an await in between: calls that start together share the first one's.
+      shared ??= http1Dispatcher(kc).then((own) => own ?? probe.getDispatcher());
       credentials = { headers: { ...probe.getHeaders() }, at: now };
     }
     for (const [name, value] of Object.entries(credentials.headers)) context.setHeaderParam(name, value);
-    if (shared) context.setDispatcher(shared);
+    const dispatcher = await shared;
+    if (dispatcher) context.setDispatcher(dispatcher);
   };
   return kc;
 }
+
+/** client-node's keep-alive settings for API server connections (client-go's 30 s). */
+const KEEP_ALIVE = { keepAlive: true, keepAliveInitialDelay: 30_000 };
 
 /**
  * Kept-alive HTTP/1.1 connections to the API server, where undici would otherwise negotiate one
@@ -80,7 +85,10 @@ async function http1Dispatcher(kc: KubeConfig): Promise<Dispatcher | undefined> 
   const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls;
   const agentOptions = { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername };
   const options = kc.createDispatcherOptions(kc.getCurrentCluster(), agentOptions);
-  return options.type === 'agent' ? new Agent({ connect: options.connect, allowH2: false }) : undefined;
+  if (options.type === 'agent') return new Agent({ connect: options.connect, allowH2: false });
+  // A server certificate the system trusts, with client-node's keep-alive settings.
+  if (options.type === 'none') return new Agent({ connect: KEEP_ALIVE, allowH2: false });
+  return undefined;
 }
 
 export function kubeClients(kc: KubeConfig) {

@@ -4,9 +4,10 @@
 //   it once more for after the current run (so no change is ever missed);
 // - a failed key is retried with exponential backoff, capped, and forgotten after a success;
 // - addAfter() schedules a key (an earlier schedule wins over a later one);
-// - addAhead() queues a key before every key add() queued, and such keys may also run on
-//   `reservedAhead` workers of their own (a new object nobody has looked at yet should not wait
-//   for the follow-ups of older ones, nor for a worker they hold);
+// - addAhead() queues a key for `reservedAhead` workers of its own, beside the `concurrency`
+//   workers of add()ed keys (a new object nobody has looked at yet should not wait for the
+//   follow-ups of older ones, nor for a worker they hold); it takes one of those only when no
+//   add()ed key waits, so neither kind can starve the other;
 // - shutdown() stops taking work and waits for the running handlers.
 // Timers go through an injected clock so the tests run without real waiting.
 
@@ -41,7 +42,7 @@ export type Handler = (key: string) => Promise<HandlerResult | void>;
 export interface WorkQueueOptions {
   /** Keys handled at the same time (each key still only once at a time). */
   concurrency?: number;
-  /** Workers beyond `concurrency` that only keys added ahead may use. */
+  /** Workers beyond `concurrency` for keys added ahead (addAhead). */
   reservedAhead?: number;
   /** First retry delay after a failure; doubles per consecutive failure. */
   backoffBaseMs?: number;
@@ -63,8 +64,10 @@ export class WorkQueue {
   private readonly onDepth: ((depth: number) => void) | undefined;
   private readonly onResult: WorkQueueOptions['onResult'];
 
-  /** FIFOs of keys ready to run, `ahead` first; `queued` mirrors both for membership. */
+  /** FIFOs of keys ready to run, added ahead or not; `queued` mirrors both for membership. */
   private readonly ahead: string[] = [];
+  /** The running keys that hold one of the reserved workers. */
+  private readonly onReserved = new Set<string>();
   private readonly ready: string[] = [];
   private readonly queued = new Set<string>();
   private readonly processing = new Set<string>();
@@ -105,7 +108,7 @@ export class WorkQueue {
     this.pump();
   }
 
-  /** Like add(), but `key` runs before every key add() queued; FIFO among keys added ahead. */
+  /** Like add(), but for the reserved workers (FIFO among keys added ahead). */
   addAhead(key: string): void {
     if (this.stopping) return;
     if (this.processing.has(key)) {
@@ -207,13 +210,19 @@ export class WorkQueue {
     this.notifyIdle();
   }
 
-  /** The next key a free worker may take: keys added ahead first, and on the reserved workers. */
+  /**
+   * The next key a free worker may take: a key added ahead on a free reserved worker, else on a
+   * free shared worker an add()ed key, or a key added ahead when no add()ed key waits.
+   */
   private next(): string | undefined {
-    const running = this.processing.size;
     if (this.stopping) return undefined;
-    if (this.ahead.length > 0 && running < this.concurrency + this.reservedAhead) return this.ahead.shift();
-    if (this.ready.length > 0 && running < this.concurrency) return this.ready.shift();
-    return undefined;
+    if (this.ahead.length > 0 && this.onReserved.size < this.reservedAhead) {
+      const key = this.ahead.shift()!;
+      this.onReserved.add(key);
+      return key;
+    }
+    if (this.processing.size - this.onReserved.size >= this.concurrency) return undefined;
+    return this.ready.shift() ?? this.ahead.shift();
   }
 
   private async run(handler: Handler, key: string): Promise<void> {
@@ -228,6 +237,7 @@ export class WorkQueue {
       error = err;
     }
     this.processing.delete(key);
+    this.onReserved.delete(key);
     try {
       this.onResult?.(key, failed ? 'error' : 'success', this.timers.now() - started, error);
     } catch {

@@ -566,15 +566,23 @@ export function contendedBy(input: BundleInputs): string[] {
   return [deployment ? `deployment:${namespace}/${deployment}` : `environment:${namespace}/${environment}`];
 }
 
-/** The running build and backup Jobs that have no pod (yet, or because it was refused). */
+/**
+ * The running build and backup Jobs that have no pod (yet, or because it was refused): none in
+ * the cache (which holds pods that have not ended) and none the Job counts as active or failed.
+ * A pod that has just ended leaves the cache before its Job says so (active still 1), and a
+ * backup Job waiting to retry after a failed pod is not refused either.
+ */
 export function podlessJobs(input: BundleInputs): Array<{ step: 'build' | 'backup'; job: V1Job }> {
   const jobs = [
     { step: 'build' as const, job: input.buildJob },
     { step: 'backup' as const, job: input.backupJob },
   ];
-  return jobs.flatMap(({ step, job }) =>
-    job && jobState(job).state === 'running' && (input.pods?.[step].length ?? 0) === 0 ? [{ step, job }] : [],
-  );
+  const podless = (job: V1Job, step: 'build' | 'backup') =>
+    jobState(job).state === 'running' &&
+    (input.pods?.[step].length ?? 0) === 0 &&
+    !job.status?.active &&
+    !job.status?.failed;
+  return jobs.flatMap(({ step, job }) => (job && podless(job, step) ? [{ step, job }] : []));
 }
 
 /** What keeps a running Job's pod from running: its pod's status, or the refusal to create one. */

@@ -24,8 +24,8 @@ describe('shareConnections', () => {
     const a = new RequestContext('https://127.0.0.1:6443/api/v1/pods', HttpMethod.GET);
     const b = new RequestContext('https://127.0.0.1:6443/apis/batch/v1/jobs', HttpMethod.POST);
     b.setHeaderParam('Content-Type', 'application/json');
-    await kc.applySecurityAuthentication(a);
-    await kc.applySecurityAuthentication(b);
+    // Started together, as a process's informers start.
+    await Promise.all([kc.applySecurityAuthentication(a), kc.applySecurityAuthentication(b)]);
     expect(a.getHeaders().Authorization).toBe('Bearer first-token');
     expect(b.getHeaders()).toMatchObject({
       Authorization: 'Bearer first-token',
@@ -55,17 +55,19 @@ describe('shareConnections', () => {
       currentContext: 'x',
     });
     const plain = new Agent({ connect: { ca: LOCALHOST_CERT } });
+    const shared = shareConnections(kc);
     try {
       // undici on its own negotiates HTTP/2 with this server...
       const direct = await request(`${origin}/version`, { dispatcher: plain });
       expect(await direct.body.json()).toEqual({ httpVersion: '2.0' });
       // ...the shared connections do not.
-      const shared = shareConnections(kc);
       expect(await jsonRequest(shared, HttpMethod.GET, '/version')).toEqual({ httpVersion: '1.1' });
       expect(await jsonRequest(shared, HttpMethod.GET, '/version')).toEqual({ httpVersion: '1.1' });
     } finally {
-      await plain.close();
-      server.close();
+      const probe = new RequestContext(`${origin}/`, HttpMethod.GET);
+      await shared.applySecurityAuthentication(probe);
+      await Promise.all([plain.close(), (probe.getDispatcher() as Agent | undefined)?.close()]);
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -97,20 +97,49 @@ describe('WorkQueue', () => {
     expect(q.depth).toBe(0);
   });
 
-  it('runs keys added ahead before the keys add() queued, in their own order', async () => {
+  it('runs keys added ahead on workers of their own, in their own order', async () => {
     const clock = new FakeClock();
     const h = controlledHandler();
-    const q = new WorkQueue({ timers: clock, concurrency: 1 });
+    const q = new WorkQueue({ timers: clock, concurrency: 1, reservedAhead: 1 });
     q.start(h.handler);
-    for (const k of ['busy', 'a', 'b', 'c']) q.add(k);
+    q.add('busy');
+    q.add('a');
     await flush();
     q.addAhead('new-1');
-    q.addAhead('b'); // already queued: moved ahead, not queued twice
-    q.addAhead('new-1');
-    expect(q.depth).toBe(4);
-    for (const k of ['busy', 'new-1', 'b', 'a', 'c']) await h.finish(k);
-    expect(h.runs).toEqual(['busy', 'new-1', 'b', 'a', 'c']);
+    q.addAhead('new-2');
+    q.addAhead('a'); // already queued: moved ahead, not queued twice
+    q.addAhead('new-2');
+    await flush();
+    expect(h.runs).toEqual(['busy', 'new-1']);
+    expect(q.depth).toBe(2);
+    await h.finish('new-1');
+    await h.finish('new-2');
+    expect(h.runs).toEqual(['busy', 'new-1', 'new-2', 'a']);
+    await h.finish('a');
+    await h.finish('busy');
     expect(q.depth).toBe(0);
+  });
+
+  it('lets neither kind of key starve the other', async () => {
+    const clock = new FakeClock();
+    const h = controlledHandler();
+    const q = new WorkQueue({ timers: clock, concurrency: 1, reservedAhead: 1 });
+    q.start(h.handler);
+    q.add('a');
+    q.add('b');
+    q.addAhead('n1');
+    q.addAhead('n2');
+    await flush();
+    expect(h.runs).toEqual(['a', 'n1']);
+    // The shared worker goes to the add()ed key that waits, not to n2.
+    await h.finish('a');
+    expect(h.runs).toEqual(['a', 'n1', 'b']);
+    await h.finish('b');
+    // Nothing add()ed waits: n2 takes the idle shared worker.
+    expect(h.runs).toEqual(['a', 'n1', 'b', 'n2']);
+    await h.finish('n1');
+    await h.finish('n2');
+    expect(h.maxRunning).toBe(2);
   });
 
   it('runs keys added ahead on the reserved workers when the others are busy', async () => {

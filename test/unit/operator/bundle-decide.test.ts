@@ -5,6 +5,7 @@ import {
   REQUEUE_NO_POD_MS,
   contendedBy,
   decideBundle,
+  podlessJobs,
   type BundleDecision,
   type BundleInputs,
 } from '../../../operator/bundle/decide.ts';
@@ -512,6 +513,20 @@ describe('decideBundle: pods that cannot run', () => {
     });
     expect(d.conditions.at(-1)?.message).toBe('pod b1-build-x cannot be scheduled: 0/1 nodes are available');
     expect(d.requeueAfterMs).toBe(REQUEUE_NO_POD_MS);
+  });
+
+  it('counts a running Job as podless only while it has no pod at all', () => {
+    const withStatus = (status: object) => {
+      const j = job('b1-build', 'running', at(1));
+      return { ...j, status: { ...j.status, ...status } };
+    };
+    const podless = (buildJob: ReturnType<typeof job>) =>
+      podlessJobs(inputs({ buildJob, pods: noPods })).map(({ step }) => step);
+    expect(podless(withStatus({}))).toEqual(['build']);
+    // Its pod has just ended and left the pod cache; the Job still counts it active.
+    expect(podless(withStatus({ active: 1 }))).toEqual([]);
+    // A pod failed and the Job waits to retry: not a refusal.
+    expect(podless(withStatus({ failed: 1 }))).toEqual([]);
   });
 
   it('names a Job whose pod was refused', () => {
