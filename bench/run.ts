@@ -153,7 +153,23 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+// Node ends a process whose event loop has emptied, even while main() still awaits: a suite
+// waiting on something nothing can settle any more would end the run silently, with status 0.
+let finished = false;
+process.on('exit', () => {
+  if (finished) return;
+  console.error(
+    'the benchmarks stopped before their report: a suite was waiting on something that can no longer happen',
+  );
+  process.exitCode = 1;
 });
+
+main()
+  .then(() => {
+    finished = true;
+  })
+  .catch((error: unknown) => {
+    finished = true;
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
