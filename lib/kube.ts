@@ -226,6 +226,11 @@ export function apiStatus(err: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 export const isNotFound = (err: unknown) => apiStatus(err) === 404;
+
+/** For `.catch()`: an object already gone is what a delete or a patch of housekeeping wanted. */
+export const ignoreNotFound = (err: unknown): void => {
+  if (!isNotFound(err)) throw err;
+};
 export const isConflict = (err: unknown) => apiStatus(err) === 409;
 /** AlreadyExists is a 409 too; with deterministic names it means "already done". */
 export const isAlreadyExists = (err: unknown) => apiStatus(err) === 409;

@@ -11,7 +11,7 @@ import { PatchStrategy, setHeaderOptions, type V1Deployment, type V1Job } from '
 import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
-import { isAlreadyExists, isNotFound, mergePatch } from '../../lib/kube.ts';
+import { ignoreNotFound, isAlreadyExists, isNotFound, mergePatch } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
@@ -442,10 +442,6 @@ export class BundleReconciler implements Reconciler {
     return signArchiveUrl(url, archiveUrlKey, expires);
   }
 }
-
-const ignoreNotFound = (err: unknown) => {
-  if (!isNotFound(err)) throw err;
-};
 
 /** Queued for a build slot, waiting for its environment, or not yet looked at. */
 function waitsForSiblings(b: BundleObject): boolean {

@@ -4,7 +4,7 @@
 // without any loses both (a Role with no resourceNames would allow every Secret).
 import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import { MANAGED_BY } from '../../crds/labels.ts';
-import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
+import { ignoreNotFound, isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { OperatorContext } from '../context.ts';
 import { MANAGER, webhookSecretName } from '../names.ts';
 
@@ -88,9 +88,6 @@ async function apply(
 const missing = (err: unknown) => {
   if (isNotFound(err)) return undefined;
   throw err;
-};
-const ignoreNotFound = (err: unknown) => {
-  if (!isNotFound(err)) throw err;
 };
 const ignoreAlreadyExists = (err: unknown) => {
   if (!isAlreadyExists(err)) throw err;
