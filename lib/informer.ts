@@ -210,7 +210,9 @@ export class Informer<T extends Watched> {
     this.log.warn({ path: this.path, err: String(err), retryInMs: delay }, 'watch failed; restarting');
     clearTimeout(this.retry);
     this.retry = setTimeout(() => this.attempt(), delay);
-    this.retry.unref();
+    // While a start() is waiting on the first list, the retry keeps the process alive: a tool or
+    // benchmark awaiting it would otherwise exit with nothing left to run.
+    if (this.synced) this.retry.unref();
   }
 }
 

@@ -1,16 +1,15 @@
 // Entry point: `node operator/main.ts`. Caps the heap's young generation (heap.ts), keeps V8's
 // compiled code on disk, then starts the operator (start.ts).
 //
-// About 2,000 modules load at start (most of them @kubernetes/client-node's): 0.9-1 s, or
+// About 1,500 modules load at start (most of them @kubernetes/client-node's): 0.9-1 s, or
 // 0.55-0.65 s when V8 reuses the code it compiled on an earlier start. The cache is
 // NODE_COMPILE_CACHE, or else the system's temp directory: under the chart, the pod's /tmp
-// emptyDir, so a restarted container (a crash, an OOM kill) starts warm; a pod's first start
-// fills it as soon as its modules have loaded. A cache that cannot be made is skipped. Static
-// imports load before any code here runs, so the operator's own are imported after it.
+// emptyDir, so a restarted container (a crash, an OOM kill) starts warm. A cache that cannot be
+// made is skipped. Static imports load before any code here runs, so the operator's own are
+// imported after it.
 import './heap.ts';
-import { enableCompileCache, flushCompileCache } from 'node:module';
+import { enableCompileCache } from 'node:module';
 
 enableCompileCache();
-await import('./start.ts');
-// Written now, with every module loaded, not only at a clean exit (an OOM kill has none).
-flushCompileCache();
+const { startOperator } = await import('./start.ts');
+await startOperator();

@@ -64,7 +64,8 @@ export class OperatorProcess {
         'the operator to be ready',
         async () => (await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status === 200,
         120_000,
-        100,
+        // Polled often: the start is measured in tenths of a second.
+        20,
       ),
     ]);
     exited.catch(() => undefined);
