@@ -16,6 +16,11 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
 }
 
+/** The middle value (nearest rank) of a few samples. */
+export function median(samples: readonly number[]): number {
+  return percentile(Float64Array.from(samples).sort(), 50);
+}
+
 /** Sorts a copy; `samples` may be a Float64Array of which only the first `count` are used. */
 export function summarise(samples: ArrayLike<number>, count = samples.length): LatencySummary {
   const sorted = Float64Array.from({ length: count }, (_, i) => samples[i]!).sort();
