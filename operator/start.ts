@@ -8,17 +8,7 @@ import { Operator } from './operator.ts';
 
 const log = childLogger({ component: 'operator' });
 
-/** Starts the operator; resolves once its caches are filled (it reconciles on until SIGTERM). */
-export async function startOperator(): Promise<void> {
-  try {
-    await start();
-  } catch (err) {
-    log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'operator failed to start');
-    process.exit(1);
-  }
-}
-
-async function start(): Promise<void> {
+async function main(): Promise<void> {
   const config = loadConfig();
   const kc = loadKubeConfig();
   const operator = new Operator(kc, config, log, {
@@ -44,3 +34,8 @@ async function start(): Promise<void> {
   }, log);
   await operator.start();
 }
+
+main().catch((err: unknown) => {
+  log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'operator failed to start');
+  process.exit(1);
+});
