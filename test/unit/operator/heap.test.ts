@@ -19,11 +19,14 @@ console.log(space.space_size);`;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     env: { ...process.env, NODE_OPTIONS: nodeOptions },
     encoding: 'utf8',
+    timeout: 60_000,
   });
   return Number(out.trim());
 }
 
 describe('operator heap: young generation cap', () => {
+  // Node sizes the young generation from the memory it sees: 16-32 MiB per semi-space with a few
+  // hundred MiB or more (a process limited to less would need a smaller churn to show it).
   it('grows the young generation to many MiB without it (the control)', () => {
     expect(youngGenerationAfterChurn('')).toBeGreaterThanOrEqual(8 * MiB);
   });
@@ -33,6 +36,8 @@ describe('operator heap: young generation cap', () => {
   });
 
   it('leaves a semi-space size from NODE_OPTIONS alone', () => {
-    expect(youngGenerationAfterChurn(`import '${MODULE}';`, '--max-semi-space-size=8')).toBe(16 * MiB);
+    const size = youngGenerationAfterChurn(`import '${MODULE}';`, '--max-semi-space-size=8');
+    expect(size).toBeGreaterThan(2 * MiB);
+    expect(size).toBeLessThanOrEqual(16 * MiB);
   });
 });
