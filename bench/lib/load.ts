@@ -114,6 +114,24 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /**
+ * Runs each side once per round, in order (A, B, A, B, ...), so a drift of the machine's pace
+ * falls on every side alike, and returns each side's rounds merged (mergeRounds).
+ */
+export async function interleavedRounds<Side extends string>(
+  rounds: number,
+  sides: Record<Side, () => Promise<LoadResult>>,
+): Promise<Record<Side, LoadResult>> {
+  const names = Object.keys(sides) as Side[];
+  const results = new Map<Side, LoadResult[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++)
+    for (const name of names) results.get(name)!.push(await sides[name]());
+  return Object.fromEntries(names.map((name) => [name, mergeRounds(results.get(name)!)])) as Record<
+    Side,
+    LoadResult
+  >;
+}
+
+/**
  * Interleaved rounds of one side as one result: requests and time summed, the worst round's
  * percentiles (a bad round is not averaged away), the largest max, every status.
  */

@@ -18,7 +18,7 @@ import { commitId, githubPushOf, type Delivery } from '../fixtures/github.ts';
 import { ChildServer } from '../lib/child.ts';
 import { until } from '../lib/cluster.ts';
 import { apiServerTarget, type ApiServerTarget } from '../lib/api-server.ts';
-import { mergeRounds, runLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
+import { interleavedRounds, runLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
 import type { MemoryReading } from '../lib/memory.ts';
 import type { SuiteResult } from '../lib/report.ts';
 import { round, roundAll } from '../lib/stats.ts';
@@ -181,19 +181,13 @@ export async function gatewayDeliveriesSuite(options: SuiteOptions): Promise<Sui
     });
     const runs: Array<{ concurrency: number; gateway: LoadResult; proxy: LoadResult; raw: LoadResult }> = [];
     for (const plan of plans) {
-      const viaGateway: LoadResult[] = [];
-      const viaProxy: LoadResult[] = [];
-      const direct: LoadResult[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        viaGateway.push(await measure('gateway', plan, { origin }, viaGatewayRequest));
-        viaProxy.push(await measure('bare proxy', plan, { origin: proxyOrigin }, proxyRequest));
-        direct.push(await measure('raw creates', plan, apiServer, rawRequest));
-      }
       const run = {
         concurrency: plan.concurrency,
-        gateway: mergeRounds(viaGateway),
-        proxy: mergeRounds(viaProxy),
-        raw: mergeRounds(direct),
+        ...(await interleavedRounds(ROUNDS, {
+          gateway: () => measure('gateway', plan, { origin }, viaGatewayRequest),
+          proxy: () => measure('bare proxy', plan, { origin: proxyOrigin }, proxyRequest),
+          raw: () => measure('raw creates', plan, apiServer, rawRequest),
+        })),
       };
       runs.push(run);
       options.log(

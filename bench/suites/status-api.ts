@@ -6,7 +6,7 @@
 // ratio holds on a noisy machine where the absolute numbers drift.
 import { get as httpGet } from 'node:http';
 import { ChildServer } from '../lib/child.ts';
-import { mergeRounds, runLoad, type LoadResult } from '../lib/load.ts';
+import { interleavedRounds, runLoad, type LoadResult } from '../lib/load.ts';
 import type { MemoryReading } from '../lib/memory.ts';
 import type { SuiteResult, Target } from '../lib/report.ts';
 import { round, roundAll } from '../lib/stats.ts';
@@ -109,14 +109,10 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
     const runs: Array<{ endpoint: string; path: string; result: LoadResult; ceiling: LoadResult }> = [];
     for (const e of endpoints) {
       for (const concurrency of CONCURRENCIES) {
-        const api: LoadResult[] = [];
-        const bare: LoadResult[] = [];
-        for (let round = 0; round < ROUNDS; round++) {
-          api.push(await load(origin, e.path, concurrency, e.headers));
-          bare.push(await load(ceilingOrigin, e.path, concurrency, e.headers));
-        }
-        const result = mergeRounds(api);
-        const ceilingResult = mergeRounds(bare);
+        const { api: result, ceiling: ceilingResult } = await interleavedRounds(ROUNDS, {
+          api: () => load(origin, e.path, concurrency, e.headers),
+          ceiling: () => load(ceilingOrigin, e.path, concurrency, e.headers),
+        });
         runs.push({ endpoint: e.name, path: e.path, result, ceiling: ceilingResult });
         options.log(
           `${e.name} c=${concurrency}: ${result.requestsPerSecond.toFixed(0)} req/s (node:http ceiling ${ceilingResult.requestsPerSecond.toFixed(0)}, ratio ${(result.requestsPerSecond / ceilingResult.requestsPerSecond).toFixed(2)}), p99 ${result.latencyMs.p99.toFixed(2)} ms (ceiling ${ceilingResult.latencyMs.p99.toFixed(2)})`,
