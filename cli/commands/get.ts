@@ -2,7 +2,7 @@
 import { stringify } from 'yaml';
 import { newestFirst } from '../../crds/bundle-order.ts';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
-import type { KindName } from '../../lib/kube.ts';
+import { kindDefinition } from '../../lib/kube.ts';
 import { commitOf, readyOf } from '../bundles.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../errors.ts';
@@ -65,19 +65,18 @@ const KINDS = {
   bundles: { kind: 'Bundle', columns: bundleColumns },
 } as const;
 type Plural = keyof typeof KINDS;
-const ALIASES: Record<string, Plural> = {
-  project: 'projects',
-  projects: 'projects',
-  swp: 'projects',
-  environment: 'environments',
-  environments: 'environments',
-  env: 'environments',
-  envs: 'environments',
-  swenv: 'environments',
-  bundle: 'bundles',
-  bundles: 'bundles',
-  swb: 'bundles',
-};
+/** kubectl's names for each kind (from the CRD: plural, singular, short names), and env/envs. */
+const ALIASES: Record<string, Plural> = Object.fromEntries([
+  ...Object.entries(KINDS).flatMap(([plural, { kind }]) => {
+    const { singular, shortNames } = kindDefinition(kind);
+    return [plural, singular, ...shortNames].map((name) => [name, plural as Plural] as const);
+  }),
+  ['env', 'environments'],
+  ['envs', 'environments'],
+]);
+const SHORT_NAMES = Object.values(KINDS)
+  .flatMap(({ kind }) => kindDefinition(kind).shortNames)
+  .join(', ');
 
 async function list(
   ctx: CliContext,
@@ -85,7 +84,7 @@ async function list(
 ): Promise<Array<{ metadata: { name: string; namespace: string; creationTimestamp?: string } }>> {
   const items = await ctx.slipway.list<{
     metadata: { name: string; namespace: string; creationTimestamp?: string };
-  }>(KINDS[plural].kind as KindName, ctx.allNamespaces ? undefined : ctx.namespace);
+  }>(KINDS[plural].kind, ctx.allNamespaces ? undefined : ctx.namespace);
   return plural === 'bundles'
     ? items.sort((a, b) => a.metadata.namespace.localeCompare(b.metadata.namespace) || newestFirst(a, b))
     : items.sort(
@@ -107,7 +106,7 @@ export const getCommand: Command = {
   name: 'get',
   summary: 'projects, environments (the bundle each runs, since when) and bundles (phase, commit, trigger)',
   usage: 'get [projects|environments|bundles] [-n namespace | -A] [-o wide|json|yaml]',
-  help: `Without a kind, prints all three, newest bundles first. Short names as kubectl's: swp, swenv, swb.`,
+  help: `Without a kind, prints all three, newest bundles first. Short names as kubectl's: ${SHORT_NAMES}.`,
   completions: ['projects', 'environments', 'bundles'],
   async run(ctx, args) {
     const [kind] = positionals(args, ['kind'], 1);

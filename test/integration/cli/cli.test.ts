@@ -198,6 +198,9 @@ describe('kubectl slipway', () => {
     expect((await cli('get', 'swb', '-o', 'wide')).stdout).toMatch(
       /^NAME +PROJECT +TRIGGER +COMMIT +ENVIRONMENT +PHASE +AGE +REASON +COMMENT$/m,
     );
+    // The CRDs' short names, as `kubectl get` takes them.
+    expect((await cli('get', 'swproj')).stdout).toMatch(/^NAME +SLUG +READY +REASON +AGE\nshop /);
+    expect((await cli('get', 'swenv')).stdout).toMatch(/^NAME +PROJECT +DEPLOYMENT/);
   });
 
   it('rollback, then history: the previous bundle’s image back without a build, every deployment listed', async () => {
