@@ -43,7 +43,20 @@ const idImmutable = {
 
 export const statusPageSpec = z.object({
   name: z.string().min(1).max(256).meta({ description: 'Name of the status page, as readers see it.' }),
-  url: z.string().min(1).max(2048).meta({ description: 'Public address of the human-readable status page.' }),
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .meta({
+      description:
+        'Public address of the human-readable status page, http(s) (feeds and the API build notice links on it).',
+      'x-kubernetes-validations': [
+        {
+          rule: "isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",
+          message: 'url must be an absolute http or https address, for example https://status.example.com',
+        },
+      ],
+    }),
 });
 export const statusPageStatus = z.object({ ...statusBase });
 

@@ -107,7 +107,8 @@ export function sendPrepared(
     }
   }
   res.setHeader('ETag', etag);
-  res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
+  // Only a 200 may be kept by caches: a notice's 404 must not outlive the notice's creation.
+  res.setHeader('Cache-Control', body.status === 200 ? `public, max-age=${maxAgeSeconds}` : 'no-store');
   if (body.headers) for (const [name, value] of Object.entries(body.headers)) res.setHeader(name, value);
   if (body.status === 200 && matchesIfNoneMatch(req.headers['if-none-match'], etag)) {
     res.removeHeader('Content-Encoding');

@@ -4,9 +4,14 @@
 import { noticeAt, type Notice, type NoticeAtTime } from '../../crds/notice-timeline.ts';
 import { noticeUrl, serializePage } from '../model/serialize.ts';
 import type { StatusSnapshot } from '../model/snapshot.ts';
-import { escapeHtml as x, html } from './html.ts';
+import { escapeHtml as x, html, type Html } from './html.ts';
 import { isoTime, utcText } from './time.ts';
+import { noticeWhen } from './when.ts';
 import { noticeStateText, noticeTypeText } from './words.ts';
+
+/** Text with its line breaks kept: feed readers do not get the page's `white-space: pre-line`. */
+const withLineBreaks = (text: string): Html[] =>
+  text.split('\n').map((line, i) => (i === 0 ? html`${line}` : html`<br />${line}`));
 
 export const FEED_ENTRIES = 50;
 
@@ -14,7 +19,7 @@ interface FeedEntry {
   notice: Notice;
   at: NoticeAtTime;
   url: string;
-  /** The updates, newest first, as HTML (escaped once more when put into the XML). */
+  /** What and when, the affected components and the updates (newest first), as HTML (escaped once more when put into the XML). */
   content: string;
 }
 
@@ -32,17 +37,24 @@ function feedOf(snapshot: StatusSnapshot, now: Date): Feed | null {
   const entries = snapshot.notices.slice(0, FEED_ENTRIES).map((notice) => {
     const at = noticeAt(notice, now);
     const updates = notice.updates.slice(0, at.updateCount).reverse();
+    const components = snapshot.impactedComponents.get(notice.id) ?? [];
     const content = html`<p>
-        ${noticeTypeText[notice.type]}${at.state ? ` – ${noticeStateText[at.state]}` : ''}
+        ${noticeTypeText[notice.type]}${at.state ? ` – ${noticeStateText[at.state]}` : ''}.
+        ${noticeWhen(notice, at, utcText)}.
       </p>
-      <ul>
-        ${updates.map(
-          (u) =>
-            html`<li>
-              <strong>${u.state ? `${noticeStateText[u.state]}, ` : ''}${utcText(u.at)}</strong>: ${u.content}
-            </li>`,
-        )}
-      </ul>`.markup;
+      ${components.length > 0 ? html`<p>Affected: ${components.map((c, i) => `${i > 0 ? ', ' : ''}${c.name}`)}</p>` : ''}
+      ${
+        updates.length > 0
+          ? html`<ul>
+            ${updates.map(
+              (u) =>
+                html`<li>
+                  <strong>${u.state ? `${noticeStateText[u.state]}, ` : ''}${utcText(u.at)}</strong>: ${withLineBreaks(u.content)}
+                </li>`,
+            )}
+          </ul>`
+          : ''
+      }`.markup;
     return { notice, at, url: noticeUrl(pageUrl, notice.id), content };
   });
   const updatedAt = Math.max(Date.parse(page.updated_at), ...entries.map((e) => e.at.updatedAt));

@@ -84,7 +84,7 @@ export const pageRoutes: PageRoute[] = [
 
 /** The page shown while the status data is still loading (503). */
 export const loadingPage = prepareText(
-  '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Loading</title></head><body><main><h1>Loading</h1><p>The status is still loading; try again in a moment.</p></main></body></html>\n',
+  '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Loading</title></head><body><main><h1>Loading</h1><p>The status is still loading; try again in a moment.</p></main></body></html>\n',
   HTML,
   503,
   PAGE_HEADERS,

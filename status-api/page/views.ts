@@ -5,6 +5,7 @@ import { serializePage } from '../model/serialize.ts';
 import type { ComponentEntry, StatusSnapshot } from '../model/snapshot.ts';
 import { html, type Html } from './html.ts';
 import { document } from './layout.ts';
+import { noticeWhen } from './when.ts';
 import { isoTime, relativeTime, utcText } from './time.ts';
 import { componentStateText, noticeStateText, noticeTypeText, stateGlyph } from './words.ts';
 
@@ -59,19 +60,6 @@ function noticeLabel(notice: Notice, at: NoticeAtTime): Html {
   return html`<span class="kind">${noticeTypeText[notice.type]}</span>${state}`;
 }
 
-/** When a notice happened, in the words of its type. */
-function noticeWhen(notice: Notice, at: NoticeAtTime, nowMs: number): Html {
-  if (notice.type === 'planned' && notice.beginsAt !== null) {
-    const end = notice.endsAt !== null ? html` until ${time(notice.endsAt, nowMs)}` : '';
-    return html`Scheduled for ${time(notice.beginsAt, nowMs)}${end}`;
-  }
-  if (at.beganAt !== null) {
-    const end = at.endedAt !== null ? html`, ended ${time(at.endedAt, nowMs)}` : '';
-    return html`Began ${time(at.beganAt, nowMs)}${end}`;
-  }
-  return html`Posted ${time(notice.startsAt, nowMs)}`;
-}
-
 /** A notice in a list: subject (a link to its page), kind and state, when, its latest update. */
 function noticeSummary(moment: Moment, notice: Notice, root: string, heading: 'h3' | 'h2' = 'h3'): Html {
   const at = moment.at(notice);
@@ -82,7 +70,7 @@ function noticeSummary(moment: Moment, notice: Notice, root: string, heading: 'h
     : '';
   return html`<article class="notice" aria-labelledby="notice-${notice.id}">
     ${heading === 'h2' ? html`<h2 id="notice-${notice.id}">${title}</h2>` : html`<h3 id="notice-${notice.id}">${title}</h3>`}
-    <p class="meta">${noticeLabel(notice, at)} · ${noticeWhen(notice, at, moment.nowMs)}</p>
+    <p class="meta">${noticeLabel(notice, at)} · ${noticeWhen(notice, at, (ms) => time(ms, moment.nowMs))}</p>
     ${latest}
   </article>`;
 }
@@ -207,7 +195,7 @@ export function noticePage(snapshot: StatusSnapshot, rawId: string, now: Date): 
   const main = html`<article class="notice-page" aria-labelledby="subject">
       <p class="meta">${noticeLabel(notice, at)}</p>
       <h1 id="subject" dir="auto">${notice.subject}</h1>
-      <p class="meta">${noticeWhen(notice, at, moment.nowMs)}</p>
+      <p class="meta">${noticeWhen(notice, at, (ms) => time(ms, moment.nowMs))}</p>
       ${section(
         'affected',
         'Affected components',

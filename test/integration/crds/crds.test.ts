@@ -185,6 +185,21 @@ describe('invalid objects are rejected by the API server', () => {
       'a general notice has no state',
     ],
     [
+      "a status page URL that is not http(s) (it becomes every feed entry's link)",
+      () =>
+        build.statusPage(
+          'bad-url',
+          build.inNamespace(n()),
+          build.spec({ url: 'javascript:alert(document.domain)//x' }),
+        ),
+      'url must be an absolute http or https address',
+    ],
+    [
+      'a status page URL without a scheme',
+      () => build.statusPage('no-scheme', build.inNamespace(n()), build.spec({ url: 'status.example.com' })),
+      'url must be an absolute http or https address',
+    ],
+    [
       'a slug that is not a DNS label',
       () => build.project('bad-slug', build.inNamespace(n()), build.spec({ slug: 'Not_A_Label' })),
       'spec.slug',

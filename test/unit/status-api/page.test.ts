@@ -55,6 +55,17 @@ beforeAll(async () => {
         components: ['db'],
         updates: [{ state: 'scheduled', content: 'Short read-only window.', at: iso(-DAY) }],
       }),
+      noticeObject('migration', 'planned', {
+        statusId: 10,
+        subject: 'Storage migration',
+        beginsAt: iso(-3 * DAY),
+        endsAt: iso(-3 * DAY + HOUR),
+        updates: [
+          { state: 'scheduled', at: iso(-4 * DAY) },
+          { state: 'underway', at: iso(-3 * DAY + HOUR / 2) },
+          { state: 'complete', content: 'Done, later than planned.', at: iso(-3 * DAY + 3 * HOUR) },
+        ],
+      }),
       noticeObject('fixed', 'unplanned', {
         statusId: 9,
         subject: 'Slow builds',
@@ -128,8 +139,17 @@ describe('the status page', () => {
     expect(identified).toBeGreaterThan(0);
     expect(investigating).toBeGreaterThan(identified);
     expect(text).toContain('href="../history"');
-    expect((await get('/notices/999')).res.status).toBe(404);
+    const missing = await get('/notices/999');
+    expect(missing.res.status).toBe(404);
+    expect(missing.res.headers.get('cache-control')).toBe('no-store');
     expect((await get('/notices/abc')).text).toContain('There is no notice abc.');
+  });
+
+  it('shows when maintenance really began and ended beside its schedule', async () => {
+    const { text } = await get('/notices/10');
+    expect(text).toMatch(
+      /Scheduled for <time[^>]*>[^<]*<\/time>[\s\S]*until[\s\S]* · began <time datetime="2026-03-07T12:30:00.000Z">[\s\S]*, ended <time datetime="2026-03-07T15:00:00.000Z">/,
+    );
   });
 
   it('pages the past notices newest first, with links both ways', async () => {
@@ -192,6 +212,16 @@ describe('the feeds', () => {
     expect(entry.link['@_href']).toBe('https://status.acme.test/notices/7');
     expect(entry.updated).toBe('2026-03-10T11:00:00.000Z');
     expect(entry.content['#text']).toContain('A disk is &lt;full&gt;.');
+    // A reader's feed has no stylesheet: line breaks are markup, and the entry says what is affected.
+    expect(entry.content['#text']).toContain('A disk is &lt;full&gt;.<br />We are moving data.');
+    expect(entry.content['#text']).toContain('<p>Affected: API</p>');
+  });
+
+  it('tell when planned maintenance happens, with what it affects', async () => {
+    const channel = parser.parse((await get('/history.rss')).text).rss.channel;
+    const item = channel.item.find((i: { link: string }) => i.link === 'https://status.acme.test/notices/8');
+    expect(item.description).toMatch(/Scheduled for [^<]*2026[^<]* until [^<]*2026/);
+    expect(item.description).toContain('<p>Affected: Database</p>');
   });
 
   it('are well-formed RSS 2.0 with permalink guids', async () => {
@@ -215,7 +245,10 @@ describe('the badges', () => {
     expect(page.text).toContain('aria-label="status: degraded"');
     const component = await get('/components/3/badge.svg');
     expect(component.text).toContain('<title>Web &lt;b&gt;app&lt;/b&gt;: operational</title>');
-    expect((await get('/components/99/badge.svg')).res.status).toBe(404);
+    const missing = await get('/components/99/badge.svg');
+    expect(missing.res.status).toBe(404);
+    // A 404 is not kept by caches: the component may exist a moment later.
+    expect(missing.res.headers.get('cache-control')).toBe('no-store');
   });
 });
 
