@@ -1,7 +1,8 @@
 // The gateway reads webhook Secrets by name, and may read no others: in every namespace with
 // Projects, a Role lets the gateway's ServiceAccount `get` exactly those Projects' webhook
 // Secrets (resourceNames), bound by a RoleBinding. The set follows the Projects; a namespace
-// without any loses both (a Role with no resourceNames would allow every Secret).
+// without any loses both (a Role with no resourceNames would allow every Secret). The binding
+// follows SLIPWAY_GATEWAY_SERVICE_ACCOUNT when it changes.
 import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import { MANAGED_BY } from '../../crds/labels.ts';
 import { ignoreNotFound, isAlreadyExists, isNotFound } from '../../lib/kube.ts';
@@ -83,6 +84,13 @@ async function apply(
     });
   const bound = await rbac.readNamespacedRoleBinding({ name: GATEWAY_ACCESS_NAME, namespace }).catch(missing);
   if (!bound) await rbac.createNamespacedRoleBinding({ namespace, body: binding }).catch(ignoreAlreadyExists);
+  // The gateway's account was renamed (a chart upgrade, another release name): the grant moves.
+  else if (JSON.stringify(bound.subjects ?? []) !== JSON.stringify(binding.subjects))
+    await rbac.replaceNamespacedRoleBinding({
+      name: GATEWAY_ACCESS_NAME,
+      namespace,
+      body: { ...binding, metadata: { ...metadata, resourceVersion: bound.metadata?.resourceVersion } },
+    });
 }
 
 const missing = (err: unknown) => {

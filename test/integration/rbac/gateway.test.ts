@@ -12,6 +12,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
 import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
 import type { Operator } from '../../../operator/operator.ts';
+import { GATEWAY_ACCESS_NAME } from '../../../operator/project/gateway-access.ts';
 import { bundleWriter, ProjectDirectory } from '../../../webhook-gateway/directory.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { gatewayRules } from '../../../webhook-gateway/rbac.ts';
@@ -130,5 +131,21 @@ describe('gateway under its service account', () => {
     expect(await statusOf(slipwayApi(asGateway).delete('Bundle', ns, 'shop-manual-1'))).toBe(403);
     const secret = { metadata: { name: 'made-by-gateway' } };
     expect(await statusOf(own.core.createNamespacedSecret({ namespace: ns, body: secret }))).toBe(403);
+  });
+
+  it("moves the grant when the gateway's ServiceAccount is renamed (a chart upgrade or a new release name)", async () => {
+    await operator.stop();
+    operator = await startOperator(admin, ns, {
+      SLIPWAY_GATEWAY_BASE_URL: baseUrl,
+      SLIPWAY_GATEWAY_SERVICE_ACCOUNT: `${ns}/renamed-gateway`,
+    });
+    const { rbac } = kubeClients(admin);
+    const binding = await waitFor('the RoleBinding to name the renamed account', async () => {
+      const b = await rbac.readNamespacedRoleBinding({ name: GATEWAY_ACCESS_NAME, namespace: ns });
+      return b.subjects?.[0]?.name === 'renamed-gateway' ? b : undefined;
+    });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'renamed-gateway', namespace: ns }]);
+    // The old account lost its access to the webhook Secret.
+    expect(await canI(asGateway, 'get', '/secrets', ns, 'shop-webhook')).toBe(false);
   });
 });

@@ -341,6 +341,18 @@ describe('chart options', () => {
       expect(result.status).not.toBe(0);
       expect(result.stderr).toContain(message);
     }
+    const tokenAlone = run([
+      'template',
+      RELEASE,
+      CHART,
+      ...setArgs({
+        ...s3Store,
+        'gateway.archiveStore.s3.credentials.existingSecret': '',
+        'gateway.archiveStore.s3.credentials.sessionTokenKey': 'token',
+      }),
+    ]);
+    expect(tokenAlone.status).not.toBe(0);
+    expect(tokenAlone.stderr).toContain('sessionTokenKey needs credentials.existingSecret');
     const typo = run(['template', RELEASE, CHART, ...setArgs({ 'gateway.archiveStore.type': 'minio' })]);
     expect(typo.status).not.toBe(0);
     expect(typo.stderr).toContain('archiveStore');
@@ -350,6 +362,17 @@ describe('chart options', () => {
     const result = run(['template', RELEASE, CHART, ...setArgs({ 'gateway.serviceAccount.create': false })]);
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('gateway: serviceAccount.name is required');
+  });
+
+  it('keeps Service names and label values within 63 characters at the longest name prefix', () => {
+    const manifests = template({ fullnameOverride: 'a'.repeat(44), 'serviceMonitor.enabled': true });
+    const services = ofKind(manifests, 'Service').map((m) => m.metadata.name as string);
+    expect(services).toContain(`${'a'.repeat(44)}-status-api-metrics`);
+    expect(services.filter((n) => n.length > 63)).toEqual([]);
+    const labelValues = manifests.flatMap((m) =>
+      Object.values((m.metadata.labels ?? {}) as Record<string, string>),
+    );
+    expect(labelValues.filter((v) => v.length > 63)).toEqual([]);
   });
 
   it('protects the replicated components with PodDisruptionBudgets', () => {
@@ -365,6 +388,10 @@ describe('chart options', () => {
     [{ 'statusApi.trustedProxies': '{not-a-cidr}' }, 'trustedProxies'],
     [{ 'gateway.ingress.enabled': true }, 'host'],
     [{ 'operator.replicaCount': 2 }, 'replicaCount'],
+    // The operator refuses more than 100 at start: refused here, not in a crash loop.
+    [{ 'operator.buildConcurrency': 1000 }, 'buildConcurrency'],
+    // The longest suffix (-status-api-metrics) must fit in 63 characters.
+    [{ fullnameOverride: 'a'.repeat(45) }, 'fullnameOverride'],
   ] as [Record<string, string | number | boolean>, string][])(
     'values.schema.json rejects %j',
     (set, field) => {
