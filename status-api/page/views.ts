@@ -141,6 +141,15 @@ export function noPage(root: string, now: Date): Rendered {
   return notFoundPage('Status', root, 'No status page is configured here.', now.getTime());
 }
 
+/** Maintenance not begun yet (soonest first) and the announcements in effect (newest first). */
+function ahead(snapshot: StatusSnapshot, moment: Moment): { upcoming: Notice[]; announcements: Notice[] } {
+  const timeline = (n: Notice) => moment.at(n).timelineState;
+  return {
+    upcoming: snapshot.notices.filter((n) => n.type === 'planned' && timeline(n) === 'future').reverse(),
+    announcements: snapshot.notices.filter((n) => n.type === 'general' && timeline(n) === 'present'),
+  };
+}
+
 /** `/`: the overall state, incidents, maintenance, components, recent history. */
 export function homePage(snapshot: StatusSnapshot, now: Date): Rendered {
   const page = serializePage(snapshot, now);
@@ -150,16 +159,16 @@ export function homePage(snapshot: StatusSnapshot, now: Date): Rendered {
   const timeline = (n: Notice) => moment.at(n).timelineState;
   const incidents = snapshot.notices.filter((n) => n.type === 'unplanned' && timeline(n) === 'present');
   const underway = snapshot.notices.filter((n) => n.type === 'planned' && timeline(n) === 'present');
-  // Upcoming maintenance soonest first.
-  const upcoming = snapshot.notices.filter((n) => n.type === 'planned' && timeline(n) === 'future').reverse();
-  const announcements = snapshot.notices.filter((n) => n.type === 'general' && timeline(n) === 'present');
+  const { upcoming, announcements } = ahead(snapshot, moment);
   const recent = snapshot.notices.filter((n) => timeline(n) === 'past_recent').slice(0, RECENT_ON_HOME);
   const summary = (n: Notice) => noticeSummary(moment, n, '');
   /** The first `limit` as summaries, and how many more there are (the overview stays short). */
   const capped = (notices: Notice[], limit: number, what: string): Html[] => [
     ...notices.slice(0, limit).map(summary),
     ...(notices.length > limit
-      ? [html`<p class="meta">Showing ${limit} of ${notices.length} ${what}.</p>`]
+      ? [
+          html`<p class="meta">Showing ${limit} of ${notices.length} ${what}: <a href="upcoming">all of them</a>.</p>`,
+        ]
       : []),
   ];
   const main = html`<h1 class="visually-hidden">${page.name} status</h1>
@@ -236,6 +245,23 @@ export function noticePage(snapshot: StatusSnapshot, rawId: string, now: Date): 
   return {
     status: 200,
     text: document({ pageName: page.name, title: notice.subject, root, updatedAt, main }),
+  };
+}
+
+/** `/upcoming`: every scheduled maintenance window and announcement (the overview shows the first few). */
+export function upcomingPage(snapshot: StatusSnapshot, now: Date): Rendered {
+  const page = serializePage(snapshot, now);
+  if (page === null) return noPage('', now);
+  const moment = momentOf(snapshot, now);
+  const { upcoming, announcements } = ahead(snapshot, moment);
+  const summary = (n: Notice) => noticeSummary(moment, n, '');
+  const title = 'Upcoming maintenance and announcements';
+  const main = html`<h1>${title}</h1>
+    ${section('maintenance-upcoming', 'Upcoming maintenance', upcoming.map(summary), 'No maintenance is scheduled.')}
+    ${section('announcements', 'Announcements', announcements.map(summary), 'No announcements.')}`;
+  return {
+    status: 200,
+    text: document({ pageName: page.name, title, root: '', updatedAt: Date.parse(page.updated_at), main }),
   };
 }
 

@@ -251,6 +251,14 @@ describe('the status page in Chromium', () => {
     }
   });
 
+  it('lists upcoming maintenance and announcements on their own page, accessible', async () => {
+    const { page, response } = await open('/upcoming', 'phone');
+    expect(response?.status()).toBe(200);
+    expect(await text(page, 'h1')).toBe('Upcoming maintenance and announcements');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.close();
+  });
+
   it('links the Atom and RSS feeds, which are well-formed, and renders the badge', async () => {
     const { page } = await open('/', 'desktop');
     const feeds = await page.$$eval('link[rel="alternate"]', (links) =>

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { acceptsGzip } from '../../../status-api/http/respond.ts';
 import { createStatusApp } from '../../../status-api/server.ts';
-import { HISTORY_PAGE_SIZE } from '../../../status-api/page/views.ts';
+import { HISTORY_PAGE_SIZE, homePage, upcomingPage } from '../../../status-api/page/views.ts';
 import { DAY, HOUR, NOW, componentObject, iso, noticeObject, pageObject, storeOf } from './builders.ts';
 
 const HOSTILE = `<script>alert("x")</script> "quoted" & 'single' \u202Eevil\u202C ${'long '.repeat(200)}\u0007`;
@@ -293,5 +293,41 @@ describe('compression', () => {
   it('leaves the JSON API as it was', async () => {
     const json = await raw('/api/v1/notices', { 'Accept-Encoding': 'gzip' });
     expect(json.headers['content-encoding']).toBeUndefined();
+  });
+});
+
+describe('the upcoming page', () => {
+  it('lists every maintenance window and announcement that the overview cuts short, and the overview links it', () => {
+    const store = storeOf({
+      notices: [
+        ...Array.from({ length: 12 }, (_, i) =>
+          noticeObject(`window-${i}`, 'planned', {
+            statusId: 200 + i,
+            subject: `Window ${i}`,
+            beginsAt: iso((i + 1) * DAY),
+            endsAt: iso((i + 1) * DAY + HOUR),
+            updates: [{ state: 'scheduled', at: iso(-HOUR) }],
+          }),
+        ),
+        ...Array.from({ length: 7 }, (_, i) =>
+          noticeObject(`news-${i}`, 'general', { statusId: 300 + i, subject: `News ${i}`, updates: [] }),
+        ),
+      ],
+    });
+    const home = homePage(store.snapshot(), NOW).text;
+    expect(home).toContain(
+      'Showing 10 of 12 scheduled maintenance windows, soonest first: <a href="upcoming">all of them</a>.',
+    );
+    expect(home).not.toContain('Window 11');
+    const all = upcomingPage(store.snapshot(), NOW).text;
+    expect(all).toContain('Window 11');
+    expect(all.indexOf('Window 0')).toBeLessThan(all.indexOf('Window 11'));
+    expect(all.match(/>News \d</g)).toHaveLength(7);
+  });
+
+  it('is served like the other pages', async () => {
+    const { res, text } = await get('/upcoming');
+    expect(res.status).toBe(200);
+    expect(text).toContain('Database upgrade');
   });
 });
