@@ -11,7 +11,11 @@ import type { Condition } from '../../crds/index.ts';
 import { findCondition, setCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import type { EventRecorder } from '../../lib/events.ts';
 import type { KindName, SlipwayApi } from '../../lib/kube.ts';
+import { RecentWrites } from './recent-writes.ts';
 import { canonical, mergePatched, readyTransition, statusDiffers } from './status.ts';
+
+/** How long a written status is remembered at most (the cache shows it within about a second). */
+const REMEMBER_WRITES_MS = 60_000;
 
 export interface ObjectWithStatus {
   apiVersion: string;
@@ -85,7 +89,7 @@ export class StatusWriter {
   readonly #events: EventRecorder;
   readonly #now: () => Date;
   /** By uid (or namespace/name): the status last written, until the cache shows it. */
-  readonly #written = new Map<string, Record<string, unknown>>();
+  readonly #written = new RecentWrites<Record<string, unknown>>(REMEMBER_WRITES_MS);
 
   constructor(ctx: { slipway: SlipwayApi; events: EventRecorder; now: () => Date }) {
     this.#slipway = ctx.slipway;
@@ -96,9 +100,11 @@ export class StatusWriter {
   /** The object's status as this process last wrote it, or as the cache has it. */
   current<T extends ObjectWithStatus>(object: T): T['status'] {
     const key = writtenKey(object);
-    const wrote = this.#written.get(key);
-    if (wrote && canonical(wrote) === canonical(object.status)) this.#written.delete(key);
-    return (this.#written.get(key) as T['status'] | undefined) ?? object.status;
+    const wrote = this.#written.get(key, this.#now().getTime());
+    if (wrote === undefined) return object.status;
+    if (canonical(wrote) !== canonical(object.status)) return wrote as T['status'];
+    this.#written.delete(key);
+    return object.status;
   }
 
   /**
@@ -118,7 +124,7 @@ export class StatusWriter {
     if (!statusDiffers(before, status)) return undefined;
     await this.#slipway.patchStatus(kind, namespace, name, status);
     const written = mergePatched(before ?? {}, status) as Record<string, unknown>;
-    this.#written.set(writtenKey(object), written);
+    this.#written.set(writtenKey(object), written, this.#now().getTime());
     const target = { apiVersion: object.apiVersion, kind, metadata: object.metadata };
     for (const e of events(before?.conditions, conditions))
       void this.#events.record(target, e.type, e.reason, e.message, 'Reconcile');
