@@ -11,7 +11,14 @@ import { PatchStrategy, setHeaderOptions, type V1Deployment, type V1Job } from '
 import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
-import { ignoreNotFound, isAlreadyExists, isNotFound, mergePatch } from '../../lib/kube.ts';
+import {
+  apiMessage,
+  apiStatus,
+  ignoreNotFound,
+  isAlreadyExists,
+  isNotFound,
+  mergePatch,
+} from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
@@ -121,13 +128,34 @@ export class BundleReconciler implements Reconciler {
     return this.write(input, decision);
   }
 
-  /** Acts; a build Job that could not be created is no longer expected. */
+  /**
+   * Acts; a build Job that could not be created is no longer expected. When the API server
+   * refuses the act itself (a quota, an admission policy, a rejected object), the Bundle says
+   * so at once — Ready=False, reason Refused, the API server's message — instead of keeping its
+   * last step while the retries go on in the operator's log.
+   */
   private async actExpecting(decision: BundleDecision, input: BundleInputs): Promise<void> {
     try {
       await this.act(decision.action, input);
     } catch (err) {
       if (decision.action.type === 'createBuildJob')
         this.expectations.forget(this.projectKey(input.bundle), buildJobName(input.bundle.metadata.name));
+      if (isRefusal(err)) {
+        const message = `${ACTION_WORDS[decision.action.type]} was refused by the API server (retrying): ${apiMessage(err)}`;
+        await this.ctx.status
+          .write('Bundle', input.bundle, {
+            conditions: [{ type: 'Ready', status: 'False', reason: 'Refused', message }],
+          })
+          .catch((writeErr: unknown) =>
+            this.ctx.log.warn(
+              {
+                err: writeErr,
+                bundle: objectKey(input.bundle.metadata.namespace, input.bundle.metadata.name),
+              },
+              'writing a refusal failed',
+            ),
+          );
+      }
       throw err;
     }
   }
@@ -502,3 +530,22 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
 }
 
 /** A merge patch applied to a status: null removes a field. */
+
+/** What each act is, for a refusal's message. */
+const ACTION_WORDS: Record<BundleAction['type'], string> = {
+  none: 'nothing',
+  createBuildJob: 'creating the build Job',
+  createBackupJob: 'creating the backup Job',
+  startRollout: "updating the environment's Deployment",
+  rollBack: 'creating the rollback bundle',
+  stopJobs: "stopping the bundle's Jobs",
+};
+
+/**
+ * An answer that retrying alone will not change: forbidden (RBAC, a quota), invalid, refused by
+ * an admission webhook. Not a conflict (409: read again), throttling (429) or a server error.
+ */
+function isRefusal(err: unknown): boolean {
+  const status = apiStatus(err);
+  return status !== undefined && status >= 400 && status < 500 && ![404, 409, 429].includes(status);
+}

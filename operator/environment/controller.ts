@@ -42,6 +42,10 @@ export class EnvironmentReconciler implements Reconciler {
     // Secrets and claims are not watched (that would mean reading every Secret): while one is
     // missing, look again soon.
     if (ready.status !== 'True' && REFERENCE_REASONS.has(ready.reason)) return { requeueAfterMs: RECHECK_MS };
+    // And while they exist, now and then: one deleted later turns the Environment (and its
+    // Webhooks) not ready before the next deploy needs it, not when its backup fails.
+    if (environment.spec.database || environment.spec.backupStorage)
+      return { requeueAfterMs: READY_RECHECK_MS };
   }
 
   /** The database Secret's keys and whether the backup claim exists, read at most every few seconds. */
@@ -87,6 +91,8 @@ const REFERENCE_REASONS = new Set([
 ]);
 /** How soon a missing Secret or claim is looked for again. */
 const RECHECK_MS = 10_000;
+/** How often the references of a ready Environment are looked at again. */
+const READY_RECHECK_MS = 5 * 60_000;
 /** How long one reading of an environment's Secret and claim is used. */
 const MEMO_MS = 5_000;
 

@@ -95,6 +95,30 @@ describe('operator: what blocks a bundle, within seconds', () => {
     }
   });
 
+  it("a Job the API server itself refuses (a quota on Jobs): Refused, with the API server's message", async () => {
+    const { ns: quota, operator: quotaOperator } = await heldOperatorNamespace(kc, 'op-nojobs');
+    try {
+      await clients(kc).core.createNamespacedResourceQuota({
+        namespace: quota.name,
+        body: { metadata: { name: 'no-jobs' }, spec: { hard: { 'count/jobs.batch': '0' } } },
+      });
+      const since = Date.now();
+      await clients(kc).slipway.create('Bundle', bundle('no-job', inNamespace(quota.name)));
+      const b = await blockedWith('no-job', 'Refused', since, quota.name);
+      const message = b.status?.conditions?.find((c) => c.type === 'Ready')?.message;
+      expect(message).toMatch(
+        /^creating the build Job was refused by the API server \(retrying\): .*no-jobs/,
+      );
+      expect(conditionOf(b, 'Stalled')).toBe('True/Refused');
+      // Once the quota is gone, the retries get through and the build starts.
+      await clients(kc).core.deleteNamespacedResourceQuota({ name: 'no-jobs', namespace: quota.name });
+      await waitForJob(kc, quota.name, 'no-job-build');
+    } finally {
+      await quotaOperator.stop();
+      await quota.remove();
+    }
+  });
+
   it('an Environment names a missing database Secret, key or backup claim, and turns Ready once they exist', async () => {
     const { core, slipway } = clients(kc);
     const since = Date.now();
