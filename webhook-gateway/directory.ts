@@ -8,7 +8,7 @@ import { newest } from '../crds/bundle-order.ts';
 import { Informer, objectKey } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
-import type { BundleCreation, ProjectLookup } from './http/ports.ts';
+import { PartialCreationError, type BundleCreation, type ProjectLookup } from './http/ports.ts';
 import { SecretReader } from './secret-reader.ts';
 
 type Cached<T> = T & KubernetesObject;
@@ -84,7 +84,7 @@ export class ProjectDirectory {
       namespace,
       name,
       uid,
-      // Not yet published by the operator (or a slug conflict): the gateway answers 503.
+      // Not yet published by the operator (or a slug conflict): answered as an unknown project (404).
       secret: ref ? await this.secrets.value(namespace, ref.name, ref.key) : undefined,
       provider: projectProvider(project.spec),
       webhooks: this.webhooks.byIndex(BY_PROJECT, key),
@@ -102,7 +102,10 @@ export function bundleWriter(slipway: SlipwayApi) {
         await slipway.add('Bundle', bundle);
         results.push({ name: bundle.metadata.name, result: 'created' });
       } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
+        if (!isAlreadyExists(err)) {
+          const created = results.filter((r) => r.result === 'created').map((r) => r.name);
+          throw created.length > 0 ? new PartialCreationError(created, err) : err;
+        }
         results.push({ name: bundle.metadata.name, result: 'duplicate' });
       }
     }

@@ -86,23 +86,9 @@ export function planBundles(input: PlanInput): Plan {
     for (const webhook of matching) candidates.push({ change, webhook });
   }
 
-  const manual = input.latestManualBundle;
-  if (!manual) {
-    return {
-      outcome: 'unprocessable',
-      code: 'no_manual_bundle',
-      message:
-        `project ${project.name} has no manual bundle yet: webhook and upload builds copy the base ` +
-        'software and directory map of the latest manual bundle, so build one manually first',
-    };
-  }
-  if (!manual.spec.baseSoftware || !manual.spec.directoryMap) {
-    return {
-      outcome: 'unprocessable',
-      code: 'manual_bundle_incomplete',
-      message: `the latest manual bundle ${manual.metadata.name} has no base software or directory map to copy`,
-    };
-  }
+  const unbuildable = manualBundleProblem(project.name, input.latestManualBundle);
+  if (unbuildable) return unbuildable;
+  const manual = input.latestManualBundle!; // checked just above
 
   const bundles = new Map<string, PlannedBundle>();
   for (const { change, webhook } of candidates) {
@@ -205,4 +191,29 @@ export function bundleName(projectName: string, seed: string): string {
 
 function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Why no webhook or upload build of the project can be made yet, if so: they copy the base
+ * software and directory map of its latest manual bundle. (Uploads ask before receiving the archive.)
+ */
+export function manualBundleProblem(
+  projectName: string,
+  manual: BundleObject | undefined,
+): Extract<Plan, { outcome: 'unprocessable' }> | undefined {
+  if (!manual)
+    return {
+      outcome: 'unprocessable',
+      code: 'no_manual_bundle',
+      message:
+        `project ${projectName} has no manual bundle yet: webhook and upload builds copy the base ` +
+        'software and directory map of the latest manual bundle, so build one manually first',
+    };
+  if (!manual.spec.baseSoftware || !manual.spec.directoryMap)
+    return {
+      outcome: 'unprocessable',
+      code: 'manual_bundle_incomplete',
+      message: `the latest manual bundle ${manual.metadata.name} has no base software or directory map to copy`,
+    };
+  return undefined;
 }

@@ -34,7 +34,7 @@ export class SecretReader {
   async value(namespace: string, name: string, key: string): Promise<string | undefined> {
     const entry = await this.#entry(namespace, name);
     const data = entry.data?.[key];
-    // An empty secret authenticates nothing: treat it as missing (503), never as "".
+    // An empty secret authenticates nothing: treat it as missing, never as "".
     const secret = data === undefined ? '' : Buffer.from(data, 'base64').toString('utf8');
     return secret === '' ? undefined : secret;
   }

@@ -73,6 +73,8 @@ if [ "$secret" = "-" ]; then
   IFS= read -r secret || [ -n "$secret" ] || fail "no webhook secret on standard input"
   [ -n "$secret" ] || fail "no webhook secret on standard input"
 fi
+# A secret saved on Windows ends in CR: it is not part of the secret (and breaks the header).
+secret=$(printf '%s' "$secret" | tr -d '\r')
 [ -d "$base_dir" ] || fail "the base directory does not exist: $base_dir"
 command -v curl >/dev/null 2>&1 || fail "curl is required"
 command -v tar >/dev/null 2>&1 || fail "tar is required"
@@ -100,7 +102,8 @@ if [ -t 2 ]; then progress=--progress-bar; else progress=--silent; fi
 
 # The secret goes to curl on standard input as a config line, never as an argument.
 escaped_secret=$(printf '%s' "$secret" | sed 's/[\\"]/\\&/g')
-status=$(printf 'header = "Authorization: Bearer %s"\n' "$escaped_secret" | curl $progress --show-error \
+# -q first: a ~/.curlrc on the CI image (--fail, say) must not change what the script sees.
+status=$(printf 'header = "Authorization: Bearer %s"\n' "$escaped_secret" | curl -q $progress --show-error \
   --config - \
   --connect-timeout 30 \
   --retry 3 --retry-delay 5 \
@@ -168,7 +171,7 @@ follow() {
   misses=0
   while :; do
     answer=$work/status.json
-    code=$(curl --silent --connect-timeout 10 --max-time 30 --output "$answer" --write-out '%{http_code}' "$url") || code=000
+    code=$(curl -q --silent --connect-timeout 10 --max-time 30 --output "$answer" --write-out '%{http_code}' "$url") || code=000
     if [ "$code" = 200 ]; then
       misses=0
       phase=$(field phase "$answer")

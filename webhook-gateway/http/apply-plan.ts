@@ -5,6 +5,7 @@ import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { HttpError } from './http-error.ts';
 import { unavailable } from './guards.ts';
+import { PartialCreationError } from './ports.ts';
 
 export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: Plan): Promise<void> {
   if (plan.outcome === 'ignored') {
@@ -19,8 +20,13 @@ export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: P
   try {
     creations = await ctx.createBundles(plan.bundles.map((p) => p.bundle));
   } catch (error) {
+    const created = error instanceof PartialCreationError ? error.created : [];
+    if (created.length > 0) exchange.log.bundles = created.map((name) => `${name}:created`);
     ctx.logger.error({ err: error, ...exchange.log }, 'creating bundles failed');
-    throw unavailable('the bundles could not be created; retry the delivery');
+    // A retry creates the rest and finds the others made (200 duplicate for those).
+    throw created.length > 0
+      ? new BundlesPartlyCreated()
+      : unavailable('the bundles could not be created; retry the delivery');
   }
   const created = creations.some((c) => c.result === 'created');
   const result = created ? 'created' : 'duplicate';
@@ -46,4 +52,14 @@ export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: P
           }),
     })),
   });
+}
+
+/** 503 after some bundles were created: whatever they refer to (an uploaded archive) must stay. */
+export class BundlesPartlyCreated extends HttpError {
+  constructor() {
+    const { status, code, message, headers } = unavailable(
+      'some of the bundles could not be created; retry the delivery',
+    );
+    super(status, code, message, headers);
+  }
 }

@@ -55,7 +55,15 @@ export async function admitProjectRequest(
 ): Promise<ProjectLookup & { secret: string }> {
   rejectDeclaredLength(exchange, maxBodyBytes);
   if (!ctx.isReady()) throw unavailable('the gateway is starting; try again shortly');
-  const project = await ctx.projectBySlug(slug);
+  let project: Awaited<ReturnType<typeof ctx.projectBySlug>>;
+  try {
+    project = await ctx.projectBySlug(slug);
+  } catch (error) {
+    // The project's webhook Secret could not be read (the API server unreachable past the
+    // stale window, or the read refused while the operator's grant is on its way): try again.
+    ctx.logger.warn({ err: error, ...exchange.log }, "reading the project's webhook secret failed");
+    throw unavailable('the project could not be looked up; try again shortly');
+  }
   if (!project) {
     // The same answer as for a wrong secret or token (`unknown`): project names cannot be probed.
     throw authFailure(ctx, exchange, unknown());

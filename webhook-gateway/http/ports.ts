@@ -9,7 +9,7 @@ export interface ProjectLookup {
   name: string;
   /** metadata.uid; when given, created Bundles are owned by the Project. */
   uid?: string;
-  /** The webhook secret; undefined while it is not known yet (the gateway answers 503). */
+  /** The webhook secret; undefined while it is not known yet (answered as an unknown project). */
   secret: string | undefined;
   /** The provider deliveries must come from (projectProvider); undefined: any signed scheme. */
   provider?: GitProvider;
@@ -27,8 +27,21 @@ export interface BundleCreation {
   result: 'created' | 'duplicate';
 }
 
-/** Creates the Bundles in order; one result per bundle, same order. Rejects when the API is unavailable. */
+/**
+ * Creates the Bundles in order; one result per bundle, same order. Rejects when the API is
+ * unavailable: with a PartialCreationError when some of them were created before that.
+ */
 export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<BundleCreation[]>;
+
+/** Some bundles of a delivery or upload exist, a later one could not be created. */
+export class PartialCreationError extends Error {
+  override name = 'PartialCreationError';
+  readonly created: readonly string[];
+  constructor(created: readonly string[], cause: unknown) {
+    super(`${created.length} bundle(s) created before one failed: ${String(cause)}`, { cause });
+    this.created = created;
+  }
+}
 
 /** Called once per request when its response is done (or the client went away: status 499). */
 export interface RequestObservation {

@@ -119,6 +119,9 @@ export function receiveUploadForm(
       if (!req.complete) fail(new ClientGoneError('the client broke off the upload'));
     });
     req.setTimeout(UPLOAD_IDLE_TIMEOUT_MS, () => req.destroy());
+    // Once the body is in, the socket is quiet while the archive is stored (an S3 PUT of 512 MiB,
+    // an fsync): that is not an idle client, and must not cut off the answer it waits for.
+    req.once('end', () => req.setTimeout(0));
 
     startBody(exchange);
     req.pipe(parser);

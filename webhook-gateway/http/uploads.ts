@@ -1,12 +1,12 @@
 // POST /uploads/{slug}: a CI upload of the base directory (multipart: commit, branch, comment, archive).
 // Order of checks: 413 → 503 → 401 (unknown project or wrong secret, one answer; 429 once the
 // client failed too often) → 503 →
-// 415 → 503 (busy) → stream (413/422/400) → action.
+// 415 → 503 (busy) → 422 (no usable manual bundle) → stream (413/422/400) → action.
 import { archiveUrl } from '../../crds/archive-url.ts';
 import { MAX_UPLOAD_OVERHEAD_BYTES } from '../limits.ts';
-import { planBundles } from '../plan.ts';
+import { manualBundleProblem, planBundles } from '../plan.ts';
 import { constantTimeEqual } from '../constant-time.ts';
-import { applyPlan } from './apply-plan.ts';
+import { applyPlan, BundlesPartlyCreated } from './apply-plan.ts';
 import type { GatewayContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import { admitProjectRequest, authFailure, unavailable } from './guards.ts';
@@ -38,6 +38,9 @@ export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug
   }
   if (ctx.activeUploads >= ctx.maxConcurrentUploads)
     throw unavailable('too many uploads in progress; try again shortly');
+  // Known before a byte of the archive is read: no need to receive (and throw away) 512 MiB.
+  const unbuildable = manualBundleProblem(project.name, project.latestManualBundle);
+  if (unbuildable) throw new HttpError(422, unbuildable.code, unbuildable.message);
 
   ctx.activeUploads += 1;
   try {
@@ -71,9 +74,12 @@ export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug
       });
       await applyPlan(ctx, exchange, plan);
     } catch (error) {
-      // No bundle refers to a new archive when planning or creating failed. (A retry re-stores it
-      // under the same key and recreates the same bundle names.)
-      if (!archive.alreadyStored) await ctx.store.remove(archive.key);
+      // No bundle refers to a new archive when the fields, the plan or creating failed: it goes
+      // at once. Unless some bundles were created (two webhooks matched, the second create
+      // failed): they refer to it. (A retry re-stores it under the same key and recreates the
+      // same bundle names.)
+      if (!archive.alreadyStored && !(error instanceof BundlesPartlyCreated))
+        await ctx.store.remove(archive.key);
       throw error;
     }
   } finally {

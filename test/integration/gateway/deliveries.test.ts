@@ -17,6 +17,7 @@ import { logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { Operator } from '../../../operator/operator.ts';
 import { bundleWriter, ProjectDirectory } from '../../../webhook-gateway/directory.ts';
+import { PartialCreationError } from '../../../webhook-gateway/index.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
@@ -343,5 +344,16 @@ describe("the project's provider", () => {
     expect(created.result).toBe('created');
     const bundles = await api.list<BundleObject>('Bundle', ns.name, `${LABEL_PROJECT}=${labelValue(name)}`);
     expect(bundles.map((b) => b.spec.trigger.webhookRef?.name)).toContain('long-master');
+  });
+
+  it('says which bundles were made when a later create fails, so nothing they refer to is removed', async () => {
+    const made = build.bundle('partly-1', build.inNamespace(ns.name));
+    // Refused by the API server (a manual bundle needs its build settings): the second create fails.
+    const refused = build.bundle('partly-2', build.inNamespace(ns.name));
+    delete (refused.spec as Record<string, unknown>).baseSoftware;
+    const failure = await bundleWriter(api)([made, refused]).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PartialCreationError);
+    expect((failure as PartialCreationError).created).toEqual(['partly-1']);
+    expect((await api.get<BundleObject>('Bundle', ns.name, 'partly-1')).metadata.name).toBe('partly-1');
   });
 });

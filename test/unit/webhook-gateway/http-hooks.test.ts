@@ -146,6 +146,14 @@ describe('POST /hooks/{slug}/{token}', () => {
     expect(noSecret.json).toEqual(unknown.json);
   });
 
+  it("503 with Retry-After, not a 500, when the project's secret cannot be read", async () => {
+    gateway.state.failLookup = true;
+    const reply = await deliver('github-push');
+    expect(reply.status).toBe(503);
+    expect(reply.headers['retry-after']).toBe('10');
+    expect(reply.json).toMatchObject({ error: { code: 'unavailable' } });
+  });
+
   it('415 for a form-encoded delivery', async () => {
     const reply = await deliver('github-push', hookPath(), {
       'content-type': 'application/x-www-form-urlencoded',

@@ -5,7 +5,7 @@ import { signArchiveUrl } from '../../../crds/archive-url.ts';
 import { TEST_SECRET } from './support/fixtures.ts';
 import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
 import { SIGNING_KEY, multipart, send, startGateway, type Harness } from './support/gateway.ts';
-import { NAMESPACE, PROJECT } from '../../support/builders.ts';
+import { NAMESPACE, PROJECT, spec, webhook } from '../../support/builders.ts';
 import { startS3, type S3Fixture } from './support/s3.ts';
 import { CANONICAL_BASE_NAMES, baseDirectory, readTarGz, sha256, tarGz } from './support/tarballs.ts';
 
@@ -192,12 +192,36 @@ describe.each(STORES)('POST /uploads/{slug} with the %s archive store', (storeTy
     expect(await gateway.storedFiles()).toEqual([]);
   });
 
-  it('422 without a manual bundle, and the stored archive is removed again', async () => {
+  it('422 without a manual bundle, before the archive is sent, and nothing is stored', async () => {
     gateway.projects.get(PROJECT)!.latestManualBundle = undefined;
-    const reply = await upload(await tarGz(baseDirectory()));
+    const reply = await upload(await tarGz(baseDirectory()), { expectContinue: true });
     expect(reply.status).toBe(422);
+    expect(reply.continued).toBe(false);
     expect(reply.json).toMatchObject({ error: { code: 'no_manual_bundle' } });
     expect(await gateway.storedFiles()).toEqual([]);
+  });
+
+  it('503 when only some bundles could be created: the archive they refer to stays, and a retry makes the rest', async () => {
+    const project = gateway.projects.get(PROJECT)!;
+    project.webhooks = [
+      ...project.webhooks,
+      webhook(
+        'previews-2',
+        spec({ branch: 'feature/', matchMode: 'StartsWith', environmentRef: { name: 'preview-2' } }),
+      ),
+    ];
+    gateway.state.failCreateAfter = 1;
+    const archive = await tarGz(baseDirectory());
+    const first = await upload(archive);
+    expect(first.status).toBe(503);
+    expect(gateway.bundles.size).toBe(1);
+    const [made] = [...gateway.bundles.values()];
+    const stored = await gateway.storedFiles();
+    expect(stored).toEqual([made!.spec.source.archive!.url.split('/archives/')[1]]);
+    const retry = await upload(archive);
+    expect(retry.status).toBe(201);
+    expect(gateway.bundles.size).toBe(2);
+    expect(await gateway.storedFiles()).toEqual(stored);
   });
 
   it('503 when the bundles cannot be written, and the archive is removed again', async () => {

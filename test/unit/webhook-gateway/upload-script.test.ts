@@ -131,6 +131,19 @@ describe('upload.sh, as served by the gateway', () => {
     expect(await archiveEntries(key)).toEqual(['config/general.php', 'web/index.php', 'web/vendor/keep.js']);
   });
 
+  it('takes a secret saved with a Windows line end, and ignores a ~/.curlrc that says --fail', async () => {
+    const home = join(work, 'home');
+    await mkdir(home);
+    // With --fail from a curlrc, curl would exit 22 on any refusal and hide the answer.
+    await writeFile(join(home, '.curlrc'), '--fail\n');
+    const result = await run(args('-'), { env: { HOME: home }, stdin: `${TEST_SECRET}\r\n` });
+    expect(result.code).toBe(0);
+    expect(gateway.bundles.size).toBe(1);
+    const wrong = await run(args('not-the-secret'), { env: { HOME: home } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('upload refused (HTTP 401)');
+  });
+
   it('says it is a duplicate when the same archive is uploaded again', async () => {
     const first = await run(args());
     expect(first.code).toBe(0);

@@ -11,6 +11,7 @@ import type { BundleObject } from '../../../../crds/index.ts';
 import { FilesystemArchiveStore } from '../../../../webhook-gateway/archive/index.ts';
 import {
   createGateway,
+  PartialCreationError,
   type GatewayDependencies,
   type ProjectLookup,
   type RequestObservation,
@@ -32,7 +33,14 @@ export interface Harness {
   observations: RequestObservation[];
   /** Every log call, serialised. */
   logs: string[];
-  state: { ready: boolean; failCreate: boolean; now: Date };
+  /** failCreateAfter: create that many bundles, then fail (PartialCreationError), once. */
+  state: {
+    ready: boolean;
+    failLookup: boolean;
+    failCreate: boolean;
+    failCreateAfter: number | undefined;
+    now: Date;
+  };
   /** Resolves with the first observation (past or future) that satisfies `predicate`. */
   observed(predicate: (o: RequestObservation) => boolean): Promise<RequestObservation>;
   /** Files in storeDir (relative paths) and, with S3, the harness's objects (keys without its prefix). */
@@ -85,7 +93,13 @@ export async function startGateway(
     resolve: (o: RequestObservation) => void;
   }> = [];
   const logs: string[] = [];
-  const state = { ready: true, failCreate: false, now: new Date('2026-03-01T10:00:00Z') };
+  const state = {
+    ready: true,
+    failLookup: false,
+    failCreate: false,
+    failCreateAfter: undefined as number | undefined,
+    now: new Date('2026-03-01T10:00:00Z'),
+  };
   const record = (level: string) => (fields: object, message?: string) =>
     logs.push(
       JSON.stringify({ level, message, ...fields }, (_k, v: unknown) => (v instanceof Error ? v.message : v)),
@@ -96,9 +110,21 @@ export async function startGateway(
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const gateway = createGateway({
     publicBaseUrl: baseUrl,
-    projectBySlug: (slug) => projects.get(slug),
+    projectBySlug: async (slug) => {
+      if (state.failLookup) throw new Error('reading the webhook Secret failed: connect ECONNREFUSED');
+      return projects.get(slug);
+    },
     createBundles: async (list) => {
       if (state.failCreate) throw new Error('the API server is unavailable');
+      if (state.failCreateAfter !== undefined && list.length > state.failCreateAfter) {
+        const made = list.slice(0, state.failCreateAfter);
+        for (const bundle of made) bundles.set(bundle.metadata.name, bundle);
+        state.failCreateAfter = undefined;
+        throw new PartialCreationError(
+          made.map((b) => b.metadata.name),
+          new Error('the API server is unavailable'),
+        );
+      }
       return list.map((bundle) => {
         const name = bundle.metadata.name;
         if (bundles.has(name)) return { name, result: 'duplicate' as const };
