@@ -3,6 +3,7 @@
 // methods) → 503 until the store has synced → the endpoint → 404 for any other path. A GET of a
 // URL already answered for the current snapshot takes the same steps from memory, before
 // Express routes it (fromMemory below).
+import { keepAliveBehindProxies } from '../lib/keep-alive.ts';
 import { requestId } from '../lib/request-id.ts';
 import { AnswerCache, prepareAnswer, type PreparedAnswer } from './http/answer-cache.ts';
 import { loadingPage, pageRoutes } from './page/routes.ts';
@@ -336,7 +337,7 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
   };
   return Object.assign(listener, {
     listen(port: number, host?: string | (() => void), onListening?: () => void): Server {
-      const server = createServer(listener);
+      const server = keepAliveBehindProxies(createServer(listener));
       return typeof host === 'string' ? server.listen(port, host, onListening) : server.listen(port, host);
     },
   });

@@ -105,7 +105,6 @@ async function main(): Promise<void> {
     isReady: wiring.ready,
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.keepAliveTimeout = 60_000;
   await directory?.start();
 
   const sampler = new PeakSampler();

@@ -36,7 +36,6 @@ async function main(): Promise<void> {
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  server.keepAliveTimeout = 60_000;
   const port = (server.address() as AddressInfo).port;
 
   serveParent(

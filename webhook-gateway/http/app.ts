@@ -1,5 +1,6 @@
 // The gateway's public HTTP interface (DESIGN section 3). Plain node:http: provider signatures are
 // computed over the exact raw body and uploads are streamed, neither of which wants a body parser.
+import { keepAliveBehindProxies } from '../../lib/keep-alive.ts';
 import { requestId } from '../../lib/request-id.ts';
 import {
   createServer,
@@ -42,7 +43,7 @@ export function createGatewayServer(deps: GatewayDependencies): Server {
     gateway.handleRequest,
   );
   server.on('checkContinue', gateway.handleCheckContinue);
-  return server;
+  return keepAliveBehindProxies(server);
 }
 
 const HOOK_PATH = /^\/hooks\/([^/]+)\/([^/]+)\/?$/;
