@@ -263,7 +263,7 @@ function runChain(input: BundleInputs): ChainResult {
   }
   const rollout = rolloutState(deployment, name);
   // An application's own output may hold secrets: a crashing container is named, not quoted.
-  const blocked = podProblem(input.pods?.rollout ?? []) ?? replicaFailure(deployment);
+  const blocked = podProblem(input.pods?.rollout ?? []) ?? replicaFailure(deployment) ?? paused(deployment);
   if (rollout.state === 'failed') {
     const message = blocked ? `${rollout.message}; ${blocked.message}` : rollout.message;
     chain.set(cond('Deployed', 'False', 'RolloutFailed', message));
@@ -603,6 +603,19 @@ function replicaFailure(deployment: V1Deployment): PodProblem | undefined {
   return failure
     ? { reason: 'PodsRefused', message: failure.message ?? failure.reason ?? 'pods cannot be created' }
     : undefined;
+}
+
+/**
+ * A paused Deployment rolls nothing out and never reaches its progress deadline: without this,
+ * the bundle (and every later one for the environment) would wait without end or reason.
+ */
+function paused(deployment: V1Deployment): PodProblem | undefined {
+  if (!deployment.spec?.paused) return undefined;
+  const name = deployment.metadata?.name ?? '';
+  return {
+    reason: 'DeploymentPaused',
+    message: `Deployment ${name} is paused; resume it with kubectl rollout resume deployment/${name}`,
+  };
 }
 
 function isoOf(t: Date | string | undefined): string | undefined {

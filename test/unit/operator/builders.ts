@@ -55,6 +55,7 @@ export interface DeploymentOptions {
   available?: number;
   total?: number;
   deadlineExceeded?: boolean;
+  paused?: boolean;
   containers?: string[];
 }
 
@@ -67,6 +68,7 @@ export function deployment(opts: DeploymentOptions = {}): V1Deployment {
     metadata: { name: 'shop-web', namespace: NS, generation: opts.generation ?? 2, annotations },
     spec: {
       replicas,
+      ...(opts.paused ? { paused: true } : {}),
       selector: { matchLabels: { app: 'shop' } },
       template: {
         metadata: { annotations: opts.bundle ? { [ANNOTATION_BUNDLE]: opts.bundle } : {} },

@@ -448,6 +448,16 @@ describe('decideBundle: deploy', () => {
       conditions: 'Built=True/Succeeded Deployed=True/Succeeded Ready=True/Succeeded',
     },
     {
+      name: 'a paused Deployment holds the rollout, saying how to resume it',
+      in: {
+        bundle: deployBundle('b1'),
+        environment: env,
+        deployment: deployment({ bundle: 'b1', updated: 0, paused: true }),
+      },
+      then: 'Deploying none waiting',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/DeploymentPaused Ready=False/DeploymentPaused',
+    },
+    {
       name: 'a rollout past its progress deadline fails',
       in: {
         bundle: deployBundle('b1'),
