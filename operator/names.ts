@@ -14,6 +14,8 @@ export const MANAGER = 'slipway-operator';
 export const ANNOTATION_ROLLOUT_STARTED = 'slipway.dev/rollout-started-at';
 /** On a Project: how many of its bundles may build at the same time. */
 export const ANNOTATION_BUILD_CONCURRENCY = 'slipway.dev/build-concurrency';
+/** A Project's Ready reason while the Secret its repository names for cloning is missing. */
+export const CREDENTIALS_SECRET_NOT_FOUND = 'CredentialsSecretNotFound';
 
 /** Job names become a pod label value, so they must fit in 63 characters. */
 export const buildJobName = (bundle: string) => boundedName(bundle, 'build');

@@ -1,6 +1,8 @@
 // Checks of what a build needs from the bundle and its project, before any Job is made.
 // The values end up in a Dockerfile and a shell environment, so they are held to a strict shape.
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import { findCondition } from '../../lib/conditions.ts';
+import { CREDENTIALS_SECRET_NOT_FOUND } from '../names.ts';
 
 export interface SettingsProblem {
   reason: string;
@@ -77,5 +79,9 @@ export function buildSettingsProblem(
       message: `bundle builds commit ${source.git.commit}, but project ${project.metadata.name} has no spec.repository to clone`,
       permanent: false,
     };
+  // The Project controller found the clone credentials missing (it reads the Secret; bundles do not).
+  const projectReady = findCondition(project.status?.conditions, 'Ready');
+  if (source.git && projectReady?.reason === CREDENTIALS_SECRET_NOT_FOUND)
+    return { reason: CREDENTIALS_SECRET_NOT_FOUND, message: projectReady.message, permanent: false };
   return undefined;
 }

@@ -15,10 +15,12 @@ import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { bundlesToPrune, claimSlug, effectiveSlug, protectedBundles } from './decide.ts';
 import { GatewayAccess } from './gateway-access.ts';
 import { generateSecretValue, generatedSecretRef, ownedBy, webhookSecret } from './secret.ts';
+import { CREDENTIALS_SECRET_NOT_FOUND } from '../names.ts';
 
 /** Referenced Secrets are not watched (that would mean reading every Secret): look again this often. */
 export const PROJECT_RESYNC_MS = 5 * 60_000;
 const SECRET_MISSING_RETRY_MS = 30_000;
+const CREDENTIALS_MISSING_RETRY_MS = 10_000;
 
 type SecretResult =
   | { ok: true; ref: { name: string; key: string }; value: Buffer }
@@ -58,12 +60,19 @@ export class ProjectReconciler implements Reconciler {
         published = { slug: claim.slug, webhook: null };
         requeueAfterMs = SECRET_MISSING_RETRY_MS;
       } else {
-        ready = {
-          type: 'Ready',
-          status: 'True',
-          reason: 'WebhookReady',
-          message: `webhook URL published for slug ${claim.slug}`,
-        };
+        // Step: the clone credentials. A build pod whose Secret volume is missing waits in
+        // ContainerCreating until the build's deadline, saying nothing: say it here, and git
+        // bundles wait for it (bundle/settings.ts). The webhook works meanwhile.
+        const missing = await this.missingCredentials(project);
+        ready = missing
+          ? { type: 'Ready', status: 'False', reason: CREDENTIALS_SECRET_NOT_FOUND, message: missing }
+          : {
+              type: 'Ready',
+              status: 'True',
+              reason: 'WebhookReady',
+              message: `webhook URL published for slug ${claim.slug}`,
+            };
+        if (missing) requeueAfterMs = CREDENTIALS_MISSING_RETRY_MS;
         published = {
           slug: claim.slug,
           webhook: {
@@ -78,6 +87,19 @@ export class ProjectReconciler implements Reconciler {
     const fields = { ...published, uploadScriptUrl: uploadScriptUrl(config.gatewayBaseUrl) };
     await this.ctx.status.writeReady('Project', project, ready, fields);
     return { requeueAfterMs };
+  }
+
+  /** Why git builds cannot clone yet: the credentials Secret the repository names is missing. */
+  private async missingCredentials(project: ProjectObject): Promise<string | undefined> {
+    const name = project.spec.repository?.credentialsSecretRef?.name;
+    if (!name) return undefined;
+    try {
+      await this.ctx.clients.core.readNamespacedSecret({ name, namespace: project.metadata.namespace });
+      return undefined;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      return `Secret ${name} (spec.repository.credentialsSecretRef) does not exist: git bundles wait for it before they build`;
+    }
   }
 
   /** The referenced Secret, or the generated one (created on first need). */

@@ -13,7 +13,9 @@ import {
   clients,
   eventsFor,
   get,
+  jobsOf,
   readyReason,
+  waitForJob,
   startOperator,
   webDeployment,
 } from './support.ts';
@@ -87,6 +89,49 @@ describe('operator: projects', () => {
     await slipway.patch('Project', a.name, 'ref', { metadata: { annotations: { touched: '1' } } });
     const p = await readyProject(a.name, 'ref');
     expect(p.status?.webhook?.url).toBe(webhookUrl(GATEWAY, slug, 's3cret-value'));
+  });
+
+  it('says when the clone credentials Secret is missing, holds its git builds meanwhile, and builds once it exists', async () => {
+    const { slipway, core } = clients(kc);
+    await slipway.create(
+      'Project',
+      project(
+        'private',
+        inNamespace(a.name),
+        spec({
+          slug: `private-${a.name}`,
+          repository: {
+            url: 'https://git.example.com/private.git',
+            credentialsSecretRef: { name: 'git-creds' },
+          },
+        }),
+      ),
+    );
+    const missing = await waitFor('CredentialsSecretNotFound', async () => {
+      const p = await get.project(kc, a.name, 'private');
+      return readyReason(p) === 'False/CredentialsSecretNotFound' ? p : undefined;
+    });
+    expect(missing.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
+      /^Secret git-creds \(spec.repository.credentialsSecretRef\) does not exist/,
+    );
+    // Deliveries keep working meanwhile: the webhook URL is published.
+    expect(missing.status?.webhook?.url).toBeDefined();
+    await slipway.create(
+      'Bundle',
+      bundle('private-1', inNamespace(a.name), spec({ projectRef: { name: 'private' } })),
+    );
+    await waitFor('the bundle to wait for the credentials', async () => {
+      const b1 = await get.bundle(kc, a.name, 'private-1');
+      return readyReason(b1) === 'False/CredentialsSecretNotFound' ? b1 : undefined;
+    });
+    expect(await jobsOf(kc, a.name, 'private-1')).toEqual([]);
+    await core.createNamespacedSecret({
+      namespace: a.name,
+      body: { metadata: { name: 'git-creds' }, stringData: { username: 'ci', password: 'token' } },
+    });
+    // Looked at again within 10 s, without any change to the project.
+    await readyProject(a.name, 'private');
+    await waitForJob(kc, a.name, 'private-1-build');
   });
 
   it('a later project with the same slug in another namespace gets SlugConflict and no URL, and recovers', async () => {
