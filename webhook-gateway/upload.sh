@@ -71,10 +71,10 @@ case $slug in
 esac
 if [ "$secret" = "-" ]; then
   IFS= read -r secret || [ -n "$secret" ] || fail "no webhook secret on standard input"
+  # A secret saved on Windows ends in CR: it is not part of the secret (and breaks the header).
+  secret=$(printf '%s' "$secret" | tr -d '\r')
   [ -n "$secret" ] || fail "no webhook secret on standard input"
 fi
-# A secret saved on Windows ends in CR: it is not part of the secret (and breaks the header).
-secret=$(printf '%s' "$secret" | tr -d '\r')
 [ -d "$base_dir" ] || fail "the base directory does not exist: $base_dir"
 command -v curl >/dev/null 2>&1 || fail "curl is required"
 command -v tar >/dev/null 2>&1 || fail "tar is required"

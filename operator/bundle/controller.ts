@@ -11,14 +11,8 @@ import { PatchStrategy, setHeaderOptions, type V1Deployment, type V1Job } from '
 import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
-import {
-  apiMessage,
-  apiStatus,
-  ignoreNotFound,
-  isAlreadyExists,
-  isNotFound,
-  mergePatch,
-} from '../../lib/kube.ts';
+import { ignoreNotFound, isAlreadyExists, isNotFound, mergePatch } from '../../lib/kube.ts';
+import { ActRefused, isRefusal } from './refusal.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
@@ -81,6 +75,36 @@ export class BundleReconciler implements Reconciler {
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const bundle = this.ctx.informers.bundles.get(namespace, name);
     if (!bundle) return;
+    try {
+      return await this.reconcileBundle(bundle);
+    } catch (err) {
+      if (!(err instanceof ActRefused)) throw err;
+      await this.writeRefusal(bundle, err);
+      throw err.apiError; // retried with back-off
+    }
+  }
+
+  /**
+   * Ready=False/Refused with the API server's message, written once: while the bundle says
+   * Refused already, a new message (a quota's counts) is not worth a write, nor the update event
+   * that would retry the bundle at once, past its back-off.
+   */
+  private async writeRefusal(bundle: BundleObject, refusal: ActRefused): Promise<void> {
+    const ready = findCondition(this.ctx.status.current(bundle)?.conditions, 'Ready');
+    if (ready?.reason === 'Refused') return;
+    await this.ctx.status
+      .write('Bundle', bundle, {
+        conditions: [{ type: 'Ready', status: 'False', reason: 'Refused', message: refusal.message }],
+      })
+      .catch((err: unknown) =>
+        this.ctx.log.warn(
+          { err, bundle: objectKey(bundle.metadata.namespace, bundle.metadata.name) },
+          'writing a refusal failed',
+        ),
+      );
+  }
+
+  private async reconcileBundle(bundle: BundleObject): Promise<HandlerResult | void> {
     const cached = await this.withRefusedPods(this.gatherFromCache(bundle));
     const first = this.decideCounting(cached);
     if (first.skip) return this.retire(cached);
@@ -129,10 +153,10 @@ export class BundleReconciler implements Reconciler {
   }
 
   /**
-   * Acts; a build Job that could not be created is no longer expected. When the API server
-   * refuses the act itself (a quota, an admission policy, a rejected object), the Bundle says
-   * so at once — Ready=False, reason Refused, the API server's message — instead of keeping its
-   * last step while the retries go on in the operator's log.
+   * Acts; a build Job that could not be created is no longer expected. An act the API server
+   * refuses (a quota, an admission policy, a rejected object) becomes ActRefused: reconcile()
+   * writes it into the Bundle once the Deployment lock is released, instead of the bundle keeping
+   * its last step while the retries go on in the operator's log.
    */
   private async actExpecting(decision: BundleDecision, input: BundleInputs): Promise<void> {
     try {
@@ -140,23 +164,7 @@ export class BundleReconciler implements Reconciler {
     } catch (err) {
       if (decision.action.type === 'createBuildJob')
         this.expectations.forget(this.projectKey(input.bundle), buildJobName(input.bundle.metadata.name));
-      if (isRefusal(err)) {
-        const message = `${ACTION_WORDS[decision.action.type]} was refused by the API server (retrying): ${apiMessage(err)}`;
-        await this.ctx.status
-          .write('Bundle', input.bundle, {
-            conditions: [{ type: 'Ready', status: 'False', reason: 'Refused', message }],
-          })
-          .catch((writeErr: unknown) =>
-            this.ctx.log.warn(
-              {
-                err: writeErr,
-                bundle: objectKey(input.bundle.metadata.namespace, input.bundle.metadata.name),
-              },
-              'writing a refusal failed',
-            ),
-          );
-      }
-      throw err;
+      throw isRefusal(err) ? new ActRefused(decision.action.type, err) : err;
     }
   }
 
@@ -530,22 +538,3 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
 }
 
 /** A merge patch applied to a status: null removes a field. */
-
-/** What each act is, for a refusal's message. */
-const ACTION_WORDS: Record<BundleAction['type'], string> = {
-  none: 'nothing',
-  createBuildJob: 'creating the build Job',
-  createBackupJob: 'creating the backup Job',
-  startRollout: "updating the environment's Deployment",
-  rollBack: 'creating the rollback bundle',
-  stopJobs: "stopping the bundle's Jobs",
-};
-
-/**
- * An answer that retrying alone will not change: forbidden (RBAC, a quota), invalid, refused by
- * an admission webhook. Not a conflict (409: read again), throttling (429) or a server error.
- */
-function isRefusal(err: unknown): boolean {
-  const status = apiStatus(err);
-  return status !== undefined && status >= 400 && status < 500 && ![404, 409, 429].includes(status);
-}

@@ -263,7 +263,7 @@ function runChain(input: BundleInputs): ChainResult {
   }
   const rollout = rolloutState(deployment, name);
   // An application's own output may hold secrets: a crashing container is named, not quoted.
-  const blocked = podProblem(input.pods?.rollout ?? []) ?? replicaFailure(deployment) ?? paused(deployment);
+  const blocked = podProblem(input.pods?.rollout ?? []) ?? replicaFailure(deployment);
   if (rollout.state === 'failed') {
     const message = blocked ? `${rollout.message}; ${blocked.message}` : rollout.message;
     chain.set(cond('Deployed', 'False', 'RolloutFailed', message));
@@ -279,6 +279,12 @@ function runChain(input: BundleInputs): ChainResult {
     const message = `environment ${envName} runs image ${image}`;
     chain.set(cond('Deployed', 'True', 'Succeeded', message));
     return chain.succeeded('Ready', message);
+  }
+  // Waits (no 5 s re-checks for what may last hours): resuming it is a Deployment event.
+  const pause = paused(deployment);
+  if (pause) {
+    chain.set(cond('Deployed', 'Unknown', pause.reason, pause.message));
+    return chain.waiting('Deploying', pause.reason, pause.message);
   }
   if (blocked) {
     const problem = {

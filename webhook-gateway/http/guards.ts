@@ -1,6 +1,7 @@
 // The checks every POST route runs first: too big → 413,
 // not ready → 503, unknown project → the route's answer for a wrong secret, project not ready → 503.
 import { limitKey } from '../../lib/client-address.ts';
+import { apiStatus } from '../../lib/kube.ts';
 import { RETRY_AFTER_SECONDS } from '../limits.ts';
 import type { GatewayContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
@@ -60,8 +61,9 @@ export async function admitProjectRequest(
     project = await ctx.projectBySlug(slug);
   } catch (error) {
     // The project's webhook Secret could not be read (the API server unreachable past the
-    // stale window, or the read refused while the operator's grant is on its way): try again.
-    ctx.logger.warn({ err: error, ...exchange.log }, "reading the project's webhook secret failed");
+    // stale window, or the read refused while the operator's grant is on its way; the secret
+    // reader logs which): try again. Anything else is a bug, answered 500.
+    if (apiStatus(error) === undefined && !isNetworkError(error)) throw error;
     throw unavailable('the project could not be looked up; try again shortly');
   }
   if (!project) {
@@ -80,4 +82,12 @@ export async function admitProjectRequest(
 
 export function unavailable(message: string): HttpError {
   return new HttpError(503, 'unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+}
+
+/** A failed connection (ECONNREFUSED, ETIMEDOUT, …, or undici's UND_ERR_*), not a bug. */
+function isNetworkError(error: unknown): boolean {
+  const code =
+    (error as { code?: unknown; cause?: { code?: unknown } })?.code ??
+    (error as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code);
 }

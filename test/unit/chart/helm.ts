@@ -50,8 +50,8 @@ export function run(args: string[]): Run {
 }
 
 /** `helm template` with `--set` pairs; throws with helm's message when it fails. */
-export function template(set: Record<string, string | number | boolean> = {}): Manifest[] {
-  const result = run(['template', RELEASE, CHART, '--namespace', NAMESPACE, ...setArgs(set)]);
+export function template(set: Record<string, string | number | boolean> = {}, release = RELEASE): Manifest[] {
+  const result = run(['template', release, CHART, '--namespace', NAMESPACE, ...setArgs(set)]);
   if (result.status !== 0) throw new Error(`helm template failed:\n${result.stderr}`);
   return parseAllDocuments(result.stdout)
     .map((doc) => doc.toJS() as Manifest | null)

@@ -364,16 +364,22 @@ describe('chart options', () => {
     expect(result.stderr).toContain('gateway: serviceAccount.name is required');
   });
 
-  it('keeps Service names and label values within 63 characters at the longest name prefix', () => {
-    const manifests = template({ fullnameOverride: 'a'.repeat(44), 'serviceMonitor.enabled': true });
-    const services = ofKind(manifests, 'Service').map((m) => m.metadata.name as string);
-    expect(services).toContain(`${'a'.repeat(44)}-status-api-metrics`);
-    expect(services.filter((n) => n.length > 63)).toEqual([]);
-    const labelValues = manifests.flatMap((m) =>
-      Object.values((m.metadata.labels ?? {}) as Record<string, string>),
-    );
-    expect(labelValues.filter((v) => v.length > 63)).toEqual([]);
-  });
+  it.each([
+    ['the longest release name (53 characters)', {}, 'r'.repeat(53)],
+    ['the longest fullnameOverride (44 characters)', { fullnameOverride: 'a'.repeat(44) }, RELEASE],
+  ] as [string, Record<string, string>, string][])(
+    'keeps Service names and label values within 63 characters with %s',
+    (_what, set, release) => {
+      const manifests = template({ ...set, 'serviceMonitor.enabled': true }, release);
+      const services = ofKind(manifests, 'Service').map((m) => m.metadata.name as string);
+      expect(services.some((n) => n.endsWith('-status-api-metrics'))).toBe(true);
+      expect(services.filter((n) => n.length > 63)).toEqual([]);
+      const labelValues = manifests.flatMap((m) =>
+        Object.values((m.metadata.labels ?? {}) as Record<string, string>),
+      );
+      expect(labelValues.filter((v) => v.length > 63)).toEqual([]);
+    },
+  );
 
   it('protects the replicated components with PodDisruptionBudgets', () => {
     const budgets = ofKind(template(), 'PodDisruptionBudget').map((m) => m.metadata.name);

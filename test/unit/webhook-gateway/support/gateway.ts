@@ -111,7 +111,8 @@ export async function startGateway(
   const gateway = createGateway({
     publicBaseUrl: baseUrl,
     projectBySlug: async (slug) => {
-      if (state.failLookup) throw new Error('reading the webhook Secret failed: connect ECONNREFUSED');
+      if (state.failLookup)
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
       return projects.get(slug);
     },
     createBundles: async (list) => {
