@@ -256,6 +256,15 @@ function runChain(input: BundleInputs): ChainResult {
   // Step: Deployed.
   const image = chain.status.image ?? input.image;
   const deploymentName = deployment.metadata?.name ?? environment.spec.deploymentRef.name;
+  if (running !== name && rolloutStarted(bundle)) {
+    // Someone put another pod template back while this bundle rolled out (kubectl rollout undo
+    // on a broken release): rolling it out again would undo their rollback. (A cache that has not
+    // seen this bundle's own patch yet gets here too: the decision on live state, made before any
+    // act or end, sees the Deployment as it is.)
+    const message = `Deployment ${deploymentName} was changed to ${running ? `bundle ${running}` : 'another pod template'} while this bundle rolled out (kubectl rollout undo?); not rolling it out again`;
+    chain.set(cond('Deployed', 'False', 'RolloutReplaced', message));
+    return chain.failed('Failed', 'RolloutReplaced', message);
+  }
   if (running !== name) {
     const message = `updating Deployment ${deploymentName} to image ${image}`;
     chain.set(cond('Deployed', 'Unknown', 'Progressing', message));
@@ -328,6 +337,15 @@ export function supersededBy(input: BundleInputs): string | undefined {
 }
 
 /** This bundle's rollout has started: the Deployment runs it, or our own status says so. */
+/**
+ * Whether this bundle's status says its rollout was started: Deployed is on its way (Unknown)
+ * for any reason but waiting for the environment.
+ */
+function rolloutStarted(bundle: BundleObject): boolean {
+  const deployed = findCondition(bundle.status?.conditions, 'Deployed');
+  return deployed?.status === 'Unknown' && deployed.reason !== 'WaitingForEnvironment';
+}
+
 function rolloutBegun(bundle: BundleObject, deployment: V1Deployment | undefined): boolean {
   if (runningBundle(deployment) === bundle.metadata.name) return true;
   const deployed = findCondition(bundle.status?.conditions, 'Deployed');

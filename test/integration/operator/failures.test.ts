@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
 import { bundle, project, inNamespace, spec } from '../../support/builders.ts';
-import { testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   environmentReporting,
   bundleInPhase,
@@ -123,6 +123,51 @@ describe('operator: failed steps', () => {
     const env = await environmentReporting(kc, ns.name, 'env-stuck', 'stuck', 'Failed');
     expect(env.status?.lastDeployment).toMatchObject({ bundle: 'stuck', result: 'Failed' });
     expect(env.status?.currentBundle).toBeUndefined();
+  });
+
+  it('kubectl rollout undo during a rollout wins: the bundle fails as RolloutReplaced, the old image stays', async () => {
+    // As above, a rollout that cannot finish; here with a long deadline, so a person steps in first.
+    const nodes = (await clients(kc).core.listNode()).items.length;
+    await makeEnvironment('env-undo', {
+      replicas: nodes,
+      progressDeadlineSeconds: 600,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      template: {
+        metadata: { labels: { app: 'env-undo-web' } },
+        spec: {
+          containers: [{ name: 'web', image: OLD_IMAGE }],
+          affinity: {
+            podAntiAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  labelSelector: { matchLabels: { app: 'env-undo-web' } },
+                  topologyKey: 'kubernetes.io/hostname',
+                },
+              ],
+            },
+          },
+        },
+      },
+    });
+    await waitFor('the first version to be available', async () => {
+      const d = await get.deployment(kc, ns.name, 'env-undo-web');
+      return d.status?.availableReplicas === nodes;
+    });
+    await clients(kc).slipway.create('Bundle', deployBundle('undone', 'env-undo'));
+    await waitForJob(kc, ns.name, 'undone-build');
+    await finishJobPod(kc, ns.name, 'undone-build', 'Succeeded');
+    await bundleInPhase(kc, ns.name, 'undone', 'Deploying');
+    await waitFor('the rollout to be recorded', async () => {
+      const d = await get.deployment(kc, ns.name, 'env-undo-web');
+      return (d.metadata?.generation ?? 0) > 1 && d.status?.observedGeneration === d.metadata?.generation;
+    });
+    await kubectl(['rollout', 'undo', 'deployment/env-undo-web', '-n', ns.name]);
+    const b = await bundleInPhase(kc, ns.name, 'undone', 'Failed');
+    expect(readyReason(b)).toBe('False/RolloutReplaced');
+    expect(b.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
+      /^Deployment env-undo-web was changed to another pod template while this bundle rolled out/,
+    );
+    expect(await imageOf('env-undo-web')).toBe(OLD_IMAGE);
   });
 });
 

@@ -786,6 +786,28 @@ describe('decideBundle: ordering between bundles of one environment', () => {
     expect(d.phase).not.toBe('Superseded');
   });
 
+  it('leaves a hand-made rollback alone: kubectl rollout undo during its rollout fails it as RolloutReplaced', () => {
+    const rolling = deployBundle('b1', 0);
+    rolling.status!.conditions!.push(condition('Deployed', 'Unknown', 'Progressing'));
+    // Its status says its rollout started; the Deployment runs b0's pod template again.
+    const d = decideBundle(
+      inputs({
+        bundle: rolling,
+        projectBundles: [rolling],
+        environment: env,
+        deployment: deployment({ bundle: 'b0' }),
+      }),
+    );
+    expect(d.action).toEqual({ type: 'none' });
+    expect(summary(d)).toEqual({
+      then: 'Failed none finished',
+      conditions: 'Built=True/Succeeded Deployed=False/RolloutReplaced Ready=False/RolloutReplaced',
+    });
+    expect(d.conditions.find((c) => c.type === 'Ready')?.message).toMatch(
+      /^Deployment shop-web was changed to bundle b0 while this bundle rolled out \(kubectl rollout undo\?\)/,
+    );
+  });
+
   it('an older bundle never replaces a newer one the environment already runs', () => {
     const older = deployBundle('b1', 0);
     const newer = bundle('b2', stored(10), spec({ deploy: deployTo() }), status(finished('Ready')));
