@@ -40,6 +40,39 @@ const makeEnvironment = (name: string, deploymentSpec: Parameters<typeof webDepl
 const imageOf = async (deployment: string) =>
   (await get.deployment(kc, ns.name, deployment)).spec?.template.spec?.containers[0]?.image;
 
+/**
+ * An environment whose rollouts cannot finish: one pod per node with no room to surge, so the
+ * new version's pod can never be scheduled. Resolves once the first version is available.
+ */
+async function stuckEnvironment(name: string, progressDeadlineSeconds: number): Promise<void> {
+  const nodes = (await clients(kc).core.listNode()).items.length;
+  await makeEnvironment(name, {
+    replicas: nodes,
+    progressDeadlineSeconds,
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+    template: {
+      metadata: { labels: { app: `${name}-web` } },
+      spec: {
+        containers: [{ name: 'web', image: OLD_IMAGE }],
+        affinity: {
+          podAntiAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              {
+                labelSelector: { matchLabels: { app: `${name}-web` } },
+                topologyKey: 'kubernetes.io/hostname',
+              },
+            ],
+          },
+        },
+      },
+    },
+  });
+  await waitFor('the first version to be available', async () => {
+    const d = await get.deployment(kc, ns.name, `${name}-web`);
+    return d.status?.availableReplicas === nodes;
+  });
+}
+
 beforeAll(async () => {
   kc = testKubeConfig();
   ({ ns, operator } = await heldOperatorNamespace(kc, 'op-failures'));
@@ -87,33 +120,7 @@ describe('operator: failed steps', () => {
   });
 
   it('a rollout that does not progress within its deadline gives RolloutFailed', async () => {
-    // One pod per node with no room to surge: the new version's pod can never be scheduled.
-    const nodes = (await clients(kc).core.listNode()).items.length;
-    await makeEnvironment('env-stuck', {
-      replicas: nodes,
-      progressDeadlineSeconds: 3,
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
-      template: {
-        metadata: { labels: { app: 'env-stuck-web' } },
-        spec: {
-          containers: [{ name: 'web', image: OLD_IMAGE }],
-          affinity: {
-            podAntiAffinity: {
-              requiredDuringSchedulingIgnoredDuringExecution: [
-                {
-                  labelSelector: { matchLabels: { app: 'env-stuck-web' } },
-                  topologyKey: 'kubernetes.io/hostname',
-                },
-              ],
-            },
-          },
-        },
-      },
-    });
-    await waitFor('the first version to be available', async () => {
-      const d = await get.deployment(kc, ns.name, 'env-stuck-web');
-      return d.status?.availableReplicas === nodes;
-    });
+    await stuckEnvironment('env-stuck', 3);
     await clients(kc).slipway.create('Bundle', deployBundle('stuck', 'env-stuck'));
     await waitForJob(kc, ns.name, 'stuck-build');
     await finishJobPod(kc, ns.name, 'stuck-build', 'Succeeded');
@@ -126,33 +133,8 @@ describe('operator: failed steps', () => {
   });
 
   it('kubectl rollout undo during a rollout wins: the bundle fails as RolloutReplaced, the old image stays', async () => {
-    // As above, a rollout that cannot finish; here with a long deadline, so a person steps in first.
-    const nodes = (await clients(kc).core.listNode()).items.length;
-    await makeEnvironment('env-undo', {
-      replicas: nodes,
-      progressDeadlineSeconds: 600,
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
-      template: {
-        metadata: { labels: { app: 'env-undo-web' } },
-        spec: {
-          containers: [{ name: 'web', image: OLD_IMAGE }],
-          affinity: {
-            podAntiAffinity: {
-              requiredDuringSchedulingIgnoredDuringExecution: [
-                {
-                  labelSelector: { matchLabels: { app: 'env-undo-web' } },
-                  topologyKey: 'kubernetes.io/hostname',
-                },
-              ],
-            },
-          },
-        },
-      },
-    });
-    await waitFor('the first version to be available', async () => {
-      const d = await get.deployment(kc, ns.name, 'env-undo-web');
-      return d.status?.availableReplicas === nodes;
-    });
+    // A long deadline: a person steps in first.
+    await stuckEnvironment('env-undo', 600);
     await clients(kc).slipway.create('Bundle', deployBundle('undone', 'env-undo'));
     await waitForJob(kc, ns.name, 'undone-build');
     await finishJobPod(kc, ns.name, 'undone-build', 'Succeeded');
