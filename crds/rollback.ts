@@ -3,11 +3,14 @@
 // any other (the ordering rules hold); a newer push wins over it. Made by the operator (an
 // Environment's autoRollback) and by people (a small object; later the CLI).
 import { API_VERSION, type BundleObject } from './index.ts';
+import { ownedByProject } from './bundle-owner.ts';
 import { LABEL_PROJECT, LABEL_TRIGGER, boundedName, labelValue } from './labels.ts';
 
 export interface RollbackRequest {
   namespace: string;
   project: string;
+  /** The Project's uid: it owns the rollback bundle (bundle-owner.ts). */
+  projectUid: string | undefined;
   /** The bundle whose image goes back. */
   to: string;
   environment: string;
@@ -31,6 +34,7 @@ export function rollbackBundle(request: RollbackRequest): BundleObject {
       name,
       namespace: request.namespace,
       labels: { [LABEL_PROJECT]: labelValue(request.project), [LABEL_TRIGGER]: 'Rollback' },
+      ...ownedByProject({ name: request.project, uid: request.projectUid }),
     },
     spec: {
       projectRef: { name: request.project },

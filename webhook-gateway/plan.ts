@@ -10,6 +10,7 @@ import {
   LABEL_WEBHOOK,
   labelValue,
 } from '../crds/labels.ts';
+import { ownedByProject } from '../crds/bundle-owner.ts';
 import { matchesBranch } from './matching.ts';
 import type { BranchChange } from './providers/index.ts';
 
@@ -153,13 +154,7 @@ function plannedBundle(
       ...(input.receivedAt
         ? { annotations: { [ANNOTATION_RECEIVED_AT]: input.receivedAt.toISOString() } }
         : {}),
-      ...(project.uid
-        ? {
-            ownerReferences: [
-              { apiVersion: API_VERSION, kind: 'Project', name: project.name, uid: project.uid },
-            ],
-          }
-        : {}),
+      ...ownedByProject(project),
     },
     spec,
   };

@@ -1,6 +1,7 @@
 // kubectl slipway build <project> --commit <sha>: a manual bundle of a commit, built with the
 // base software, directory map and build steps of the project's latest manual bundle (as a push
 // would be); --deploy rolls it out, --wait follows it.
+import { ownedByProject } from '../../crds/bundle-owner.ts';
 import { newest } from '../../crds/bundle-order.ts';
 import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/index.ts';
 import { LABEL_PROJECT, LABEL_TRIGGER, boundedName, labelValue } from '../../crds/labels.ts';
@@ -36,7 +37,7 @@ Example: kubectl slipway build shop --commit 4f6c2a1 --deploy staging --backup -
       throw new UsageError(`--commit "${commit}" is not a commit id (7 to 64 hex digits)`);
     const environment = text(values, 'deploy');
     if (values.backup === true && !environment) throw new UsageError('--backup needs --deploy');
-    await readObject<ProjectObject>(ctx, 'Project', project!);
+    const owner = await readObject<ProjectObject>(ctx, 'Project', project!);
     // People's manual bundles carry no project label: read them by spec.projectRef.
     const bundles = await ctx.slipway.list<BundleObject>('Bundle', ctx.namespace);
     const manual = newest(
@@ -58,6 +59,7 @@ Example: kubectl slipway build shop --commit 4f6c2a1 --deploy staging --backup -
         name: boundedName(`${project}-${commit.slice(0, 7)}`, stamp, 253),
         namespace: ctx.namespace,
         labels: { [LABEL_PROJECT]: labelValue(project!), [LABEL_TRIGGER]: 'Manual' },
+        ...ownedByProject({ name: project!, uid: owner.metadata.uid }),
       },
       spec: {
         projectRef: { name: project! },

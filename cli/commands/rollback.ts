@@ -1,7 +1,7 @@
 // kubectl slipway rollback <environment> [--to <bundle>]: put a previous good bundle's image back
 // (a Rollback bundle: no build; the operator's ordering rules still hold).
 import { isNewer, newestFirst } from '../../crds/bundle-order.ts';
-import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
+import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { rollbackBundle } from '../../crds/rollback.ts';
 import { followIfAsked, WAIT_OPTIONS } from '../bundles.ts';
 import { readObject } from '../read.ts';
@@ -31,6 +31,7 @@ the database up first. Prints the new bundle's name; --wait follows it.`,
     const [name] = positionals(args, ['environment']);
     const environment = await readObject<EnvironmentObject>(ctx, 'Environment', name!);
     const project = environment.spec.projectRef.name;
+    const { uid: projectUid } = (await readObject<ProjectObject>(ctx, 'Project', project)).metadata;
     const bundles = (await ctx.slipway.list<BundleObject>('Bundle', ctx.namespace)).filter(
       (b) => b.spec.projectRef.name === project,
     );
@@ -70,6 +71,7 @@ the database up first. Prints the new bundle's name; --wait follows it.`,
       rollbackBundle({
         namespace: ctx.namespace,
         project,
+        projectUid,
         to,
         environment: name!,
         backupBeforeDeploy: values.backup === true,

@@ -378,6 +378,7 @@ export class BundleReconciler implements Reconciler {
         const rollback = rollbackBundle({
           namespace,
           project: bundle.spec.projectRef.name,
+          projectUid: input.project?.metadata.uid,
           to: action.to,
           environment: action.environment,
           // Deterministic: a second decision (after a restart) finds the first one's bundle.

@@ -358,6 +358,10 @@ describe('push to deploy on a real node', () => {
       // staging has autoRollback: the bundle it ran before goes back out, its image, no build.
       const rollback = await finalBundle(kc, ns.name, 'site-exits-rollback');
       expect(rollback.spec.trigger.type).toBe('Rollback');
+      // Owned by the project, like every bundle Slipway makes.
+      expect(rollback.metadata.ownerReferences?.map((o) => `${o.kind}/${o.name}`)).toEqual([
+        `Project/${rollback.spec.projectRef.name}`,
+      ]);
       expect(rollback.status?.phase).toBe('Ready');
       expect(rollback.status?.conditions?.find((c) => c.type === 'Built')?.reason).toBe('Reused');
       const restored = await api.get<BundleObject>('Bundle', ns.name, rollback.spec.source.bundleRef!.name);

@@ -178,6 +178,11 @@ describe('kubectl slipway', () => {
       trigger: { type: 'Manual' },
       deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false },
     });
+    // Owned by its Project, as the gateway's bundles are: deleting the Project deletes it.
+    const { uid } = (await slipway.get<ProjectObject>('Project', ns.name, 'shop')).metadata;
+    expect(bundle.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Project', name: 'shop', uid }),
+    ]);
     expect((await cli('wait', built)).code).toBe(0);
   });
 
@@ -210,6 +215,7 @@ describe('kubectl slipway', () => {
     const bundle = await slipway.get<BundleObject>('Bundle', ns.name, rollback);
     expect(bundle.spec.source.bundleRef).toEqual({ name: 'shop-manual-1' });
     expect(bundle.status?.phase).toBe('Ready');
+    expect(bundle.metadata.ownerReferences?.map((o) => `${o.kind}/${o.name}`)).toEqual(['Project/shop']);
     await waitFor(
       'the environment to run the rollback',
       async () =>
