@@ -336,16 +336,29 @@ export function supersededBy(input: BundleInputs): string | undefined {
   return undefined;
 }
 
-/** This bundle's rollout has started: the Deployment runs it, or our own status says so. */
 /**
- * Whether this bundle's status says its rollout was started: Deployed is on its way (Unknown)
- * for any reason but waiting for the environment.
+ * The Deployed reasons set only once the Deployment was patched to this bundle: its rollout is on
+ * its way, paused, or its pods cannot run. (Not the reasons a bundle waits with before that:
+ * WaitingForEnvironment, EnvironmentNotFound, DeploymentNotFound, …)
  */
+const ROLLOUT_REASONS = new Set([
+  'Progressing',
+  'DeploymentPaused',
+  'PodsRefused',
+  'Unschedulable',
+  'ClaimNotFound',
+  'ImagePullFailed',
+  'ContainerConfigError',
+  'CrashLoop',
+]);
+
+/** Whether this bundle's own status says its rollout was started (the Deployment was patched). */
 function rolloutStarted(bundle: BundleObject): boolean {
   const deployed = findCondition(bundle.status?.conditions, 'Deployed');
-  return deployed?.status === 'Unknown' && deployed.reason !== 'WaitingForEnvironment';
+  return deployed?.status === 'Unknown' && ROLLOUT_REASONS.has(deployed.reason);
 }
 
+/** This bundle's rollout has started: the Deployment runs it, or our own status says so. */
 function rolloutBegun(bundle: BundleObject, deployment: V1Deployment | undefined): boolean {
   if (runningBundle(deployment) === bundle.metadata.name) return true;
   const deployed = findCondition(bundle.status?.conditions, 'Deployed');

@@ -102,19 +102,39 @@ export function deploymentRecord(
   };
   const running = runningBundle(deployment);
   const bundle = running ? bundleNamed(running) : undefined;
-  if (!running || !bundle) return previous;
+  if (!running || !bundle) return { ...previous, ...ended(previous.lastDeployment, bundleNamed) };
   const last = previous.lastDeployment;
   const startedAt =
     deployment?.metadata?.annotations?.[ANNOTATION_ROLLOUT_STARTED] ??
     (last?.bundle === running ? last.startedAt : undefined);
   if (!startedAt) return previous;
-  const deployed = findCondition(bundle.status?.conditions, 'Deployed');
-  const result =
-    deployed?.status === 'True' ? 'Succeeded' : deployed?.status === 'False' ? 'Failed' : 'InProgress';
-  const finishedAt = result === 'InProgress' ? null : (deployed?.lastTransitionTime ?? null);
+  const { result, finishedAt } = outcome(bundle);
   const currentBundle = result === 'Succeeded' ? running : previous.currentBundle;
   return {
     ...(currentBundle ? { currentBundle } : {}),
     lastDeployment: { bundle: running, startedAt, finishedAt, result },
   };
+}
+
+/** How a bundle's rollout went, from its Deployed condition. */
+function outcome(bundle: BundleObject): Pick<LastDeployment, 'result'> & { finishedAt: string | null } {
+  const deployed = findCondition(bundle.status?.conditions, 'Deployed');
+  const result =
+    deployed?.status === 'True' ? 'Succeeded' : deployed?.status === 'False' ? 'Failed' : 'InProgress';
+  return { result, finishedAt: result === 'InProgress' ? null : (deployed?.lastTransitionTime ?? null) };
+}
+
+/**
+ * A rollout recorded as in progress whose bundle the Deployment no longer names (someone put an
+ * older pod template back, kubectl rollout undo): its end, once its bundle has one.
+ */
+function ended(
+  last: DeploymentRecord['lastDeployment'],
+  bundleNamed: (name: string) => BundleObject | undefined,
+): Pick<DeploymentRecord, 'lastDeployment'> {
+  if (last?.result !== 'InProgress') return {};
+  const bundle = bundleNamed(last.bundle);
+  if (!bundle) return {};
+  const { result, finishedAt } = outcome(bundle);
+  return result === 'InProgress' ? {} : { lastDeployment: { ...last, result, finishedAt } };
 }

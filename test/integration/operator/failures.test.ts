@@ -150,6 +150,8 @@ describe('operator: failed steps', () => {
       /^Deployment env-undo-web was changed to another pod template while this bundle rolled out/,
     );
     expect(await imageOf('env-undo-web')).toBe(OLD_IMAGE);
+    const env = await environmentReporting(kc, ns.name, 'env-undo', 'undone', 'Failed');
+    expect(env.status?.currentBundle).toBeUndefined();
   });
 });
 

@@ -808,6 +808,20 @@ describe('decideBundle: ordering between bundles of one environment', () => {
     );
   });
 
+  it('rolls out a bundle that waited for its Deployment once it exists (waiting is not a started rollout)', () => {
+    const waited = deployBundle('b1', 0);
+    waited.status!.conditions!.push(condition('Deployed', 'Unknown', 'DeploymentNotFound'));
+    const d = decideBundle(
+      inputs({
+        bundle: waited,
+        projectBundles: [waited],
+        environment: env,
+        deployment: deployment({ bundle: 'b0' }),
+      }),
+    );
+    expect(d.action.type).toBe('startRollout');
+  });
+
   it('an older bundle never replaces a newer one the environment already runs', () => {
     const older = deployBundle('b1', 0);
     const newer = bundle('b2', stored(10), spec({ deploy: deployTo() }), status(finished('Ready')));

@@ -191,6 +191,18 @@ describe('deploymentRecord: what an environment reports about its rollouts', () 
     });
   });
 
+  it('records how a rollout ended that someone undid (kubectl rollout undo to a template naming no bundle)', () => {
+    const rolling = environment(
+      'staging',
+      stored(),
+      spec({}),
+      status({ lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: null, result: 'InProgress' } }),
+    );
+    expect(
+      deploymentRecord(rolling, deployment(), () => b1(condition('Deployed', 'False', 'RolloutReplaced'))),
+    ).toEqual({ lastDeployment: { bundle: 'b1', startedAt: at(90), finishedAt: at(0), result: 'Failed' } });
+  });
+
   it('keeps what it said when the Deployment names no bundle or the bundle is gone', () => {
     const said = {
       currentBundle: running.status!.currentBundle,
