@@ -786,18 +786,23 @@ describe('decideBundle: ordering between bundles of one environment', () => {
     expect(d.phase).not.toBe('Superseded');
   });
 
-  it('leaves a hand-made rollback alone: kubectl rollout undo during its rollout fails it as RolloutReplaced', () => {
-    const rolling = deployBundle('b1', 0);
-    rolling.status!.conditions!.push(condition('Deployed', 'Unknown', 'Progressing'));
-    // Its status says its rollout started; the Deployment runs b0's pod template again.
-    const d = decideBundle(
+  /** A bundle for env whose status says Deployed=Unknown/`reason`, decided against a Deployment running b0. */
+  const decidedAfter = (reason: string) => {
+    const b1 = deployBundle('b1', 0);
+    b1.status!.conditions!.push(condition('Deployed', 'Unknown', reason));
+    return decideBundle(
       inputs({
-        bundle: rolling,
-        projectBundles: [rolling],
+        bundle: b1,
+        projectBundles: [b1],
         environment: env,
         deployment: deployment({ bundle: 'b0' }),
       }),
     );
+  };
+
+  it('leaves a hand-made rollback alone: kubectl rollout undo during its rollout fails it as RolloutReplaced', () => {
+    // Its status says its rollout started; the Deployment runs b0's pod template again.
+    const d = decidedAfter('Progressing');
     expect(d.action).toEqual({ type: 'none' });
     expect(summary(d)).toEqual({
       then: 'Failed none finished',
@@ -808,19 +813,12 @@ describe('decideBundle: ordering between bundles of one environment', () => {
     );
   });
 
-  it('rolls out a bundle that waited for its Deployment once it exists (waiting is not a started rollout)', () => {
-    const waited = deployBundle('b1', 0);
-    waited.status!.conditions!.push(condition('Deployed', 'Unknown', 'DeploymentNotFound'));
-    const d = decideBundle(
-      inputs({
-        bundle: waited,
-        projectBundles: [waited],
-        environment: env,
-        deployment: deployment({ bundle: 'b0' }),
-      }),
-    );
-    expect(d.action.type).toBe('startRollout');
-  });
+  it.each(['DeploymentNotFound', 'EnvironmentNotFound', 'WaitingForEnvironment'])(
+    'rolls out a bundle that waited with Deployed=Unknown/%s once it can (waiting is not a started rollout)',
+    (reason) => {
+      expect(decidedAfter(reason).action.type).toBe('startRollout');
+    },
+  );
 
   it('an older bundle never replaces a newer one the environment already runs', () => {
     const older = deployBundle('b1', 0);
