@@ -8,7 +8,7 @@ import type { BundleObject, BundlePhase, EnvironmentObject, ProjectObject } from
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import { isFinished } from '../../crds/bundle-outcome.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, backupJobName, buildJobName } from '../names.ts';
-import { podProblem, type PodProblem } from './pod-problems.ts';
+import { POD_PROBLEM_REASONS, podProblem, type PodProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
 import { isNewer } from '../../crds/bundle-order.ts';
 import { environmentOf, jobState, rolloutState, runningBundle, timeMs } from './state.ts';
@@ -338,19 +338,10 @@ export function supersededBy(input: BundleInputs): string | undefined {
 
 /**
  * The Deployed reasons set only once the Deployment was patched to this bundle: its rollout is on
- * its way, paused, or its pods cannot run. (Not the reasons a bundle waits with before that:
+ * its way, or its pods cannot run. (Not the reasons a bundle waits with before that:
  * WaitingForEnvironment, EnvironmentNotFound, DeploymentNotFound, …)
  */
-const ROLLOUT_REASONS = new Set([
-  'Progressing',
-  'DeploymentPaused',
-  'PodsRefused',
-  'Unschedulable',
-  'ClaimNotFound',
-  'ImagePullFailed',
-  'ContainerConfigError',
-  'CrashLoop',
-]);
+const ROLLOUT_REASONS = new Set<string>(['Progressing', ...POD_PROBLEM_REASONS]);
 
 /** Whether this bundle's own status says its rollout was started (the Deployment was patched). */
 function rolloutStarted(bundle: BundleObject): boolean {
@@ -360,9 +351,7 @@ function rolloutStarted(bundle: BundleObject): boolean {
 
 /** This bundle's rollout has started: the Deployment runs it, or our own status says so. */
 function rolloutBegun(bundle: BundleObject, deployment: V1Deployment | undefined): boolean {
-  if (runningBundle(deployment) === bundle.metadata.name) return true;
-  const deployed = findCondition(bundle.status?.conditions, 'Deployed');
-  return deployed?.reason === 'Progressing' && deployed.status === 'Unknown';
+  return runningBundle(deployment) === bundle.metadata.name || rolloutStarted(bundle);
 }
 
 function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {

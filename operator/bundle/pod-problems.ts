@@ -5,9 +5,22 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { podEnded, timeMs } from './state.ts';
 
+/**
+ * Every reason a PodProblem carries: the pods' own (here), a Job's or a Deployment's refused pods,
+ * a paused Deployment (decide.ts). Each names a step whose pods were asked for and cannot run.
+ */
+export const POD_PROBLEM_REASONS = [
+  'Unschedulable',
+  'ClaimNotFound',
+  'ImagePullFailed',
+  'ContainerConfigError',
+  'CrashLoop',
+  'PodsRefused',
+  'DeploymentPaused',
+] as const;
+
 export interface PodProblem {
-  /** A condition reason: Unschedulable, ClaimNotFound, ImagePullFailed, ContainerConfigError, CrashLoop. */
-  reason: string;
+  reason: (typeof POD_PROBLEM_REASONS)[number];
   message: string;
 }
 
