@@ -13,7 +13,7 @@ export type {
   ProjectLookup,
   RequestObservation,
 } from './http/ports.ts';
-export { PartialCreationError } from './http/ports.ts';
+export { PartialCreationError, SecretUnavailableError } from './http/ports.ts';
 export { isWebhookToken } from './token.ts';
 export { matchesBranch } from './matching.ts';
 export { LABEL_PROJECT, LABEL_TRIGGER, LABEL_WEBHOOK, bundleName, planBundles, type Plan } from './plan.ts';

@@ -6,6 +6,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { isNotFound } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
+import { SecretUnavailableError } from './http/ports.ts';
 import { SECRET_CACHE_TTL_MS, SECRET_MISSING_TTL_MS, SECRET_STALE_MS } from './limits.ts';
 
 interface Entry {
@@ -70,7 +71,7 @@ export class SecretReader {
     } catch (err) {
       if (isNotFound(err)) return { data: undefined, expiresAt: this.#now() + SECRET_MISSING_TTL_MS };
       this.#log.warn({ err, secret: `${namespace}/${name}` }, 'reading a webhook Secret failed');
-      throw err;
+      throw new SecretUnavailableError(`${namespace}/${name}`, err);
     }
   }
 }

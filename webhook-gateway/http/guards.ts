@@ -1,12 +1,11 @@
 // The checks every POST route runs first: too big → 413,
 // not ready → 503, unknown project → the route's answer for a wrong secret, project not ready → 503.
 import { limitKey } from '../../lib/client-address.ts';
-import { apiStatus } from '../../lib/kube.ts';
 import { RETRY_AFTER_SECONDS } from '../limits.ts';
 import type { GatewayContext } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import { HttpError, NO_SUCH_HOOK } from './http-error.ts';
-import type { ProjectLookup } from './ports.ts';
+import { SecretUnavailableError, type ProjectLookup } from './ports.ts';
 import { rejectDeclaredLength } from './read-body.ts';
 
 /**
@@ -56,14 +55,14 @@ export async function admitProjectRequest(
 ): Promise<ProjectLookup & { secret: string }> {
   rejectDeclaredLength(exchange, maxBodyBytes);
   if (!ctx.isReady()) throw unavailable('the gateway is starting; try again shortly');
-  let project: Awaited<ReturnType<typeof ctx.projectBySlug>>;
+  let project: ProjectLookup | undefined;
   try {
     project = await ctx.projectBySlug(slug);
   } catch (error) {
-    // The project's webhook Secret could not be read (the API server unreachable past the
-    // stale window, or the read refused while the operator's grant is on its way; the secret
-    // reader logs which): try again. Anything else is a bug, answered 500.
-    if (apiStatus(error) === undefined && !isNetworkError(error)) throw error;
+    // The webhook Secret could not be read (the API server unreachable past the stale window, or
+    // the read refused while the operator's grant is on its way; the reader logs which): try
+    // again. Anything else is a bug, answered 500.
+    if (!(error instanceof SecretUnavailableError)) throw error;
     throw unavailable('the project could not be looked up; try again shortly');
   }
   if (!project) {
@@ -82,12 +81,4 @@ export async function admitProjectRequest(
 
 export function unavailable(message: string): HttpError {
   return new HttpError(503, 'unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
-}
-
-/** A failed connection (ECONNREFUSED, ETIMEDOUT, …, or undici's UND_ERR_*), not a bug. */
-function isNetworkError(error: unknown): boolean {
-  const code =
-    (error as { code?: unknown; cause?: { code?: unknown } })?.code ??
-    (error as { cause?: { code?: unknown } })?.cause?.code;
-  return typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code);
 }

@@ -19,6 +19,7 @@ export interface ProjectLookup {
   latestManualBundle: BundleObject | undefined;
 }
 
+/** Rejects with SecretUnavailableError when the project's webhook secret cannot be read now. */
 export type ProjectBySlug = (slug: string) => ProjectLookup | undefined | Promise<ProjectLookup | undefined>;
 
 /** `created`, or `duplicate` when a Bundle of that name already exists (HTTP 409 from the API server). */
@@ -32,6 +33,14 @@ export interface BundleCreation {
  * unavailable: with a PartialCreationError when some of them were created before that.
  */
 export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<BundleCreation[]>;
+
+/** The project's webhook secret could not be read now (the API server unreachable or refusing): try again. */
+export class SecretUnavailableError extends Error {
+  override name = 'SecretUnavailableError';
+  constructor(secret: string, cause: unknown) {
+    super(`reading Secret ${secret} failed: ${String(cause)}`, { cause });
+  }
+}
 
 /** Some bundles of a delivery or upload exist, a later one could not be created. */
 export class PartialCreationError extends Error {

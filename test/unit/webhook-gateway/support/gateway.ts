@@ -12,6 +12,7 @@ import { FilesystemArchiveStore } from '../../../../webhook-gateway/archive/inde
 import {
   createGateway,
   PartialCreationError,
+  SecretUnavailableError,
   type GatewayDependencies,
   type ProjectLookup,
   type RequestObservation,
@@ -112,7 +113,10 @@ export async function startGateway(
     publicBaseUrl: baseUrl,
     projectBySlug: async (slug) => {
       if (state.failLookup)
-        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
+        throw new SecretUnavailableError(
+          `${NAMESPACE}/shop-webhook`,
+          Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' }),
+        );
       return projects.get(slug);
     },
     createBundles: async (list) => {
