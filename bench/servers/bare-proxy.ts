@@ -3,6 +3,7 @@
 // own client: one connection pool, HTTP/1.1) and answers 201; it checks and plans nothing. The
 // deliveries suite measures it beside the gateway and raw creates: the gateway ÷ this proxy is
 // what the gateway's own work costs, this proxy ÷ raw creates what the extra hop costs.
+import { keepAliveBehindProxies } from '../../lib/keep-alive.ts';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadKubeConfig, slipwayApi } from '../../lib/kube.ts';
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.keepAliveTimeout = 60_000;
+  keepAliveBehindProxies(server); // as the servers they stand beside
   serveParent({}, { port: (server.address() as AddressInfo).port });
 }
 

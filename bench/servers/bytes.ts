@@ -1,5 +1,6 @@
 // Child process: the ceiling for the status API — a bare node:http server on 127.0.0.1:0 that
 // answers each path with bytes and headers it was given, doing nothing else per request.
+import { keepAliveBehindProxies } from '../../lib/keep-alive.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { failToParent, serveParent } from '../lib/child.ts';
@@ -16,7 +17,7 @@ const server = createServer((req, res) => {
   res.writeHead(200, { ...answer.headers, 'Content-Length': String(answer.body.length) });
   res.end(answer.body);
 });
-server.keepAliveTimeout = 60_000;
+keepAliveBehindProxies(server); // as the servers they stand beside
 server.listen(0, '127.0.0.1', () => {
   try {
     serveParent(
