@@ -42,7 +42,7 @@ export const importBoundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.slipway/**', 'bench/results/**', 'charts/**'] },
+  { ignores: ['node_modules/**', '.slipway/**', 'bench/results/**', 'charts/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

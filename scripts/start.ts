@@ -1,7 +1,9 @@
 // npm start — the whole of Slipway on one machine: the cluster in KUBECONFIG, or else the local
 // control plane (kwok nodes; with `-- --real-node`, a real kubelet that runs every build, backup
-// and rollout); the CRDs; operator, webhook gateway and status API as child processes; a demo.
-// Writes .slipway/endpoints.json once everything answers. Ctrl-C stops it all.
+// and rollout); the CRDs; operator, webhook gateway and status API as child processes — or, with
+// `-- --real-node --helm`, Slipway's image and Helm release in pods behind the ingress
+// controller, as users install it; a demo. Writes .slipway/endpoints.json once everything
+// answers. Ctrl-C stops it all.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { Supervisor } from './supervisor.ts';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +19,8 @@ import { clusterDown, clusterUp, ensureBinaries, localClusterOf } from './cluste
 import { watchControlPlane, type ControlPlaneWatch } from './cluster/control-plane-watch.ts';
 import { operatorEnvFor, realNode, type RealNode } from './cluster/real-node.ts';
 import { serveDemoRepo, type DemoRepo } from './demo-repo.ts';
+import { installRelease, type InstalledRelease } from './helm/install.ts';
+import { buildSlipwayImage } from './image/build.ts';
 import { stopProcess } from './processes.ts';
 
 const run = promisify(execFile);
@@ -32,6 +36,7 @@ const ports = {
   admin: { operator: adminPortBase, gateway: adminPortBase + 1, statusApi: adminPortBase + 2 },
 };
 const realNodeWanted = process.argv.includes('--real-node');
+const helmWanted = process.argv.includes('--helm');
 let gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
 const statusApiUrl = `http://127.0.0.1:${ports.statusApi}`;
 
@@ -48,6 +53,9 @@ async function main() {
   let kubeconfig = process.env.KUBECONFIG;
   let kubectlBin = 'kubectl';
   let node: RealNode | undefined;
+  if (helmWanted && !realNodeWanted) {
+    throw new Error('--helm installs the chart on the real node: run npm start -- --real-node --helm');
+  }
   if (kubeconfig && realNodeWanted) {
     throw new Error('--real-node starts the local control plane with a real node: unset KUBECONFIG first');
   }
@@ -82,6 +90,7 @@ async function main() {
   if (local)
     controlPlane = watchControlPlane(local, { log: (message) => process.stderr.write(`${message}\n`) });
   const kc = kubeConfigFromFile(kubeconfig);
+  if (helmWanted && node) return startInstalled(kubeconfig, kubectlBin, node);
   await installCrds(kc);
   say('CRDs installed.');
   const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig!, ...args]);
@@ -144,16 +153,7 @@ async function main() {
     if (outcome.failed)
       throw new Error(`${outcome.failed} exited while starting; see ${logDir}/${outcome.failed}.log`);
   }
-  const slipway = slipwayApi(kc);
-  const project = await waitFor(
-    'the demo project to get its webhook URL',
-    async () => {
-      const p = await slipway.get<ProjectObject>('Project', DEMO_NAMESPACE, 'shop');
-      return p.status?.webhook;
-    },
-    120_000,
-    250,
-  );
+  const project = await demoWebhook(kubeconfig);
 
   const endpoints = {
     kubeconfig,
@@ -193,6 +193,86 @@ Real node: the demo repository is ${demoRepo.url} (work tree ${demoRepo.workTree
      the first build is rolling out to staging: kubectl get bundles -n ${DEMO_NAMESPACE} -w`
          : ''
      }
+Ctrl-C stops everything.`);
+}
+
+/** The demo project's webhook, once the operator has published it. */
+async function demoWebhook(kubeconfig: string) {
+  const slipway = slipwayApi(kubeConfigFromFile(kubeconfig));
+  return waitFor(
+    'the demo project to get its webhook URL',
+    async () => (await slipway.get<ProjectObject>('Project', DEMO_NAMESPACE, 'shop')).status?.webhook,
+    120_000,
+    250,
+  );
+}
+
+/**
+ * `--real-node --helm`: Slipway's image built and pushed to the node's registry, the chart
+ * installed as release "slipway" (CRDs included), the real-node demo applied, everything reached
+ * through the ingress controller.
+ */
+async function startInstalled(kubeconfig: string, kubectlBin: string, node: RealNode) {
+  const started = Date.now();
+  const image = await buildSlipwayImage(node, (m) => say(`[image] ${m}`));
+  say(
+    `Image ${image.ref}${image.cached ? ' (cached)' : ''}. Installing the Helm release (helm upgrade --install --wait)...`,
+  );
+  // The status API's Role lives in the demo namespace: it must exist before the release.
+  await run(kubectlBin, ['--kubeconfig', kubeconfig, 'create', 'namespace', DEMO_NAMESPACE]).catch(
+    () => undefined,
+  );
+  const release: InstalledRelease = await installRelease({
+    kubeconfig,
+    kubectl: kubectlBin,
+    node,
+    image,
+    statusNamespace: DEMO_NAMESPACE,
+  });
+  say(
+    `Release ${release.release} in ${release.namespace} is ready (${((Date.now() - started) / 1000).toFixed(0)} s).`,
+  );
+  const demoRepo = await serveDemoRepo(join(stateDir, 'demo-repo'), node.hostAddress);
+  helpers.push(demoRepo.server);
+  await applyRealNodeDemo(kubectlBin, kubeconfig, node, demoRepo);
+  say(`Demo applied in namespace ${DEMO_NAMESPACE}.`);
+  const project = await demoWebhook(kubeconfig);
+  const endpoints = {
+    kubeconfig,
+    install: 'helm',
+    release: release.release,
+    releaseNamespace: release.namespace,
+    image: release.image,
+    gatewayUrl: release.gatewayUrl,
+    statusApiUrl: release.statusApiUrl,
+    uploadScriptUrl: `${release.gatewayUrl}/upload.sh`,
+    node: 'real',
+    hostAddress: node.hostAddress,
+    registry: node.registry,
+    baseImages: node.baseImages,
+    builderImages: node.builderImages,
+  };
+  writeFileSync(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
+  const logs = (component: string) =>
+    `kubectl -n ${release.namespace} logs -f --prefix -l app.kubernetes.io/instance=${release.release},app.kubernetes.io/component=${component}`;
+  say(`
+Slipway is installed (Helm release ${release.release} in namespace ${release.namespace}).
+  Status page       ${release.statusApiUrl}/
+  Status API        ${release.statusApiUrl}/api/v1/status
+  Webhook gateway   ${release.gatewayUrl}   (through the ingress controller on port ${node.ingress.port})
+  Upload script     ${endpoints.uploadScriptUrl}
+  Demo webhook URL  ${project.url}
+  Webhook secret    kubectl -n ${DEMO_NAMESPACE} get secret ${project.secretRef.name} -o jsonpath='{.data.${project.secretRef.key}}' | base64 -d
+  Kubeconfig        export KUBECONFIG=${kubeconfig}
+  kubectl           ${kubectlBin}
+  Endpoints file    .slipway/endpoints.json
+  Follow the logs   ${logs('operator')}
+                    ${logs('gateway')}
+                    ${logs('status-api')}
+  Helm              ${await run('sh', [join(root, 'scripts', 'helm', 'build.sh')]).then((r) => r.stdout.trim())} -n ${release.namespace} status ${release.release}
+
+Real node: the demo repository is ${demoRepo.url} (work tree ${demoRepo.workTree});
+     the first build is rolling out to staging: kubectl get bundles -n ${DEMO_NAMESPACE} -w
 Ctrl-C stops everything.`);
 }
 

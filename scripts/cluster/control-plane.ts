@@ -3,7 +3,7 @@
 // kwokctl's binary runtime, with kwok playing the nodes — or, with `realNode`, one real
 // kubelet on this machine (real-node.ts). See docs/local-control-plane.md.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,9 +127,19 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
   }).catch(() => undefined);
   log(`starting cluster ${name} (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)`);
   const b = (n: string) => join(binDir, n);
+  // Pods reach the API server at the kubernetes Service's address (10.0.0.1, the first of the
+  // default service range), so its certificate must name that address too.
+  const config = join(kwokWorkdir, 'slipway-kwokctl.yaml');
+  mkdirSync(kwokWorkdir, { recursive: true });
+  writeFileSync(
+    config,
+    'apiVersion: config.kwok.x-k8s.io/v1alpha1\nkind: KwokctlConfiguration\noptions:\n  kubeApiserverCertSANs: ["10.0.0.1"]\n',
+  );
   await run(
     b('kwokctl'),
     [
+      '--config',
+      config,
       'create',
       'cluster',
       '--name',

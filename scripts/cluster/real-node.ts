@@ -20,11 +20,28 @@ export interface RealNode {
   /** Where build Jobs push and the node pulls (plain HTTP). */
   registry: string;
   nodeName: string;
-  images: { fetch: string; builder: string; backupMysql: string; backupPostgresql: string };
+  /** crane, built with the node: copies and assembles images. */
+  crane: string;
+  images: {
+    fetch: string;
+    builder: string;
+    backupMysql: string;
+    backupPostgresql: string;
+    /** Debian with the slipway user: the base of Slipway's own image (scripts/image/build.ts). */
+    slipwayBase: string;
+  };
   /** Base software images built here: short name → image and the port it serves on. */
   baseImages: Record<string, { image: string; port: number }>;
   /** Images for bundles' build steps (buildSteps.image): short name → image. */
   builderImages: Record<string, string>;
+  /** An S3-compatible store on the host address (versitygw), with one bucket. */
+  s3: { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string };
+  /**
+   * The ingress controller (Caddy): its IngressClass (the cluster's default), the port it serves
+   * on every address, the host names /etc/hosts points at it for the installed release, and the
+   * address pods see its requests come from.
+   */
+  ingress: { className: string; port: number; gatewayHost: string; statusHost: string; fromAddress: string };
 }
 
 /** Runs `node.sh <args>` with its progress on stderr; rejects with its last lines on failure. */

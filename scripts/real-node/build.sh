@@ -1,17 +1,21 @@
 #!/bin/sh
 # Builds the binaries of a real node from the Go module proxy into the cache (versions.sh):
-# kubelet, containerd (+ runc shim), BuildKit (buildkitd, buildctl), rootlesskit, the
-# distribution registry and crane. A warm cache returns at once. Prints the bin folder.
+# kubelet, kube-proxy, containerd (+ runc shim), BuildKit (buildkitd, buildctl), rootlesskit, the
+# distribution registry and crane; and, in their own folder ($SERVICES_BIN), what a cluster runs
+# beside its nodes: CoreDNS and versitygw (an S3-compatible store). A warm cache returns at once.
+# Prints the node's bin folder.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.sh"
-BINARIES="kubelet containerd containerd-shim-runc-v2 buildkitd buildctl rootlesskit registry crane"
+BINARIES="kubelet kube-proxy containerd containerd-shim-runc-v2 buildkitd buildctl rootlesskit registry crane"
 log() { printf '[real-node:build] %s\n' "$*" >&2; }
 start=$(date +%s)
 step() { log "[$(( $(date +%s) - start ))s] $*"; }
 
+SERVICES="coredns versitygw"
 complete() {
   for b in $BINARIES; do [ -x "$NODE_BIN/$b" ] || return 1; done
+  for b in $SERVICES; do [ -x "$SERVICES_BIN/$b" ] || return 1; done
 }
 if complete; then echo "$NODE_BIN"; exit 0; fi
 
@@ -19,7 +23,7 @@ if complete; then echo "$NODE_BIN"; exit 0; fi
 require_go "the real node (kubelet $K8S_VERSION, containerd $CONTAINERD_VERSION, BuildKit $BUILDKIT_VERSION)"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 WORK="$NODE_CACHE/work"
-mkdir -p "$NODE_BIN" "$WORK"
+mkdir -p "$NODE_BIN" "$SERVICES_BIN" "$WORK"
 log "building the real node into $NODE_BIN (one time, 5-15 min on 2 cores; later runs reuse it)"
 
 # go_module <dir> <module@version>...: a scratch module that requires the given modules.
@@ -29,18 +33,19 @@ go_module() {
   [ -f go.mod ] || go mod init "slipway.local/$(basename "$dir")-build" >/dev/null 2>&1
   go get "$@" >get.log 2>&1 || { cat get.log >&2; exit 1; }
 }
-# go_build <output name> <package> [ldflags] [tags]
+# go_build <output name> <package> [ldflags] [tags] [bin folder]
 go_build() {
-  [ -x "$NODE_BIN/$1" ] && return 0
+  out="${5:-$NODE_BIN}/$1"
+  [ -x "$out" ] && return 0
   step "building $1"
-  go build -trimpath -tags "${4:-}" -ldflags "-s -w ${3:-}" -o "$NODE_BIN/$1.tmp" "$2"
-  mv "$NODE_BIN/$1.tmp" "$NODE_BIN/$1"
+  go build -trimpath -tags "${4:-}" -ldflags "-s -w ${3:-}" -o "$out.tmp" "$2"
+  mv "$out.tmp" "$out"
 }
 
 . "$here/../kube-module.sh"
-if [ ! -x "$NODE_BIN/kubelet" ]; then
-  step "resolving k8s.io/kubernetes@$K8S_VERSION for kubelet"
-  build_kube_commands "$WORK/kubernetes" "$K8S_VERSION" "$NODE_BIN" kubelet
+if [ ! -x "$NODE_BIN/kubelet" ] || [ ! -x "$NODE_BIN/kube-proxy" ]; then
+  step "resolving k8s.io/kubernetes@$K8S_VERSION for kubelet and kube-proxy"
+  build_kube_commands "$WORK/kubernetes" "$K8S_VERSION" "$NODE_BIN" kubelet kube-proxy
 fi
 
 if ! [ -x "$NODE_BIN/containerd" ] || ! [ -x "$NODE_BIN/containerd-shim-runc-v2" ]; then
@@ -72,6 +77,18 @@ if ! [ -x "$NODE_BIN/registry" ] || ! [ -x "$NODE_BIN/crane" ]; then
     "github.com/google/go-containerregistry/cmd/crane@$CRANE_VERSION"
   go_build registry github.com/distribution/distribution/v3/cmd/registry
   go_build crane github.com/google/go-containerregistry/cmd/crane
+fi
+
+if ! [ -x "$SERVICES_BIN/coredns" ]; then
+  step "resolving CoreDNS $COREDNS_VERSION"
+  go_module coredns "github.com/coredns/coredns@$COREDNS_VERSION"
+  go_build coredns github.com/coredns/coredns "-X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION" "" "$SERVICES_BIN"
+fi
+
+if ! [ -x "$SERVICES_BIN/versitygw" ]; then
+  step "resolving versitygw $VERSITYGW_VERSION"
+  go_module versitygw "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+  go_build versitygw github.com/versity/versitygw/cmd/versitygw "" "" "$SERVICES_BIN"
 fi
 
 step "done"

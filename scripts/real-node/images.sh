@@ -8,11 +8,13 @@
 #   tools       Debian minbase with git, wget, mariadb-client and postgresql-client: the build
 #               Job's fetch step and the MariaDB/MySQL and PostgreSQL backup Jobs
 #   buildkit    tools + rootless BuildKit (buildkitd, buildctl, rootlesskit) for build Jobs
+#   slipway-base  Debian minbase with the slipway user (uid/gid 10001): the base of Slipway's
+#               own image (scripts/image/build.ts adds Node and the app, as the Dockerfile does)
 # A warm cache returns at once. Prints the images folder. Needs root (debootstrap, chroot).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.sh"
-IMAGES="pause static-web php composer tools buildkit"
+IMAGES="pause static-web php composer tools buildkit slipway-base"
 log() { printf '[real-node:images] %s\n' "$*" >&2; }
 start=$(date +%s)
 step() { log "[$(( $(date +%s) - start ))s] $*"; }
@@ -123,6 +125,13 @@ debian composer "php-cli composer unzip ca-certificates"
 crane append --oci-empty-base -f "$work/composer.tar" -t "$(image composer)"
 crane mutate --set-platform linux/amd64 --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --env COMPOSER_ALLOW_SUPERUSER=1 --workdir /app --cmd composer -t "$(image composer)" "$(image composer)"
+
+step "slipway-base (minbase and the slipway user, for Slipway's own image)"
+debian slipway-base "ca-certificates" \
+  "groupadd --gid 10001 slipway && useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin slipway"
+crane append --oci-empty-base -f "$work/slipway-base.tar" -t "$(image slipway-base)"
+crane mutate --set-platform linux/amd64 --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  -t "$(image slipway-base)" "$(image slipway-base)"
 
 step "buildkit (rootless)"
 bk="$work/buildkit"; mkdir -p "$bk/usr/local/bin" "$bk/usr/bin"

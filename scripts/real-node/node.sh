@@ -1,7 +1,8 @@
 #!/bin/sh
 # The host side of the real node: run as root, on Linux.
 #   node.sh host-up <cluster>         registry (with the cached images pushed) and containerd on HOST_ADDRESS
-#   node.sh kubelet-up <kubeconfig>   the kubelet, registering node "slipway-node"
+#   node.sh kubelet-up <kubeconfig>   cluster DNS (CoreDNS), the kubelet registering node
+#                                     "slipway-node", kube-proxy and the ingress controller (Caddy)
 #   node.sh down                      stops all of it and undoes every host change (also after a crash)
 # Every process is recorded in a pid file and stopped only if it is still that process. What the
 # host looked like before (sysctls, iptables chains, folders the kubelet and CNI create) is
@@ -18,8 +19,18 @@ POD_PREFIX=10.213.
 CNI_NETWORK=slipway-pods
 CGROUP_ROOT=slipway
 LOGS="$NODE_DIR/logs"
+# Where the ingress controller serves Ingresses (every address of this machine) and the S3 store.
+INGRESS_PORT="${SLIPWAY_INGRESS_PORT:-80}"
+INGRESS_ADMIN_PORT=10252
+# Host names the installed release's Ingresses answer to, resolved to HOST_ADDRESS by /etc/hosts
+# lines that end with HOSTS_MARK (down removes exactly those). .test is reserved for testing.
+GATEWAY_HOST=hooks.slipway.test
+STATUS_HOST=status.slipway.test
+HOSTS_MARK="# slipway-node"
+S3_PORT=7070
+S3_BUCKET=slipway-archives
 # Kernel settings the kubelet changes (setupKernelTunables) and the CNI bridge sets.
-SYSCTLS="net.ipv4.ip_forward kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes"
+SYSCTLS="net.ipv4.ip_forward net.ipv4.conf.all.route_localnet kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes"
 # Host folders the kubelet and CNI create outside our own (device-plugin socket, CNI cache, log links).
 HOST_PATHS="/var/lib/kubelet /var/lib/cni /var/log/containers"
 log() { printf '[real-node] %s\n' "$*" >&2; }
@@ -127,15 +138,98 @@ disabled_plugins = ['io.containerd.nri.v1.nri']
 Y
   PATH="$BIN:$PATH" start containerd "$BIN/containerd" --config "$NODE_DIR/containerd.toml"
   until_ok "containerd" 30 test -S "$RUN_DIR/containerd.sock"
+  s3_up
   # What the project needs to know about this node (read by scripts/cluster/real-node.ts).
   r="$REGISTRY/slipway"; t=$IMAGES_REVISION
   cat > "$NODE_DIR/node.json" <<Y
-{"hostAddress": "$HOST_ADDRESS", "registry": "$REGISTRY", "nodeName": "$NODE_NAME",
- "images": {"fetch": "$r/tools:$t", "builder": "$r/buildkit:$t", "backupMysql": "$r/tools:$t", "backupPostgresql": "$r/tools:$t"},
+{"hostAddress": "$HOST_ADDRESS", "registry": "$REGISTRY", "nodeName": "$NODE_NAME", "crane": "$BIN/crane",
+ "images": {"fetch": "$r/tools:$t", "builder": "$r/buildkit:$t", "backupMysql": "$r/tools:$t", "backupPostgresql": "$r/tools:$t",
+            "slipwayBase": "$r/slipway-base:$t"},
  "baseImages": {"static-web": {"image": "$r/static-web:$t", "port": 8080}, "php": {"image": "$r/php:$t", "port": 8080}},
- "builderImages": {"composer": "$r/composer:$t"}}
+ "builderImages": {"composer": "$r/composer:$t"},
+ "s3": {"endpoint": "http://$HOST_ADDRESS:$S3_PORT", "region": "us-east-1", "bucket": "$S3_BUCKET",
+        "accessKeyId": "$S3_ACCESS_KEY", "secretAccessKey": "$S3_SECRET_KEY"},
+ "ingress": {"className": "caddy", "port": $INGRESS_PORT, "gatewayHost": "$GATEWAY_HOST", "statusHost": "$STATUS_HOST",
+             "fromAddress": "${POD_PREFIX}0.1"}}
 Y
+  chmod 600 "$NODE_DIR/node.json"
   log "registry at $REGISTRY with the node's images; containerd running"
+}
+
+# An S3-compatible store (versitygw over a folder) on the host address, with one bucket: the
+# gateway's replicas share uploaded archives through it, as they would through S3 or MinIO.
+s3_up() {
+  S3_ACCESS_KEY=slipway; S3_SECRET_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  mkdir -p "$NODE_DIR/s3"
+  start s3 env ROOT_ACCESS_KEY_ID="$S3_ACCESS_KEY" ROOT_SECRET_ACCESS_KEY="$S3_SECRET_KEY" "$SERVICES_BIN/versitygw" --port "$HOST_ADDRESS:$S3_PORT" posix "$NODE_DIR/s3"
+  s3() { curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
+  until_ok "the S3 store" 20 s3 "http://$HOST_ADDRESS:$S3_PORT/" || { tail -n 20 "$LOGS/s3.log" >&2; exit 1; }
+  s3 -X PUT "http://$HOST_ADDRESS:$S3_PORT/$S3_BUCKET" >/dev/null || { log "could not create bucket $S3_BUCKET"; tail -n 20 "$LOGS/s3.log" >&2; exit 1; }
+}
+
+# Cluster DNS: CoreDNS on the host address (pods reach it there, as they reach the registry),
+# answering <service>.<namespace>.svc.cluster.local from the API and the rest from the host's
+# resolvers. The kubelet gives pods this address as their nameserver.
+dns_up() {
+  upstream=$(awk '$1 == "nameserver" {printf "%s ", $2}' "$NODE_DIR/resolv.conf")
+  cat > "$NODE_DIR/Corefile" <<Y
+.:53 {
+  bind $HOST_ADDRESS
+  errors
+  health 127.0.0.1:10254
+  ready 127.0.0.1:10253
+  kubernetes cluster.local in-addr.arpa ip6.arpa {
+    kubeconfig $1
+    pods insecure
+    fallthrough in-addr.arpa ip6.arpa
+  }
+  ${upstream:+forward . $upstream}
+  cache 30
+}
+Y
+  start coredns "$SERVICES_BIN/coredns" -conf "$NODE_DIR/Corefile"
+  until_ok "CoreDNS" 30 curl -sf http://127.0.0.1:10253/ready || { tail -n 20 "$LOGS/coredns.log" >&2; exit 1; }
+}
+
+# Drops this node's lines from /etc/hosts, rewriting it in place (it may be a bind mount).
+unlist_hosts() {
+  grep -q "$HOSTS_MARK\$" /etc/hosts 2>/dev/null || return 0
+  kept=$(grep -v "$HOSTS_MARK\$" /etc/hosts)
+  printf '%s\n' "$kept" > /etc/hosts
+}
+
+# The ingress controller: Caddy (Debian's package) serving every Ingress of class "caddy" (the
+# cluster's default class) on port $INGRESS_PORT of every address, configured through its admin
+# API by ingress/controller.ts, which watches Ingresses, Services and EndpointSlices with the
+# rights of its own ServiceAccount (ingress-controller.yaml), as it would in a cluster.
+ingress_up() {
+  kubeconfig=$1
+  kubectl="$(sh "$here/../cluster/build.sh")/kubectl --kubeconfig $kubeconfig"
+  $kubectl apply -f "$here/ingress-controller.yaml" >"$LOGS/ingress-apply.log" 2>&1 || { cat "$LOGS/ingress-apply.log" >&2; exit 1; }
+  token=$($kubectl -n kube-system create token slipway-ingress --duration 8760h)
+  server=$($kubectl config view --minify --raw -o jsonpath='{.clusters[0].cluster.server}')
+  ca=$($kubectl config view --minify --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+  [ -n "$ca" ] || ca=$(base64 -w0 < "$($kubectl config view --minify -o jsonpath='{.clusters[0].cluster.certificate-authority}')")
+  mkdir -p "$NODE_DIR/ingress"
+  ( umask 077; cat > "$NODE_DIR/ingress/kubeconfig" <<Y
+apiVersion: v1
+kind: Config
+clusters: [{name: cluster, cluster: {server: "$server", certificate-authority-data: "$ca"}}]
+users: [{name: slipway-ingress, user: {token: "$token"}}]
+contexts: [{name: ingress, context: {cluster: cluster, user: slipway-ingress}}]
+current-context: ingress
+Y
+  )
+  printf '{"admin": {"listen": "127.0.0.1:%s", "config": {"persist": false}}}\n' "$INGRESS_ADMIN_PORT" > "$NODE_DIR/ingress/caddy.json"
+  unlist_hosts
+  printf '%s %s %s %s\n' "$HOST_ADDRESS" "$GATEWAY_HOST" "$STATUS_HOST" "$HOSTS_MARK" >> /etc/hosts
+  start caddy env HOME="$NODE_DIR/ingress" XDG_DATA_HOME="$NODE_DIR/ingress" XDG_CONFIG_HOME="$NODE_DIR/ingress" \
+    caddy run --config "$NODE_DIR/ingress/caddy.json"
+  until_ok "Caddy" 30 curl -sf "http://127.0.0.1:$INGRESS_ADMIN_PORT/config/" || { tail -n 20 "$LOGS/caddy.log" >&2; exit 1; }
+  node="$here/../../node_modules/.bin/node"; [ -x "$node" ] || node=node
+  start ingress "$node" "$here/ingress/controller.ts" "$NODE_DIR/ingress/kubeconfig" "127.0.0.1:$INGRESS_ADMIN_PORT" \
+    ":$INGRESS_PORT" "$HOST_ADDRESS" "$NODE_DIR/ingress"
+  until_ok "the ingress controller" 60 test -f "$NODE_DIR/ingress/ready" || { tail -n 20 "$LOGS/ingress.log" >&2; exit 1; }
 }
 
 kubelet_up() {
@@ -143,10 +237,12 @@ kubelet_up() {
   kubeconfig=$1
   HOST_ADDRESS=$(cat "$NODE_DIR/address")
   mkdir -p "$NODE_DIR/kubelet" "$NODE_DIR/pod-logs"
-  # Pods use the host's resolvers (no cluster DNS); a loopback stub resolver is not reachable from a pod.
+  # The host's resolvers, for CoreDNS to forward to and for pods with dnsPolicy Default; a
+  # loopback stub resolver is not reachable from a pod.
   resolv=/etc/resolv.conf
   if grep -q '^nameserver 127\.' "$resolv" && [ -f /run/systemd/resolve/resolv.conf ]; then resolv=/run/systemd/resolve/resolv.conf; fi
   grep -v '^#' "$resolv" > "$NODE_DIR/resolv.conf"
+  dns_up "$kubeconfig"
   # Pod cgroups under /slipway in every hierarchy, so down removes only this node's.
   for h in /sys/fs/cgroup/*/; do [ -d "$h" ] && mkdir -p "$h$CGROUP_ROOT" 2>/dev/null || true; done
   cat > "$NODE_DIR/kubelet.yaml" <<Y
@@ -166,6 +262,8 @@ authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
 authorization: {mode: AlwaysAllow}
 failSwapOn: false
 resolvConf: $NODE_DIR/resolv.conf
+clusterDNS: [$HOST_ADDRESS]
+clusterDomain: cluster.local
 podLogsDir: $NODE_DIR/pod-logs
 serializeImagePulls: false
 maxPods: 60
@@ -177,11 +275,25 @@ Y
     --root-dir "$NODE_DIR/kubelet" --cert-dir "$NODE_DIR/kubelet/pki" --hostname-override "$NODE_NAME" --node-ip "$HOST_ADDRESS" --v=1
   until_ok "the kubelet's health endpoint" 60 curl -sf http://127.0.0.1:10248/healthz ||
     { tail -n 30 "$LOGS/kubelet.log" >&2; exit 1; }
+  # Service IPs and NodePorts, from pods and from the host. It leaves the conntrack sysctls alone
+  # (this VM's root may not change them) and masquerades only what leaves the pod network.
+  start kube-proxy "$BIN/kube-proxy" --kubeconfig "$kubeconfig" --hostname-override "$NODE_NAME" \
+    --proxy-mode iptables --cluster-cidr "$POD_SUBNET" --nodeport-addresses "$HOST_ADDRESS/32" \
+    --conntrack-max-per-core 0 --conntrack-tcp-timeout-established 0 --conntrack-tcp-timeout-close-wait 0 \
+    --healthz-bind-address 127.0.0.1:10256 --metrics-bind-address 127.0.0.1:10249
+  until_ok "kube-proxy" 60 curl -sf http://127.0.0.1:10256/livez || { tail -n 30 "$LOGS/kube-proxy.log" >&2; exit 1; }
+  ingress_up "$kubeconfig"
 }
 
 down() {
   [ -d "$NODE_DIR" ] || [ -d "$RUN_DIR" ] || return 0
+  stop ingress "$NODE_DIR/ingress/kubeconfig"
+  stop caddy "$NODE_DIR/ingress/caddy.json"
+  stop kube-proxy "--hostname-override $NODE_NAME"
   stop kubelet "$NODE_DIR/kubelet.yaml"
+  stop coredns "$NODE_DIR/Corefile"
+  stop s3 "$NODE_DIR/s3"
+  unlist_hosts
   # Containers first (runc knows them even when containerd is gone), then their shims.
   if [ -d "$RUN_DIR/runc" ]; then
     for ns in "$RUN_DIR"/runc/*; do
@@ -210,14 +322,15 @@ down() {
     command -v "$ipt-save" >/dev/null 2>&1 || continue
     for table in filter nat mangle; do
       rules=$("$ipt-save" -t "$table" 2>/dev/null || true)
-      ours=$(echo "$rules" | grep -F "\"$CNI_NETWORK\"" | sed -n 's/.* -j \(CNI-[^ ]*\).*/\1/p' | sort -u)
+      # (iptables-save escapes the quotes of a comment: name: \"slipway-pods\")
+      ours=$(echo "$rules" | grep -F "$CNI_NETWORK\\\"" | sed -n 's/.* -j \(CNI-[^ ]*\).*/\1/p' | sort -u)
       for chain in $(echo "$rules" | sed -n 's/^:\(KUBE-[^ ]*\) .*/\1/p'); do
         grep -qx "$chain" "$NODE_DIR/chains.before" 2>/dev/null || ours="$ours $chain"
       done
       # Rules jumping to those chains or naming our network, then the chains themselves.
       echo "$rules" | grep '^-A ' | while read -r rule; do
         drop=false
-        case "$rule" in *"\"$CNI_NETWORK\""*) drop=true ;; esac
+        case "$rule" in *"$CNI_NETWORK\\\""*) drop=true ;; esac
         for chain in $ours; do case "$rule" in *" -j $chain"|*" -j $chain "*) drop=true ;; esac; done
         $drop && eval "$ipt -t $table $(echo "$rule" | sed 's/^-A /-D /')" 2>/dev/null || true
       done

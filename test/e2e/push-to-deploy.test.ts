@@ -3,23 +3,16 @@
 // and push to the node's registry, backup Jobs that dump a real MariaDB and a real PostgreSQL,
 // Deployments whose real pods serve the pushed page. The steps run in order: each failure must
 // leave the last good version serving.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
-import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
-import {
-  createNamespace,
-  kubectl,
-  testKubeConfig,
-  testState,
-  waitFor,
-  webhookSecretValue,
-} from '../support/cluster.ts';
+import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
 import { githubPush } from '../support/github-push.ts';
 import { backupFile, finalBundle, readyCondition, run, servedPage, step } from './support/chain.ts';
 import {
@@ -30,6 +23,16 @@ import {
   type GitServer,
 } from './support/host-services.ts';
 import { LOG_DIR, startSlipway, type Slipway } from './support/slipway.ts';
+import { runUploadScript } from './support/upload.ts';
+import {
+  backupVolume,
+  databaseSecret,
+  mainToStaging,
+  siteEnvironment,
+  siteProject,
+  siteWebhook,
+  webDeployment,
+} from './support/site-objects.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const kc = testKubeConfig();
@@ -53,62 +56,9 @@ const it$ = (name: string, fn: () => Promise<void>) =>
 const apply = (...objects: unknown[]) =>
   kubectl(['apply', '-n', ns.name, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
 
-/** A Deployment serving the base image until a bundle replaces it; a 30 s progress deadline. */
-function deployment(name: string) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name },
-    spec: {
-      replicas: 1,
-      progressDeadlineSeconds: 30,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: {
-          containers: [
-            {
-              name: 'web',
-              image: web.image,
-              ports: [{ containerPort: web.port }],
-              readinessProbe: { tcpSocket: { port: web.port }, periodSeconds: 1 },
-            },
-          ],
-        },
-      },
-    },
-  };
-}
+const deployment = (name: string) => webDeployment(name, web);
 
-function databaseSecret(name: string, db: Database, password = db.password) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name },
-    stringData: {
-      host: db.host,
-      port: String(db.port),
-      database: db.database,
-      username: db.username,
-      password,
-    },
-  };
-}
-
-function environment(name: string, engine: 'mysql' | 'postgresql', autoRollback = false) {
-  return {
-    apiVersion: 'slipway.dev/v1alpha1',
-    kind: 'Environment',
-    metadata: { name },
-    spec: {
-      projectRef: { name: 'site' },
-      deploymentRef: { name: `site-${name}`, container: 'web' },
-      database: { engine, secretRef: { name: `db-${name}` } },
-      backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: 'site' },
-      ...(autoRollback ? { autoRollback } : {}),
-    },
-  };
-}
+const environment = siteEnvironment;
 
 function manualBundle(name: string, commit: string, base: string, environmentName: string) {
   return {
@@ -151,64 +101,20 @@ async function setUp() {
     startPostgres(address, LOG_DIR),
   ]);
   slipway = await startSlipway(testState().kubeconfig, ns.name, node);
-  await kubectl(
-    ['apply', '-f', '-'],
-    stringify({
-      apiVersion: 'v1',
-      kind: 'PersistentVolume',
-      metadata: { name: `${ns.name}-backups` },
-      spec: {
-        capacity: { storage: '1Gi' },
-        accessModes: ['ReadWriteOnce'],
-        storageClassName: '',
-        claimRef: { namespace: ns.name, name: 'backups' },
-        hostPath: { path: backups, type: 'Directory' },
-      },
-    }),
-  );
+  const backupStorage = backupVolume(ns.name, backups);
+  await kubectl(['apply', '-f', '-'], stringify(backupStorage.volume));
   await apply(
-    {
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: { name: 'backups' },
-      spec: {
-        accessModes: ['ReadWriteOnce'],
-        storageClassName: '',
-        volumeName: `${ns.name}-backups`,
-        resources: { requests: { storage: '1Gi' } },
-      },
-    },
+    backupStorage.claim,
     deployment('site-staging'),
     deployment('site-production'),
     databaseSecret('db-staging', mariadb),
     databaseSecret('db-production', postgres),
-    {
-      apiVersion: 'slipway.dev/v1alpha1',
-      kind: 'Project',
-      metadata: { name: 'site' },
-      spec: { slug: `site-${ns.name}`, repository: { url: git.url } },
-    },
+    siteProject(ns.name, git.url),
     environment('staging', 'mysql', true),
     environment('production', 'postgresql'),
-    {
-      apiVersion: 'slipway.dev/v1alpha1',
-      kind: 'Webhook',
-      metadata: { name: 'main-to-staging' },
-      spec: {
-        projectRef: { name: 'site' },
-        branch: 'main',
-        matchMode: 'Exact',
-        environmentRef: { name: 'staging' },
-        backupBeforeDeploy: true,
-      },
-    },
+    mainToStaging,
   );
-  const project = await waitFor('the project to publish its webhook URL', async () => {
-    const p = await api.get<ProjectObject>('Project', ns.name, 'site');
-    return p.status?.webhook?.url ? p : undefined;
-  });
-  hookUrl = project.status!.webhook!.url;
-  secret = await webhookSecretValue(ns.name, project.status!.webhook!.secretRef.name);
+  ({ url: hookUrl, secret } = await siteWebhook(ns.name));
 }
 
 afterAll(async () => {
@@ -253,25 +159,14 @@ describe('push to deploy on a real node', () => {
   });
 
   it$('the real upload.sh uploads a directory with curl and the same chain serves it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'slipway-e2e-upload-'));
-    mkdirSync(join(dir, 'web'));
-    writeFileSync(join(dir, 'web', 'index.html'), '<h1>Site v3, uploaded</h1>\n');
-    const script = join(dir, 'upload.sh');
-    writeFileSync(script, await (await fetch(`${slipway.gatewayUrl}/upload.sh`)).text());
     const before = new Set((await api.list<BundleObject>('Bundle', ns.name)).map((b) => b.metadata.name));
-    const upload = run('sh', [
-      script,
-      `site-${ns.name}`,
-      '-',
-      'c0ffee0000000000000000000000000000000003',
-      dir,
-      'Uploaded from CI',
-      'main',
-    ]);
-    upload.child.stdin!.end(`${secret}\n`);
     // As in CI: the script returns only once the bundle is built, backed up and rolled out.
-    const { stdout } = await upload;
-    rmSync(dir, { recursive: true, force: true });
+    const { stdout } = await runUploadScript(
+      slipway.gatewayUrl,
+      `site-${ns.name}`,
+      secret,
+      '<h1>Site v3, uploaded</h1>\n',
+    );
     const created = (await api.list<BundleObject>('Bundle', ns.name)).filter(
       (b) => !before.has(b.metadata.name),
     );

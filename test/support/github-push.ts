@@ -8,6 +8,15 @@ export async function githubPush(
   secret: string,
   push: { branch: string; commit: string; message: string },
 ): Promise<{ status: number; body: { result?: string; bundles?: Array<{ name: string }> } }> {
+  const res = await fetch(hookUrl, githubPushRequest(secret, push));
+  return { status: res.status, body: (await res.json()) as never };
+}
+
+/** The request of a push delivery, for fetch. */
+export function githubPushRequest(
+  secret: string,
+  push: { branch: string; commit: string; message: string },
+): RequestInit {
   const body = JSON.stringify({
     ref: `refs/heads/${push.branch}`,
     before: '0'.repeat(40),
@@ -18,7 +27,7 @@ export async function githubPush(
     repository: { full_name: 'acme/site' },
   });
   const signature = createHmac('sha256', secret).update(body).digest('hex');
-  const res = await fetch(hookUrl, {
+  return {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
@@ -27,6 +36,5 @@ export async function githubPush(
       'X-Hub-Signature-256': `sha256=${signature}`,
     },
     body,
-  });
-  return { status: res.status, body: (await res.json()) as never };
+  };
 }

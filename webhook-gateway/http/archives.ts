@@ -23,6 +23,7 @@ export async function handleArchiveDownload(
     ctx.now(),
   );
   if (!valid) throw new HttpError(403, 'invalid_signature', 'the download link is invalid or has expired');
+  exchange.log.archive = { key };
 
   const found = await ctx.store.open(key);
   if (!found) throw new HttpError(404, 'not_found', 'no such archive');

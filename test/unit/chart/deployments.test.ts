@@ -22,6 +22,7 @@ type Container = {
   readinessProbe: { httpGet: { path: string; port: string | number } };
   resources: { requests?: Record<string, string>; limits?: Record<string, string> };
   volumeMounts: { name: string; mountPath: string }[];
+  lifecycle?: { preStop?: { sleep?: { seconds: number } } };
 };
 type PodSpec = {
   serviceAccountName: string;
@@ -114,6 +115,24 @@ describe('chart Deployments', () => {
       expect(env(c).SLIPWAY_ADMIN_PORT).toBe('8081');
     },
   );
+
+  it('keeps the public processes serving 5 s into their shutdown (preStop), so a proxy in front stops sending first', () => {
+    expect(container(deployment(manifests, 'gateway')).lifecycle?.preStop?.sleep?.seconds).toBe(5);
+    expect(container(deployment(manifests, 'status-api')).lifecycle?.preStop?.sleep?.seconds).toBe(5);
+    expect(container(deployment(manifests, 'operator')).lifecycle).toBeUndefined();
+    const off = template({ 'gateway.shutdownDelaySeconds': 0 });
+    expect(container(deployment(off, 'gateway')).lifecycle).toBeUndefined();
+  });
+
+  it("makes the operator's leader-election Lease, so helm uninstall removes it", () => {
+    const lease = named(manifests, 'Lease', componentName('operator'));
+    expect(lease.spec).toEqual({});
+    const env = container(deployment(manifests, 'operator')).env.find((e) => e.name === 'SLIPWAY_LEASE_NAME');
+    expect(env?.value).toBe(lease.metadata.name);
+    expect(ofKind(template({ 'operator.leaderElection': false, 'operator.replicas': 1 }), 'Lease')).toEqual(
+      [],
+    );
+  });
 
   it('runs two operator replicas with leader election and the downward-API pod identity', () => {
     const d = deployment(manifests, 'operator');

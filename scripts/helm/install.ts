@@ -1,0 +1,169 @@
+// Slipway installed as users install it, on the real node: its image (scripts/image/build.ts)
+// and `helm upgrade --install` of charts/slipway as release "slipway" in "slipway-system" —
+// operator and gateway at 2 replicas, the gateway's archives in the node's S3 store, the gateway
+// and the status API behind the node's ingress controller. Used by `npm start -- --real-node
+// --helm` and the installed e2e suite; docs/helm.md walks through the same steps by hand.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import type { RealNode } from '../cluster/real-node.ts';
+import type { SlipwayImage } from '../image/build.ts';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+export const CHART = join(root, 'charts', 'slipway');
+export const RELEASE = 'slipway';
+export const RELEASE_NAMESPACE = 'slipway-system';
+/** The Secret in the release namespace with the S3 store's access keys. */
+export const S3_SECRET = 'slipway-archive-store';
+
+export interface InstalledRelease {
+  release: string;
+  namespace: string;
+  image: string;
+  /** Through the ingress controller, as providers and CI reach the gateway. */
+  gatewayUrl: string;
+  statusApiUrl: string;
+  /** The Deployments of the release: component → name. */
+  deployments: { operator: string; gateway: string; statusApi: string };
+}
+
+/** The helm CLI, built from the Go module proxy the first time (scripts/helm/build.sh). */
+export async function helmBinary(): Promise<string> {
+  return (
+    await run('sh', [join(root, 'scripts', 'helm', 'build.sh')], { maxBuffer: 1024 * 1024 })
+  ).stdout.trim();
+}
+
+/** The chart's values for the real node (what a user passes with -f values.yaml). */
+export function realNodeValues(
+  node: RealNode,
+  image: SlipwayImage,
+  options: { statusNamespace?: string; crds?: boolean } = {},
+) {
+  const { statusNamespace, crds = true } = options;
+  const port = node.ingress.port === 80 ? '' : `:${node.ingress.port}`;
+  return {
+    image: { repository: image.repository, tag: image.tag },
+    crds: { enabled: crds },
+    operator: {
+      replicas: 2,
+      registry: `${node.registry}/builds`,
+      registryInsecure: true,
+      builderImage: node.images.builder,
+      fetchImage: node.images.fetch,
+      backupImages: { mysql: node.images.backupMysql, postgresql: node.images.backupPostgresql },
+    },
+    gateway: {
+      replicas: 2,
+      publicUrl: `http://${node.ingress.gatewayHost}${port}`,
+      trustedProxies: [`${node.ingress.fromAddress}/32`],
+      archiveStore: {
+        type: 's3',
+        s3: {
+          endpoint: node.s3.endpoint,
+          bucket: node.s3.bucket,
+          region: node.s3.region,
+          prefix: 'archives/',
+          credentials: { existingSecret: S3_SECRET },
+        },
+      },
+      ingress: { enabled: true, className: node.ingress.className, host: node.ingress.gatewayHost },
+    },
+    statusApi: {
+      ...(statusNamespace ? { statusNamespace } : {}),
+      publicUrl: `http://${node.ingress.statusHost}${port}`,
+      trustedProxies: [`${node.ingress.fromAddress}/32`],
+      ingress: { enabled: true, className: node.ingress.className, host: node.ingress.statusHost },
+    },
+  };
+}
+
+/**
+ * `helm upgrade --install` of the release with the image, waiting until every Deployment is
+ * Available. The S3 Secret is created first (the chart reads it, as it would a user's).
+ */
+export async function installRelease(options: {
+  kubeconfig: string;
+  kubectl: string;
+  node: RealNode;
+  image: SlipwayImage;
+  statusNamespace?: string;
+  /** Install the CRDs with the release (the chart's default); false when they are there already. */
+  crds?: boolean;
+  timeout?: string;
+}): Promise<InstalledRelease> {
+  const { kubeconfig, node, image } = options;
+  const kubectl = (args: string[], input?: string) => {
+    const child = run(options.kubectl, ['--kubeconfig', kubeconfig, ...args]);
+    if (input !== undefined) child.child.stdin!.end(input);
+    return child;
+  };
+  await kubectl(['create', 'namespace', RELEASE_NAMESPACE]).catch(() => undefined);
+  await kubectl(
+    ['apply', '-f', '-'],
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: S3_SECRET, namespace: RELEASE_NAMESPACE },
+      stringData: { accessKeyId: node.s3.accessKeyId, secretAccessKey: node.s3.secretAccessKey },
+    }),
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-helm-'));
+  const values = realNodeValues(node, image, options);
+  try {
+    writeFileSync(join(dir, 'values.yaml'), stringify(values));
+    await run(
+      await helmBinary(),
+      [
+        'upgrade',
+        '--install',
+        RELEASE,
+        CHART,
+        '--namespace',
+        RELEASE_NAMESPACE,
+        '--kubeconfig',
+        kubeconfig,
+        '-f',
+        join(dir, 'values.yaml'),
+        '--wait',
+        '--timeout',
+        options.timeout ?? '5m',
+      ],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return {
+    release: RELEASE,
+    namespace: RELEASE_NAMESPACE,
+    image: image.ref,
+    gatewayUrl: values.gateway.publicUrl,
+    statusApiUrl: values.statusApi.publicUrl,
+    deployments: {
+      operator: `${RELEASE}-operator`,
+      gateway: `${RELEASE}-gateway`,
+      statusApi: `${RELEASE}-status-api`,
+    },
+  };
+}
+
+/** `helm uninstall` of the release, waiting until its objects are gone. */
+export async function uninstallRelease(kubeconfig: string): Promise<void> {
+  await run(await helmBinary(), [
+    'uninstall',
+    RELEASE,
+    '--namespace',
+    RELEASE_NAMESPACE,
+    '--kubeconfig',
+    kubeconfig,
+    '--wait',
+    '--timeout',
+    '3m',
+  ]);
+}

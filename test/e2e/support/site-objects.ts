@@ -1,0 +1,135 @@
+// The objects a site's project needs on the real node, as the e2e tests apply them: a backup
+// volume on this machine, the Deployment a bundle rolls out to, a database Secret, the project
+// "site" with its environments and its main-to-staging webhook.
+import type { ProjectObject } from '../../../crds/index.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
+import { testKubeConfig, waitFor, webhookSecretValue } from '../../support/cluster.ts';
+import type { Database } from './host-services.ts';
+
+/** A PersistentVolume on `hostDir` bound to the claim `backups` of `namespace`, and that claim. */
+export function backupVolume(namespace: string, hostDir: string) {
+  const volume = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: `${namespace}-backups` },
+    spec: {
+      capacity: { storage: '1Gi' },
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: '',
+      claimRef: { namespace, name: 'backups' },
+      hostPath: { path: hostDir, type: 'Directory' },
+    },
+  };
+  const claim = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'backups' },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: '',
+      volumeName: `${namespace}-backups`,
+      resources: { requests: { storage: '1Gi' } },
+    },
+  };
+  return { volume, claim };
+}
+
+/** A Deployment serving `image` until a bundle replaces it, ready once its port answers. */
+export function webDeployment(
+  name: string,
+  web: { image: string; port: number },
+  progressDeadlineSeconds = 30,
+) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      progressDeadlineSeconds,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          containers: [
+            {
+              name: 'web',
+              image: web.image,
+              ports: [{ containerPort: web.port }],
+              readinessProbe: { tcpSocket: { port: web.port }, periodSeconds: 1 },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The Secret an Environment's `database.secretRef` names. */
+export function databaseSecret(name: string, db: Database, password = db.password) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name },
+    stringData: {
+      host: db.host,
+      port: String(db.port),
+      database: db.database,
+      username: db.username,
+      password,
+    },
+  };
+}
+
+/** The project "site" building from `repositoryUrl`. */
+export function siteProject(namespace: string, repositoryUrl: string) {
+  return {
+    apiVersion: 'slipway.dev/v1alpha1',
+    kind: 'Project',
+    metadata: { name: 'site' },
+    spec: { slug: `site-${namespace}`, repository: { url: repositoryUrl } },
+  };
+}
+
+/** Environment `name` of "site": Deployment site-<name>, database Secret db-<name>, backups on the claim. */
+export function siteEnvironment(name: string, engine: 'mysql' | 'postgresql', autoRollback = false) {
+  return {
+    apiVersion: 'slipway.dev/v1alpha1',
+    kind: 'Environment',
+    metadata: { name },
+    spec: {
+      projectRef: { name: 'site' },
+      deploymentRef: { name: `site-${name}`, container: 'web' },
+      database: { engine, secretRef: { name: `db-${name}` } },
+      backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: 'site' },
+      ...(autoRollback ? { autoRollback } : {}),
+    },
+  };
+}
+
+/** Pushes to main deploy to staging, after a backup. */
+export const mainToStaging = {
+  apiVersion: 'slipway.dev/v1alpha1',
+  kind: 'Webhook',
+  metadata: { name: 'main-to-staging' },
+  spec: {
+    projectRef: { name: 'site' },
+    branch: 'main',
+    matchMode: 'Exact',
+    environmentRef: { name: 'staging' },
+    backupBeforeDeploy: true,
+  },
+};
+
+/** The webhook URL and secret "site" publishes, once the operator has. */
+export async function siteWebhook(namespace: string): Promise<{ url: string; secret: string }> {
+  const api = slipwayApi(testKubeConfig());
+  const project = await waitFor('the project to publish its webhook URL', async () => {
+    const p = await api.get<ProjectObject>('Project', namespace, 'site');
+    return p.status?.webhook?.url ? p : undefined;
+  });
+  return {
+    url: project.status!.webhook!.url,
+    secret: await webhookSecretValue(namespace, project.status!.webhook!.secretRef.name),
+  };
+}

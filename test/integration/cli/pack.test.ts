@@ -1,0 +1,109 @@
+// The CLI as a package: `npm pack` in the clone (prepack compiles it to JavaScript, since Node does
+// not strip the types of files under node_modules), `npm install -g` of the tarball into an empty
+// prefix, then the installed `kubectl-slipway` run with the node on PATH — its help, and `get`
+// against the test cluster with KUBECONFIG, as a user who never cloned the repository runs it.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import { inNamespace, project, spec } from '../../support/builders.ts';
+import { createNamespace, kubectl, testKubeConfig, testState } from '../../support/cluster.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'slipway-pack-'));
+const prefix = join(work, 'prefix');
+/** The Node running the tests (the project's, 24) first: the installed CLI runs `node` from PATH. */
+const PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH}`;
+let ns: { name: string; remove: () => Promise<void> };
+let tarball: string;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  return new Promise<Run>((resolve) => {
+    execFile(
+      file,
+      args,
+      { cwd: options.cwd, env: { ...process.env, PATH, ...options.env }, timeout: 240_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+beforeAll(async () => {
+  ns = await createNamespace(testKubeConfig(), 'pack');
+  await kubectl(
+    ['apply', '-f', '-'],
+    stringify(project('shop', inNamespace(ns.name), spec({ slug: `shop-${ns.name}` }))),
+  );
+  const packed = await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT });
+  expect(packed).toEqual(expect.objectContaining({ code: 0 }));
+  // npm pack prints the tarball's name last.
+  tarball = join(work, packed.stdout.trim().split('\n').at(-1)!);
+  mkdirSync(prefix);
+  const installed = await run('npm', [
+    'install',
+    '--global',
+    '--prefix',
+    prefix,
+    '--no-audit',
+    '--no-fund',
+    '--prefer-offline',
+    tarball,
+  ]);
+  expect(installed).toEqual(expect.objectContaining({ code: 0 }));
+}, 300_000);
+
+afterAll(async () => {
+  await ns?.remove();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the CLI packed with npm pack and installed with npm install -g', () => {
+  it('holds the compiled CLI and its bin wrappers, no TypeScript and no tests; the clone keeps no dist/', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.trim().split('\n');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/package.json',
+        'package/bin/kubectl-slipway',
+        'package/bin/kubectl_complete-slipway',
+        'package/dist/kubectl-slipway.js',
+        'package/dist/cli/main.js',
+      ]),
+    );
+    expect(files.filter((f) => !/^package\/(bin\/|dist\/|package\.json$|README\.md$)/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.ts') || /(^|\/)test\/|\.test\./.test(f))).toEqual([]);
+    // postpack removes what prepack compiled: nothing for eslint, jest or git to find.
+    expect(existsSync(join(ROOT, 'dist'))).toBe(false);
+  });
+
+  it('kubectl-slipway --help prints the usage, and kubectl’s completion helper answers', async () => {
+    const help = await run(join(prefix, 'bin', 'kubectl-slipway'), ['--help']);
+    expect(help).toEqual(expect.objectContaining({ code: 0 }));
+    expect(help.stdout).toMatch(/^Usage: kubectl slipway <command> \[arguments\] \[flags\]$/m);
+    expect(help.stdout).toMatch(/^ {2}get +projects, environments/m);
+    const completion = await run(join(prefix, 'bin', 'kubectl_complete-slipway'), ['notice', 're']);
+    expect(completion).toEqual(expect.objectContaining({ code: 0, stdout: 'resolve\n:4\n' }));
+  });
+
+  it('kubectl-slipway get lists the namespace’s project with the kubeconfig in KUBECONFIG', async () => {
+    const get = await run(join(prefix, 'bin', 'kubectl-slipway'), ['get', '-n', ns.name], {
+      env: { KUBECONFIG: testState().kubeconfig },
+    });
+    expect(get).toEqual(expect.objectContaining({ code: 0 }));
+    expect(get.stdout).toMatch(
+      new RegExp(`^PROJECTS\\nNAME +SLUG +READY +REASON +AGE\\nshop +shop-${ns.name} `, 'm'),
+    );
+    expect(get.stdout).toContain(`No environments in namespace ${ns.name}.`);
+    expect(get.stdout).toContain(`No bundles in namespace ${ns.name}.`);
+  });
+});

@@ -1,0 +1,87 @@
+// What scripts/image/build.ts reads from the Dockerfile and .dockerignore to assemble Slipway's
+// image without Docker: the final stage's instructions, and which context files a build sees.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+import { appFiles, slipwayRecipe } from '../../../scripts/image/build.ts';
+import { dockerignoreKeeps, parseDockerfile } from '../../../scripts/image/dockerfile.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('parseDockerfile', () => {
+  const recipe = parseDockerfile(`# syntax=docker/dockerfile:1
+ARG NODE_VERSION=24.1.0
+FROM node:\${NODE_VERSION}-slim AS deps
+COPY package.json ./
+RUN npm ci
+FROM node:\${NODE_VERSION}-slim AS runtime
+# a comment
+RUN groupadd --gid 10001 app \\
+  && useradd --uid 10001 app
+ENV NODE_ENV=production A="two words"
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+COPY lib ./lib
+USER 10001:10001
+EXPOSE 8080 8081/udp
+LABEL org.opencontainers.image.title="app" \\
+      org.opencontainers.image.licenses="Apache-2.0"
+CMD ["node", "--eval", "console.log('hi')"]
+`);
+
+  it('reads the final stage, with ARG defaults substituted in its base', () => {
+    expect(recipe.base).toBe('node:24.1.0-slim');
+    expect(recipe.args).toEqual({ NODE_VERSION: '24.1.0' });
+    expect(recipe.copies).toEqual([
+      { from: 'deps', sources: ['/app/node_modules'], dest: './node_modules' },
+      { sources: ['package.json', 'package-lock.json'], dest: './' },
+      { sources: ['lib'], dest: './lib' },
+    ]);
+    expect(recipe.user).toBe('10001:10001');
+    expect(recipe.workdir).toBe('/app');
+    expect(recipe.env).toEqual({ NODE_ENV: 'production', A: 'two words' });
+    expect(recipe.exposedPorts).toEqual(['8080/tcp', '8081/udp']);
+    expect(recipe.labels).toEqual({
+      'org.opencontainers.image.title': 'app',
+      'org.opencontainers.image.licenses': 'Apache-2.0',
+    });
+    expect(recipe.cmd).toEqual(['node', '--eval', "console.log('hi')"]);
+  });
+});
+
+describe('dockerignoreKeeps', () => {
+  const ignore = '*\n!package.json\n!lib/\n**/*.test.ts\n!lib/keep.test.ts\ncrds/generated\n';
+  it.each([
+    ['package.json', true],
+    ['README.md', false],
+    ['lib/kube.ts', true],
+    ['lib/deep/er/file.ts', true],
+    ['lib/kube.test.ts', false],
+    ['lib/keep.test.ts', true],
+    ['test/x.ts', false],
+  ])('%s kept: %s', (path, kept) => {
+    expect(dockerignoreKeeps(ignore, path)).toBe(kept);
+  });
+});
+
+describe("the repository's Dockerfile", () => {
+  const recipe = slipwayRecipe();
+  const files = appFiles(recipe);
+
+  it('pins the Node version of the node devDependency', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      devDependencies: { node: string };
+    };
+    expect(recipe.args.NODE_VERSION).toBe(pkg.devDependencies.node);
+  });
+
+  it('copies the entry points and no tests into /app', () => {
+    const targets = [...files.values()];
+    for (const entry of ['operator/main.ts', 'webhook-gateway/main.ts', 'status-api/main.ts', 'package.json'])
+      expect(targets).toContain(`/app/${entry}`);
+    expect(targets.filter((t) => t.endsWith('.test.ts'))).toEqual([]);
+    expect(targets.filter((t) => !t.startsWith('/app/'))).toEqual([]);
+  });
+});
