@@ -90,9 +90,9 @@ async function main() {
   if (local)
     controlPlane = watchControlPlane(local, { log: (message) => process.stderr.write(`${message}\n`) });
   const kc = kubeConfigFromFile(kubeconfig);
-  if (helmWanted && node) return startInstalled(kubeconfig, kubectlBin, node);
   await installCrds(kc);
   say('CRDs installed.');
+  if (helmWanted && node) return startInstalled(kubeconfig, kubectlBin, node);
   const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig!, ...args]);
   await kubectl('create', 'namespace', SYSTEM_NAMESPACE).catch(() => undefined);
 
@@ -209,8 +209,8 @@ async function demoWebhook(kubeconfig: string) {
 
 /**
  * `--real-node --helm`: Slipway's image built and pushed to the node's registry, the chart
- * installed as release "slipway" (CRDs included), the real-node demo applied, everything reached
- * through the ingress controller.
+ * installed as release "slipway" (the CRDs applied first, as for every way of running), the
+ * real-node demo applied, everything reached through the ingress controller.
  */
 async function startInstalled(kubeconfig: string, kubectlBin: string, node: RealNode) {
   const started = Date.now();
@@ -218,9 +218,20 @@ async function startInstalled(kubeconfig: string, kubectlBin: string, node: Real
   say(
     `Image ${image.ref}${image.cached ? ' (cached)' : ''}. Installing the Helm release (helm upgrade --install --wait)...`,
   );
+  const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig, ...args]);
   // The status API's Role lives in the demo namespace: it must exist before the release.
-  await run(kubectlBin, ['--kubeconfig', kubeconfig, 'create', 'namespace', DEMO_NAMESPACE]).catch(
-    () => undefined,
+  await kubectl('apply', '-f', join(root, 'examples', 'demo', '00-namespace.yaml'));
+  // A plain `npm start` on this cluster before left its operators' Lease (same name, not Helm's).
+  await kubectl(
+    'delete',
+    'lease',
+    '-n',
+    SYSTEM_NAMESPACE,
+    '--ignore-not-found',
+    '-l',
+    '!app.kubernetes.io/managed-by',
+    '--field-selector',
+    'metadata.name=slipway-operator',
   );
   const release: InstalledRelease = await installRelease({
     kubeconfig,
@@ -228,6 +239,8 @@ async function startInstalled(kubeconfig: string, kubectlBin: string, node: Real
     node,
     image,
     statusNamespace: DEMO_NAMESPACE,
+    // installed above, as for the other ways of running (so one cluster can serve them all)
+    crds: false,
   });
   say(
     `Release ${release.release} in ${release.namespace} is ready (${((Date.now() - started) / 1000).toFixed(0)} s).`,

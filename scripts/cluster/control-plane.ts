@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { waitFor } from '../../lib/wait.ts';
-import { nodeScript, realNodeCluster } from './real-node.ts';
+import { nodeScript, realNodeCluster, realNodeComplete } from './real-node.ts';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -107,7 +107,9 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
   const kubeconfig = kubeconfigPath(name);
   const node = options.realNode ? 'real' : 'kwok';
   const hasRealNode = realNodeCluster() === name;
-  if ((await answers(binDir, kubeconfig)) && hasRealNode === (node === 'real')) {
+  // (a real node whose bring-up failed halfway is started afresh, not reused)
+  const nodeComplete = node !== 'real' || realNodeComplete();
+  if ((await answers(binDir, kubeconfig)) && hasRealNode === (node === 'real') && nodeComplete) {
     log(`cluster ${name} is already running (${node} node)`);
     return { name, kubeconfig, binDir, created: false, node };
   }

@@ -60,6 +60,11 @@ export function realNodeCluster(): string | undefined {
   return existsSync(CLUSTER_FILE) ? readFileSync(CLUSTER_FILE, 'utf8').trim() : undefined;
 }
 
+/** Whether the real node's bring-up finished (node.sh kubelet-up got to its end). */
+export function realNodeComplete(): boolean {
+  return existsSync(join(NODE_DIR, 'up'));
+}
+
 /** The operator's settings for builds and backups on the real node. */
 export function operatorEnvFor(node: RealNode): Record<string, string> {
   return {

@@ -89,7 +89,7 @@ async function layer(dir: string, out: string) {
     '--numeric-owner',
     '--owner=0',
     '--group=0',
-    '--mode=go-w',
+    '--mode=go-w,a+rX',
     '--mtime=@0',
     '--sort=name',
     '-C',
@@ -155,6 +155,15 @@ export async function buildSlipwayImage(
         `scripts/image/build.ts knows only COPY --from=deps /app/node_modules, not ${JSON.stringify(copy)}`,
       );
   }
+  // The final stage's one RUN drops npm and adds the slipway user: the base image (images.sh)
+  // and the absence of npm here do the same. Another RUN would not be reproduced: refuse it.
+  if (
+    recipe.runs.length !== 1 ||
+    !/^rm -rf \/usr\/local\/lib\/node_modules\/npm .* useradd --uid 10001 --gid 10001 /.test(recipe.runs[0]!)
+  )
+    throw new Error(
+      `scripts/image/build.ts reproduces only the Dockerfile's known RUN (drop npm, add uid 10001), not ${JSON.stringify(recipe.runs)}`,
+    );
   if (recipe.cmd.some((word) => word.includes(',')))
     throw new Error("the Dockerfile's CMD may not contain commas (crane mutate --cmd splits on them)");
 
@@ -168,11 +177,14 @@ export async function buildSlipwayImage(
     node.images.slipwayBase,
     nodeVersion,
     readFileSync(join(root, 'package-lock.json')),
+    // How the image is put together is part of what goes in.
+    readFileSync(fileURLToPath(import.meta.url)),
+    readFileSync(fileURLToPath(new URL('./dockerfile.ts', import.meta.url))),
   ])
     hash.update(part).update('\0');
   for (const [file, target] of [...files].sort(([a], [b]) => a.localeCompare(b)))
     hash
-      .update(`${target}\0`)
+      .update(`${target}\0${statSync(join(root, file)).mode & 0o111 ? 'x' : '-'}\0`)
       .update(readFileSync(join(root, file)))
       .update('\0');
   const key = hash.digest('hex');

@@ -22,7 +22,12 @@ export interface ImageRecipe {
   exposedPorts: string[];
   labels: Record<string, string>;
   cmd: string[];
+  /** RUN commands of the final stage, as written (continuation lines joined). */
+  runs: string[];
 }
+
+/** Final-stage instructions the recipe reads; any other one is refused (it would be lost). */
+const KNOWN = new Set(['COPY', 'USER', 'WORKDIR', 'ENV', 'LABEL', 'EXPOSE', 'CMD', 'RUN', 'ARG']);
 
 /** Instructions with their continuation lines joined and comments dropped. */
 function instructions(text: string): { op: string; rest: string }[] {
@@ -77,6 +82,7 @@ export function parseDockerfile(text: string): ImageRecipe {
     exposedPorts: [],
     labels: {},
     cmd: [],
+    runs: [],
   };
   for (const { op, rest } of all.slice(lastFrom + 1)) {
     if (op === 'COPY') {
@@ -92,6 +98,9 @@ export function parseDockerfile(text: string): ImageRecipe {
     else if (op === 'EXPOSE')
       recipe.exposedPorts.push(...rest.split(/\s+/).map((p) => (p.includes('/') ? p : `${p}/tcp`)));
     else if (op === 'CMD') recipe.cmd = JSON.parse(rest) as string[];
+    else if (op === 'RUN') recipe.runs.push(rest.replace(/\s+/g, ' '));
+    else if (!KNOWN.has(op))
+      throw new Error(`the Dockerfile's final stage has ${op}, which the recipe does not know`);
   }
   return recipe;
 }

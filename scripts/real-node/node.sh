@@ -21,7 +21,6 @@ CGROUP_ROOT=slipway
 LOGS="$NODE_DIR/logs"
 # Where the ingress controller serves Ingresses (every address of this machine) and the S3 store.
 INGRESS_PORT="${SLIPWAY_INGRESS_PORT:-80}"
-INGRESS_ADMIN_PORT=10252
 # Host names the installed release's Ingresses answer to, resolved to HOST_ADDRESS by /etc/hosts
 # lines that end with HOSTS_MARK (down removes exactly those). .test is reserved for testing.
 GATEWAY_HOST=hooks.slipway.test
@@ -30,7 +29,7 @@ HOSTS_MARK="# slipway-node"
 S3_PORT=7070
 S3_BUCKET=slipway-archives
 # Kernel settings the kubelet changes (setupKernelTunables) and the CNI bridge sets.
-SYSCTLS="net.ipv4.ip_forward net.ipv4.conf.all.route_localnet kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes"
+SYSCTLS="net.ipv4.ip_forward net.ipv4.conf.all.route_localnet net.bridge.bridge-nf-call-iptables kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes"
 # Host folders the kubelet and CNI create outside our own (device-plugin socket, CNI cache, log links).
 HOST_PATHS="/var/lib/kubelet /var/lib/cni /var/log/containers"
 log() { printf '[real-node] %s\n' "$*" >&2; }
@@ -82,6 +81,12 @@ host_up() {
   # One address both the host (containerd pulling) and pods (BuildKit pushing, git, databases)
   # reach: an extra address on lo (this kernel has no dummy interfaces).
   ip addr add "$HOST_ADDRESS/32" dev lo 2>/dev/null || true
+  # A pod reaching a Service whose endpoint is on the same bridge (a build Job downloading an
+  # archive from the gateway) needs the bridge's traffic to pass iptables, where kube-proxy's
+  # DNAT is undone on the way back.
+  modprobe br_netfilter 2>/dev/null || true
+  sysctl -qw net.bridge.bridge-nf-call-iptables=1 ||
+    { log "net.bridge.bridge-nf-call-iptables cannot be set (no br_netfilter): pods could not reach Services on this node"; exit 1; }
 
   cat > "$NODE_DIR/registry.yml" <<Y
 version: 0.1
@@ -194,18 +199,25 @@ Y
 # Drops this node's lines from /etc/hosts, rewriting it in place (it may be a bind mount).
 unlist_hosts() {
   grep -q "$HOSTS_MARK\$" /etc/hosts 2>/dev/null || return 0
-  kept=$(grep -v "$HOSTS_MARK\$" /etc/hosts)
+  kept=$(grep -v "$HOSTS_MARK\$" /etc/hosts || true)
   printf '%s\n' "$kept" > /etc/hosts
+}
+list_hosts() {
+  unlist_hosts
+  # (a last line without its newline would otherwise be joined to ours, and removed with it)
+  [ -z "$(tail -c1 /etc/hosts 2>/dev/null)" ] || echo >> /etc/hosts
+  printf '%s %s %s %s\n' "$HOST_ADDRESS" "$GATEWAY_HOST" "$STATUS_HOST" "$HOSTS_MARK" >> /etc/hosts
 }
 
 # The ingress controller: Caddy (Debian's package) serving every Ingress of class "caddy" (the
-# cluster's default class) on port $INGRESS_PORT of every address, configured through its admin
-# API by ingress/controller.ts, which watches Ingresses, Services and EndpointSlices with the
-# rights of its own ServiceAccount (ingress-controller.yaml), as it would in a cluster.
+# cluster's default class) on port $INGRESS_PORT of the host address and 127.0.0.1, configured
+# through its admin API (a root-only unix socket) by ingress/controller.ts, which watches
+# Ingresses, Services and EndpointSlices with the rights of its own ServiceAccount
+# (ingress/rbac.yaml), as it would in a cluster.
 ingress_up() {
   kubeconfig=$1
   kubectl="$(sh "$here/../cluster/build.sh")/kubectl --kubeconfig $kubeconfig"
-  $kubectl apply -f "$here/ingress-controller.yaml" >"$LOGS/ingress-apply.log" 2>&1 || { cat "$LOGS/ingress-apply.log" >&2; exit 1; }
+  $kubectl apply -f "$here/ingress/rbac.yaml" >"$LOGS/ingress-apply.log" 2>&1 || { cat "$LOGS/ingress-apply.log" >&2; exit 1; }
   token=$($kubectl -n kube-system create token slipway-ingress --duration 8760h)
   server=$($kubectl config view --minify --raw -o jsonpath='{.clusters[0].cluster.server}')
   ca=$($kubectl config view --minify --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
@@ -220,15 +232,15 @@ contexts: [{name: ingress, context: {cluster: cluster, user: slipway-ingress}}]
 current-context: ingress
 Y
   )
-  printf '{"admin": {"listen": "127.0.0.1:%s", "config": {"persist": false}}}\n' "$INGRESS_ADMIN_PORT" > "$NODE_DIR/ingress/caddy.json"
-  unlist_hosts
-  printf '%s %s %s %s\n' "$HOST_ADDRESS" "$GATEWAY_HOST" "$STATUS_HOST" "$HOSTS_MARK" >> /etc/hosts
-  start caddy env HOME="$NODE_DIR/ingress" XDG_DATA_HOME="$NODE_DIR/ingress" XDG_CONFIG_HOME="$NODE_DIR/ingress" \
-    caddy run --config "$NODE_DIR/ingress/caddy.json"
-  until_ok "Caddy" 30 curl -sf "http://127.0.0.1:$INGRESS_ADMIN_PORT/config/" || { tail -n 20 "$LOGS/caddy.log" >&2; exit 1; }
+  admin="$RUN_DIR/caddy-admin.sock"
+  printf '{"admin": {"listen": "unix/%s", "config": {"persist": false}}}\n' "$admin" > "$NODE_DIR/ingress/caddy.json"
+  list_hosts
+  ( umask 077; start caddy env HOME="$NODE_DIR/ingress" XDG_DATA_HOME="$NODE_DIR/ingress" XDG_CONFIG_HOME="$NODE_DIR/ingress" \
+    caddy run --config "$NODE_DIR/ingress/caddy.json" )
+  until_ok "Caddy" 30 curl -sf --unix-socket "$admin" -H "Host;" http://caddy/config/ || { tail -n 20 "$LOGS/caddy.log" >&2; exit 1; }
   node="$here/../../node_modules/.bin/node"; [ -x "$node" ] || node=node
-  start ingress "$node" "$here/ingress/controller.ts" "$NODE_DIR/ingress/kubeconfig" "127.0.0.1:$INGRESS_ADMIN_PORT" \
-    ":$INGRESS_PORT" "$HOST_ADDRESS" "$NODE_DIR/ingress"
+  start ingress "$node" "$here/ingress/controller.ts" "$NODE_DIR/ingress/kubeconfig" "$admin" \
+    "$HOST_ADDRESS:$INGRESS_PORT,127.0.0.1:$INGRESS_PORT" "$HOST_ADDRESS" "$NODE_DIR/ingress" caddy
   until_ok "the ingress controller" 60 test -f "$NODE_DIR/ingress/ready" || { tail -n 20 "$LOGS/ingress.log" >&2; exit 1; }
 }
 
@@ -283,6 +295,8 @@ Y
     --healthz-bind-address 127.0.0.1:10256 --metrics-bind-address 127.0.0.1:10249
   until_ok "kube-proxy" 60 curl -sf http://127.0.0.1:10256/livez || { tail -n 30 "$LOGS/kube-proxy.log" >&2; exit 1; }
   ingress_up "$kubeconfig"
+  # Every part is up: a cluster may be reused from now on (scripts/cluster/control-plane.ts).
+  date > "$NODE_DIR/up"
 }
 
 down() {

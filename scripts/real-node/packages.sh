@@ -43,4 +43,6 @@ trap 'exit 130' INT TERM
   # shellcheck disable=SC2086
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 } >"$logfile" 2>&1 || { status=$?; tail -n 40 "$logfile" >&2; exit $status; }
+# Debian enables caddy.service; the real node runs its own Caddy on port 80 (node.sh).
+case " $missing " in *" caddy "*) command -v systemctl >/dev/null 2>&1 && systemctl disable caddy >/dev/null 2>&1 || true ;; esac
 log "packages installed"

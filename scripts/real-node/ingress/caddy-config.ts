@@ -1,8 +1,11 @@
 // The real node's ingress controller, its pure part: the Ingresses of one IngressClass, with the
 // Services and EndpointSlices they point at, as the configuration of Caddy (the proxy that
-// serves them, loaded through its admin API). One route per host and path, longest paths first;
-// the upstreams are the ready endpoints of the backend Service's port; a backend with none
-// answers 503, as ingress controllers do.
+// serves them, loaded through its admin API). One route per host and path, longest paths first.
+// A backend is dialled at its Service's cluster IP and port, so kube-proxy picks a ready pod:
+// a rollout changes no route, and Caddy (whose every change is a reload that drops its idle
+// client connections) is reloaded only when Ingresses or Services change, or a backend gains
+// its first ready endpoint or loses its last. A backend without one answers 503, as ingress
+// controllers do. (A headless Service is dialled at its ready endpoints.)
 import type { V1EndpointSlice, V1Ingress, V1Service } from '@kubernetes/client-node';
 
 export interface IngressInputs {
@@ -25,7 +28,7 @@ interface Route {
 
 type CaddyRoute = Record<string, unknown>;
 
-/** host:port of every ready endpoint behind a Service port (by name or number). */
+/** Where to dial a Service port (by name or number): its cluster IP, or none without a ready endpoint. */
 export function upstreamsOf(
   namespace: string,
   serviceName: string,
@@ -51,6 +54,9 @@ export function upstreamsOf(
       for (const address of endpoint.addresses) dials.push(`${address}:${slicePort.port}`);
     }
   }
+  if (dials.length === 0) return [];
+  const clusterIP = service?.spec?.clusterIP;
+  if (clusterIP && clusterIP !== 'None') return [`${clusterIP}:${servicePort.port}`];
   return [...new Set(dials)].sort();
 }
 
@@ -65,10 +71,10 @@ function pathsFor(
   return { paths: [base, `${base}/*`], length: base.length };
 }
 
-/** Caddy's JSON configuration serving the Ingresses on `listen`. */
+/** Caddy's JSON configuration serving the Ingresses on the `listen` addresses. */
 export function caddyConfig(
   inputs: IngressInputs,
-  listen: string,
+  listen: string[],
   adminListen: string,
 ): Record<string, unknown> {
   const routes: Route[] = [];
@@ -104,7 +110,6 @@ export function caddyConfig(
         ? {
             handler: 'reverse_proxy',
             upstreams: r.upstreams.map((dial) => ({ dial })),
-            // A pod that went away is skipped for the next request, not retried into.
             load_balancing: { selection_policy: { policy: 'round_robin' }, try_duration: '2s' },
           }
         : {
@@ -122,7 +127,7 @@ export function caddyConfig(
       http: {
         servers: {
           ingress: {
-            listen: [listen],
+            listen,
             automatic_https: { disable: true },
             routes: [
               ...caddyRoutes,

@@ -1,10 +1,13 @@
 // The real node's ingress controller: watches Ingresses, Services and EndpointSlices with the
 // rights of its ServiceAccount, and loads what caddy-config.ts makes of them into Caddy (Debian's
-// package, run by node.sh) through Caddy's admin API, within a tenth of a second of a change
-// (endpoints leaving a rollout included). Writes each Ingress's address to its status, and the
-// file `ready` once the first configuration is loaded. Started by scripts/real-node/node.sh:
-//   node controller.ts <kubeconfig> <caddy admin address> <listen address> <node address> <state folder>
+// package, run by node.sh) through Caddy's admin API (a unix socket), within a tenth of a second
+// of a change (endpoints leaving a rollout included), and again whenever Caddy has lost it (a
+// restarted Caddy starts empty). Writes each Ingress's address to its status, and the file
+// `ready` once the first configuration is loaded. Started by scripts/real-node/node.sh:
+//   node controller.ts <kubeconfig> <caddy admin socket> <listen addresses, comma-separated>
+//                      <node address> <state folder> <IngressClass>
 import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import {
   NetworkingV1Api,
@@ -18,14 +21,13 @@ import { kubeConfigFromFile } from '../../../lib/kube.ts';
 import { childLogger } from '../../../lib/log.ts';
 import { caddyConfig } from './caddy-config.ts';
 
-const [kubeconfig, admin, listen, nodeAddress, stateDir] = process.argv.slice(2);
-if (!kubeconfig || !admin || !listen || !nodeAddress || !stateDir) {
+const [kubeconfig, admin, listen, nodeAddress, stateDir, CLASS] = process.argv.slice(2);
+if (!kubeconfig || !admin || !listen || !nodeAddress || !stateDir || !CLASS) {
   process.stderr.write(
-    'usage: controller.ts <kubeconfig> <caddy admin address> <listen address> <node address> <state folder>\n',
+    'usage: controller.ts <kubeconfig> <caddy admin socket> <listen addresses> <node address> <state folder> <IngressClass>\n',
   );
   process.exit(2);
 }
-const CLASS = 'caddy';
 const log = childLogger({ component: 'ingress-controller' });
 const kc = kubeConfigFromFile(kubeconfig);
 const networking = kc.makeApiClient(NetworkingV1Api);
@@ -38,28 +40,47 @@ let loaded = '';
 let timer: NodeJS.Timeout | undefined;
 let running = Promise.resolve();
 
+/** One request to Caddy's admin API over its unix socket: the status and the body. */
+function caddyAdmin(method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      // (an empty Host: Caddy's admin API on a unix socket accepts only that)
+      {
+        socketPath: admin,
+        setHost: false,
+        method,
+        path,
+        headers: { Host: '', ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 async function sync() {
-  const ingressClass = classes.get('', CLASS);
+  const ingressClass = classes.get('', CLASS!);
   const config = caddyConfig(
     {
-      className: CLASS,
+      className: CLASS!,
       isDefaultClass:
         ingressClass?.metadata?.annotations?.['ingressclass.kubernetes.io/is-default-class'] === 'true',
       ingresses: ingresses.list(),
       services: services.list(),
       endpointSlices: slices.list(),
     },
-    listen!,
-    admin!,
+    listen!.split(','),
+    `unix/${admin}`,
   );
   const body = JSON.stringify(config);
   if (body !== loaded) {
-    const res = await fetch(`http://${admin}/load`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body,
-    });
-    if (!res.ok) throw new Error(`Caddy refused the configuration: ${res.status} ${await res.text()}`);
+    const res = await caddyAdmin('POST', '/load', body);
+    if (res.status !== 200) throw new Error(`Caddy refused the configuration: ${res.status} ${res.body}`);
     loaded = body;
     log.info({ ingresses: ingresses.list().length }, 'configuration loaded');
     writeFileSync(join(stateDir!, 'ready'), new Date().toISOString());
@@ -92,6 +113,18 @@ function schedule() {
 }
 
 for (const informer of [ingresses, classes, services, slices]) informer.onEvent(schedule);
+// A Caddy started again has no routes: load them again when it answers without them.
+setInterval(() => {
+  caddyAdmin('GET', '/config/apps/http/servers/ingress/listen').then(
+    (res) => {
+      if (loaded && res.body.trim() === 'null') {
+        loaded = '';
+        schedule();
+      }
+    },
+    (err: unknown) => log.warn({ err: String(err) }, 'Caddy does not answer'),
+  );
+}, 10_000).unref();
 await Promise.all([ingresses.start(), classes.start(), services.start(), slices.start()]);
 schedule();
 process.on('SIGTERM', () => process.exit(0));

@@ -51,6 +51,24 @@ CMD ["node", "--eval", "console.log('hi')"]
   });
 });
 
+describe('parseDockerfile refuses what the recipe would lose', () => {
+  it.each([
+    'ENTRYPOINT ["node"]',
+    'ADD app.tar.gz /app',
+    'VOLUME /data',
+    'HEALTHCHECK CMD true',
+    'STOPSIGNAL SIGINT',
+  ])('%s in the final stage', (line) => {
+    expect(() => parseDockerfile(`FROM a AS one\nFROM b\n${line}\n`)).toThrow(/final stage has [A-Z]+/);
+  });
+
+  it('keeps the final stage RUN commands for the builder to check', () => {
+    expect(parseDockerfile('FROM a\nRUN echo one \\\n  && echo two\n').runs).toEqual([
+      'echo one && echo two',
+    ]);
+  });
+});
+
 describe('dockerignoreKeeps', () => {
   const ignore = '*\n!package.json\n!lib/\n**/*.test.ts\n!lib/keep.test.ts\ncrds/generated\n';
   it.each([

@@ -7,6 +7,7 @@ import { caddyConfig, upstreamsOf } from '../../../scripts/real-node/ingress/cad
 const service: V1Service = {
   metadata: { namespace: 'sys', name: 'gw' },
   spec: {
+    clusterIP: '10.0.0.80',
     ports: [
       { name: 'http', port: 80, targetPort: 'http' },
       { name: 'admin', port: 8081 },
@@ -46,17 +47,24 @@ const routesOf = (config: Record<string, unknown>) =>
     .routes;
 
 describe('upstreamsOf', () => {
-  it('takes the ready endpoints of the named port, not terminating ones', () => {
+  it("dials the Service's cluster IP and port while it has a ready endpoint", () => {
     const slices = [slice(['10.0.0.2', '10.0.0.3'], true), slice(['10.0.0.4'], false)];
-    expect(upstreamsOf('sys', 'gw', { name: 'http' }, [service], slices)).toEqual([
+    expect(upstreamsOf('sys', 'gw', { name: 'http' }, [service], slices)).toEqual(['10.0.0.80:80']);
+    expect(upstreamsOf('sys', 'gw', { number: 8081 }, [service], slices)).toEqual(['10.0.0.80:8081']);
+    expect(upstreamsOf('other', 'gw', { name: 'http' }, [service], slices)).toEqual([]);
+  });
+
+  it('has none when every endpoint is terminating or not ready', () => {
+    expect(upstreamsOf('sys', 'gw', { name: 'http' }, [service], [slice(['10.0.0.4'], false)])).toEqual([]);
+  });
+
+  it('dials the ready endpoints of a headless Service', () => {
+    const headless = { ...service, spec: { ...service.spec, clusterIP: 'None' } };
+    const slices = [slice(['10.0.0.2', '10.0.0.3'], true), slice(['10.0.0.4'], false)];
+    expect(upstreamsOf('sys', 'gw', { name: 'http' }, [headless], slices)).toEqual([
       '10.0.0.2:8080',
       '10.0.0.3:8080',
     ]);
-    expect(upstreamsOf('sys', 'gw', { number: 8081 }, [service], slices)).toEqual([
-      '10.0.0.2:8081',
-      '10.0.0.3:8081',
-    ]);
-    expect(upstreamsOf('other', 'gw', { name: 'http' }, [service], slices)).toEqual([]);
   });
 });
 
@@ -79,7 +87,7 @@ describe('caddyConfig', () => {
             ingress('c', 'x.test', '/', 'nginx'),
           ],
         },
-        ':80',
+        [':80'],
         '127.0.0.1:2019',
       ),
     );
@@ -90,7 +98,7 @@ describe('caddyConfig', () => {
     ]);
     expect(routes[0]!.handle[0]).toMatchObject({
       handler: 'reverse_proxy',
-      upstreams: [{ dial: '10.0.0.2:8080' }],
+      upstreams: [{ dial: '10.0.0.80:80' }],
     });
     expect(routes[2]!.handle[0]).toMatchObject({ handler: 'static_response', status_code: 404 });
   });
@@ -103,7 +111,7 @@ describe('caddyConfig', () => {
           endpointSlices: [slice(['10.0.0.2'], false)],
           ingresses: [ingress('a', 'hooks.test', '/')],
         },
-        ':80',
+        [':80'],
         'x',
       ),
     );
@@ -118,7 +126,7 @@ describe('caddyConfig', () => {
     const routes = routesOf(
       caddyConfig(
         { ...base, isDefaultClass: false, ingresses: [ingress('a', 'hooks.test', '/')] },
-        ':80',
+        [':80'],
         'x',
       ),
     );
