@@ -110,7 +110,10 @@ export function caddyConfig(
         ? {
             handler: 'reverse_proxy',
             upstreams: r.upstreams.map((dial) => ({ dial })),
-            load_balancing: { selection_policy: { policy: 'round_robin' }, try_duration: '2s' },
+            // A connection per request: none stays pooled to a pod that is shutting down (whose
+            // closing it a request could race into, a 502). No retries: a pod that stops
+            // listening while still in rotation shows, as it would to any client.
+            transport: { protocol: 'http', keep_alive: { enabled: false } },
           }
         : {
             handler: 'static_response',

@@ -99,6 +99,7 @@ describe('caddyConfig', () => {
     expect(routes[0]!.handle[0]).toMatchObject({
       handler: 'reverse_proxy',
       upstreams: [{ dial: '10.0.0.80:80' }],
+      transport: { keep_alive: { enabled: false } },
     });
     expect(routes[2]!.handle[0]).toMatchObject({ handler: 'static_response', status_code: 404 });
   });
