@@ -3,189 +3,18 @@
 // either lets the chain continue or stops it with a reason; `Ready` summarises at the end.
 //
 //   project present → not superseded → Built → (environment free) → BackedUp → Deployed → Ready
-import type { V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
-import type { BundleObject, BundlePhase, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
-import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
+import { findCondition } from '../../lib/conditions.ts';
 import { isFinished } from '../../crds/bundle-outcome.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, backupJobName, buildJobName } from '../names.ts';
-import { POD_PROBLEM_REASONS, podProblem, type PodProblem } from './pod-problems.ts';
+import { podProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
 import { isNewer } from '../../crds/bundle-order.ts';
-import { environmentOf, jobState, rolloutState, runningBundle, timeMs } from './state.ts';
-
-export const REQUEUE_PROGRESSING_MS = 30_000;
-export const REQUEUE_WAITING_MS = 60_000;
-/** A Job with no pod yet is looked at again this soon: its pods may be refused (quota, Pod Security). */
-export const REQUEUE_NO_POD_MS = 5_000;
-
-/** A bundle's pods by what they run, from the operator's pod cache. */
-export interface BundlePods {
-  build: readonly V1Pod[];
-  backup: readonly V1Pod[];
-  /** The pods of its rollout (the Deployment's pods carrying the bundle's label). */
-  rollout: readonly V1Pod[];
-}
-
-export interface BundleInputs {
-  bundle: BundleObject;
-  project: ProjectObject | undefined;
-  /** The environment of spec.deploy, when there is one and it exists. */
-  environment: EnvironmentObject | undefined;
-  /** That environment's Deployment. */
-  deployment: V1Deployment | undefined;
-  buildJob: V1Job | undefined;
-  backupJob: V1Job | undefined;
-  /** Every bundle of the same project (this one may be among them). */
-  projectBundles: readonly BundleObject[];
-  /** Unfinished build Jobs of the project, not counting this bundle's. */
-  runningBuilds: number;
-  /**
-   * Every build Job of the project known to exist or to be on its way (created by this process,
-   * not yet in the cache), not counting this bundle's: their bundles hold a slot or are past
-   * one, even while the cache does not show the status.buildJob that says so.
-   */
-  startedBuilds: ReadonlySet<string>;
-  /** Builds per project at the same time, unless the Project's annotation says otherwise. */
-  defaultBuildConcurrency: number;
-  /** The image reference the build pushes to. */
-  image: string;
-  /** Where the backup Job writes, as shown in status.backup.location. */
-  backupLocation: string | undefined;
-  /** The last log lines of the failed container of a failed build or backup Job (read live). */
-  failedOutput?: { build?: string; backup?: string };
-  pods?: BundlePods;
-  /** Why a running Job could not create its pod (its FailedCreate Event), when it could not. */
-  refusedPods?: { build?: string; backup?: string };
-  now: Date;
-}
-
-export type BundleAction =
-  | { type: 'none' }
-  | { type: 'createBuildJob' }
-  | { type: 'createBackupJob' }
-  | { type: 'startRollout'; container: string; image: string }
-  /** The environment asked for automatic rollback: a Rollback bundle that reuses `to`'s image. */
-  | { type: 'rollBack'; to: string; environment: string }
-  /** Superseded: stop this bundle's unfinished Jobs so they free their slot. */
-  | { type: 'stopJobs' };
-
-export interface BundleDecision {
-  /** Nothing to do and nothing to write (finished or being deleted). */
-  skip: boolean;
-  phase: BundlePhase;
-  /** In order: the step conditions reached, then Ready. */
-  conditions: ConditionUpdate[];
-  action: BundleAction;
-  /** finished: the chain has ended for good; waiting: blocked on something outside; progressing: on its way. */
-  outcome: 'finished' | 'waiting' | 'progressing';
-  requeueAfterMs?: number;
-  /** Status fields to set besides phase and conditions. */
-  status: {
-    image?: string;
-    buildJob?: string;
-    backup?: { job: string; location?: string };
-    startedAt?: string;
-    finishedAt?: string;
-  };
-}
-
-type ChainResult = Omit<BundleDecision, 'skip'>;
-
-const cond = (
-  type: string,
-  status: ConditionUpdate['status'],
-  reason: string,
-  message: string,
-): ConditionUpdate => ({ type, status, reason, message });
-
-/** Builds the decision as the steps run, so each step only states what it owns. */
-class Chain {
-  readonly conditions: ConditionUpdate[] = [];
-  readonly status: BundleDecision['status'] = {};
-  private readonly input: BundleInputs;
-
-  constructor(input: BundleInputs) {
-    this.input = input;
-    const started = input.bundle.status?.startedAt ?? isoOf(input.buildJob?.metadata?.creationTimestamp);
-    if (started) this.status.startedAt = started;
-  }
-
-  set(update: ConditionUpdate): this {
-    this.conditions.push(update);
-    return this;
-  }
-
-  /** The chain is on its way; Ready is Unknown with the step's reason. */
-  progressing(
-    phase: BundlePhase,
-    reason: string,
-    message: string,
-    action: BundleAction = { type: 'none' },
-  ): ChainResult {
-    // A Job still without a pod is looked at again soon: its pod may have been refused.
-    const requeue = podlessJobs(this.input).length > 0 ? REQUEUE_NO_POD_MS : REQUEUE_PROGRESSING_MS;
-    return this.end(phase, cond('Ready', 'Unknown', reason, message), action, 'progressing', requeue);
-  }
-
-  /** Blocked by something outside the bundle that may change (a missing object, a busy environment). */
-  waiting(
-    phase: BundlePhase,
-    reason: string,
-    message: string,
-    ready: 'False' | 'Unknown' = 'False',
-  ): ChainResult {
-    return this.end(
-      phase,
-      cond('Ready', ready, reason, message),
-      { type: 'none' },
-      'waiting',
-      REQUEUE_WAITING_MS,
-    );
-  }
-
-  /** A step whose pods cannot run: Ready=False with the cause, looked at again soon. */
-  blocked(phase: BundlePhase, problem: PodProblem): ChainResult {
-    return this.end(
-      phase,
-      cond('Ready', 'False', problem.reason, problem.message),
-      { type: 'none' },
-      'waiting',
-      REQUEUE_NO_POD_MS,
-    );
-  }
-
-  failed(
-    phase: 'Failed' | 'Superseded',
-    reason: string,
-    message: string,
-    action: BundleAction = { type: 'none' },
-  ): ChainResult {
-    this.status.finishedAt = this.input.now.toISOString();
-    return this.end(phase, cond('Ready', 'False', reason, message), action, 'finished');
-  }
-
-  succeeded(phase: BundlePhase, message: string): ChainResult {
-    this.status.finishedAt = this.input.now.toISOString();
-    return this.end(phase, cond('Ready', 'True', 'Succeeded', message), { type: 'none' }, 'finished');
-  }
-
-  private end(
-    phase: BundlePhase,
-    ready: ConditionUpdate,
-    action: BundleAction,
-    outcome: BundleDecision['outcome'],
-    requeueAfterMs?: number,
-  ): ChainResult {
-    return {
-      phase,
-      conditions: [...this.conditions, ready],
-      action,
-      outcome,
-      ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
-      status: this.status,
-    };
-  }
-}
+import { environmentOf, jobState, rolloutState, runningBundle } from './state.ts';
+import type { BundleAction, BundleDecision, BundleInputs } from './decision.ts';
+import { jobBlocked, paused, replicaFailure, rolloutBegun, rolloutStarted } from './observed.ts';
+import { Chain, cond, withOutput, type ChainResult } from './chain.ts';
 
 const SKIP: BundleDecision = {
   skip: true,
@@ -334,24 +163,6 @@ export function supersededBy(input: BundleInputs): string | undefined {
   if (runningObj && isNewer(runningObj, bundle))
     return `environment ${env} already runs the newer bundle ${running}`;
   return undefined;
-}
-
-/**
- * The Deployed reasons set only once the Deployment was patched to this bundle: its rollout is on
- * its way, or its pods cannot run. (Not the reasons a bundle waits with before that:
- * WaitingForEnvironment, EnvironmentNotFound, DeploymentNotFound, …)
- */
-const ROLLOUT_REASONS = new Set<string>(['Progressing', ...POD_PROBLEM_REASONS]);
-
-/** Whether this bundle's own status says its rollout was started (the Deployment was patched). */
-function rolloutStarted(bundle: BundleObject): boolean {
-  const deployed = findCondition(bundle.status?.conditions, 'Deployed');
-  return deployed?.status === 'Unknown' && ROLLOUT_REASONS.has(deployed.reason);
-}
-
-/** This bundle's rollout has started: the Deployment runs it, or our own status says so. */
-function rolloutBegun(bundle: BundleObject, deployment: V1Deployment | undefined): boolean {
-  return runningBundle(deployment) === bundle.metadata.name || rolloutStarted(bundle);
 }
 
 function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
@@ -575,81 +386,4 @@ function automaticRollback(
     action: { type: 'rollBack', to: previous, environment: envName },
     made: newer.length > 0,
   };
-}
-
-/**
- * What a decision that acts holds while it reads fresh state and acts: the Deployment the bundle
- * rolls out to (one rollout, backup or rollback at a time there), as a lock key. Bundles of
- * one project that deploy to different environments go ahead side by side; before, one
- * project lock made ten environments take turns (bundle → build Job p99 1.7 s with ten
- * environments against 0.19 s with one). Build slots need no lock: see build-expectations.ts.
- */
-export function contendedBy(input: BundleInputs): string[] {
-  const { namespace } = input.bundle.metadata;
-  const environment = input.bundle.spec.deploy?.environmentRef.name;
-  if (!environment) return [];
-  const deployment = input.environment?.spec.deploymentRef.name;
-  return [deployment ? `deployment:${namespace}/${deployment}` : `environment:${namespace}/${environment}`];
-}
-
-/**
- * The running build and backup Jobs that have no pod (yet, or because it was refused): none in
- * the cache (which holds pods that have not ended) and none the Job counts as active or failed.
- * A pod that has just ended leaves the cache before its Job says so (active still 1), and a
- * backup Job waiting to retry after a failed pod is not refused either.
- */
-export function podlessJobs(input: BundleInputs): Array<{ step: 'build' | 'backup'; job: V1Job }> {
-  const jobs = [
-    { step: 'build' as const, job: input.buildJob },
-    { step: 'backup' as const, job: input.backupJob },
-  ];
-  const podless = (job: V1Job, step: 'build' | 'backup') =>
-    jobState(job).state === 'running' &&
-    (input.pods?.[step].length ?? 0) === 0 &&
-    !job.status?.active &&
-    !job.status?.failed;
-  return jobs.flatMap(({ step, job }) => (job && podless(job, step) ? [{ step, job }] : []));
-}
-
-/** What keeps a running Job's pod from running: its pod's status, or the refusal to create one. */
-function jobBlocked(input: BundleInputs, step: 'build' | 'backup', jobName: string): PodProblem | undefined {
-  const fromPods = podProblem(input.pods?.[step] ?? [], { withOutput: true });
-  if (fromPods) return fromPods;
-  const refused = input.refusedPods?.[step];
-  return refused
-    ? { reason: 'PodsRefused', message: `Job ${jobName} cannot create its pod: ${refused}` }
-    : undefined;
-}
-
-/** The Deployment's ReplicaFailure condition: its ReplicaSet may not create pods (quota, Pod Security). */
-function replicaFailure(deployment: V1Deployment): PodProblem | undefined {
-  const failure = deployment.status?.conditions?.find(
-    (c) => c.type === 'ReplicaFailure' && c.status === 'True',
-  );
-  return failure
-    ? { reason: 'PodsRefused', message: failure.message ?? failure.reason ?? 'pods cannot be created' }
-    : undefined;
-}
-
-/**
- * A paused Deployment rolls nothing out and never reaches its progress deadline: without this,
- * the bundle (and every later one for the environment) would wait without end or reason.
- */
-function paused(deployment: V1Deployment): PodProblem | undefined {
-  if (!deployment.spec?.paused) return undefined;
-  const name = deployment.metadata?.name ?? '';
-  return {
-    reason: 'DeploymentPaused',
-    message: `Deployment ${name} is paused; resume it with kubectl rollout resume deployment/${name}`,
-  };
-}
-
-function isoOf(t: Date | string | undefined): string | undefined {
-  const ms = timeMs(t);
-  return ms === undefined ? undefined : new Date(ms).toISOString();
-}
-
-/** A failed step's message with what its container said last, when the operator could read it. */
-function withOutput(message: string, output: string | undefined): string {
-  return output ? `${message}. ${output}` : message;
 }

@@ -1,7 +1,7 @@
 // When the API server refuses one of the operator's own calls for a bundle — a quota on Jobs, an
 // admission policy, an object it rejects — retrying alone will not help: the Bundle says so.
 import { apiMessage, apiStatus } from '../../lib/kube.ts';
-import type { BundleAction } from './decide.ts';
+import type { BundleAction } from './decision.ts';
 
 /** What each act is, for a refusal's message. */
 const ACTION_WORDS: Record<BundleAction['type'], string> = {

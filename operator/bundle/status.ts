@@ -8,7 +8,7 @@ import {
   type StatusUpdate,
   type TransitionEvents,
 } from '../runtime/status-writer.ts';
-import type { BundleDecision } from './decide.ts';
+import type { BundleDecision } from './decision.ts';
 
 /** The fields and conditions a decision writes into the bundle's status. */
 export function bundleStatusUpdate(bundle: BundleObject, decision: BundleDecision): StatusUpdate {

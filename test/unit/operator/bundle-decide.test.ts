@@ -1,14 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../../crds/index.ts';
+import { decideBundle } from '../../../operator/bundle/decide.ts';
 import {
   REQUEUE_NO_POD_MS,
-  contendedBy,
-  decideBundle,
-  podlessJobs,
   type BundleDecision,
   type BundleInputs,
-} from '../../../operator/bundle/decide.ts';
+} from '../../../operator/bundle/decision.ts';
+import { contendedBy, podlessJobs } from '../../../operator/bundle/observed.ts';
 import {
   NAMESPACE as NS,
   T0,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { backupJob, backupLocation, buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
 import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
-import type { BundleDecision } from '../../../operator/bundle/decide.ts';
+import type { BundleDecision } from '../../../operator/bundle/decision.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { boundedName } from '../../../crds/labels.ts';
 import { buildJobName, bundleImage } from '../../../operator/names.ts';
