@@ -19,7 +19,7 @@ import { clusterDown, clusterUp, ensureBinaries, localClusterOf } from './cluste
 import { watchControlPlane, type ControlPlaneWatch } from './cluster/control-plane-watch.ts';
 import { operatorEnvFor, realNode, type RealNode } from './cluster/real-node.ts';
 import { serveDemoRepo, type DemoRepo } from './demo-repo.ts';
-import { installRelease, type InstalledRelease } from './helm/install.ts';
+import { helmBinary, installRelease, type InstalledRelease } from './helm/install.ts';
 import { buildSlipwayImage } from './image/build.ts';
 import { stopProcess } from './processes.ts';
 
@@ -282,7 +282,7 @@ Slipway is installed (Helm release ${release.release} in namespace ${release.nam
   Follow the logs   ${logs('operator')}
                     ${logs('gateway')}
                     ${logs('status-api')}
-  Helm              ${await run('sh', [join(root, 'scripts', 'helm', 'build.sh')]).then((r) => r.stdout.trim())} -n ${release.namespace} status ${release.release}
+  Helm              ${await helmBinary()} -n ${release.namespace} status ${release.release}
 
 Real node: the demo repository is ${demoRepo.url} (work tree ${demoRepo.workTree});
      the first build is rolling out to staging: kubectl get bundles -n ${DEMO_NAMESPACE} -w

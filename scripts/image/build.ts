@@ -20,19 +20,16 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { cacheRoot } from '../cluster/control-plane.ts';
 import { realNode, type RealNode } from '../cluster/real-node.ts';
 import { dockerignoreKeeps, parseDockerfile, type ImageRecipe } from './dockerfile.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const cacheDir = join(
-  process.env.SLIPWAY_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'slipway'),
-  'image',
-);
+const cacheDir = join(cacheRoot, 'image');
 
 export interface SlipwayImage {
   /** registry/slipway/slipway:tag, pullable by the node. */
