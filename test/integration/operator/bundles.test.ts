@@ -166,7 +166,7 @@ describe('operator: bundles', () => {
 
   it('rolls an earlier bundle back out from a small object: no build, its image, the environment says so', async () => {
     const hook1 = await get.bundle(kc, ns.name, 'hook-1');
-    // What a person applies (the README shows it): eight lines, no build settings.
+    // What a person applies (docs/operations.md shows it): eight lines, no build settings.
     await kubectl(
       ['apply', '-n', ns.name, '-f', '-'],
       [
