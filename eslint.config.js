@@ -1,9 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Who may import whom. Each process (operator, webhook gateway, status API, and the CLI) uses crds/ (the API:
-// kinds and the contracts the processes share) and lib/ (shared runtime), never another
-// process's internals; lib/ builds on crds/, and crds/ on nothing of ours.
+// Who may import whom. Each process (operator, webhook gateway, status API, and the CLI) uses the
+// shared layers below it, never another process's internals:
+//   crds/      the API: kinds, their schemas, label names. Imports nothing of ours.
+//   rules/     shared rules over the API (bundle order, new bundles, signed URLs, timelines…). Imports crds/.
+//   lib/       shared runtime (Kubernetes client, informers, queue, leader election). Imports crds/, rules/.
+//   providers/ one module per git provider, in one registry. Imports crds/, rules/, lib/.
 const PROCESSES = ['operator', 'webhook-gateway', 'status-api', 'cli'];
 const forbid = (folders, why) => ({
   'no-restricted-imports': [
@@ -22,21 +25,35 @@ export const importBoundaries = [
     files: [`${process}/**/*.ts`],
     rules: forbid(
       [...PROCESSES.filter((other) => other !== process), 'scripts', 'bench', 'test'],
-      `${process}/ may not import another process's internals: put what they share in crds/ (contracts) or lib/ (runtime).`,
+      `${process}/ may not import another process's internals: put what they share in crds/ (the API), rules/ (shared rules), lib/ (runtime) or providers/.`,
     ),
   })),
   {
     files: ['lib/**/*.ts'],
     rules: forbid(
-      [...PROCESSES, 'scripts', 'bench', 'test'],
+      [...PROCESSES, 'providers', 'scripts', 'bench', 'test'],
       'lib/ is shared by every process and depends on none of them.',
+    ),
+  },
+  {
+    files: ['providers/**/*.ts'],
+    rules: forbid(
+      [...PROCESSES, 'scripts', 'bench', 'test'],
+      'providers/ is shared by the gateway, the CLI and the operator and depends on none of them.',
+    ),
+  },
+  {
+    files: ['rules/**/*.ts'],
+    rules: forbid(
+      [...PROCESSES, 'lib', 'providers', 'scripts', 'bench', 'test'],
+      'rules/ holds pure rules over the API: it imports crds/ only.',
     ),
   },
   {
     files: ['crds/**/*.ts'],
     rules: forbid(
-      [...PROCESSES, 'lib', 'scripts', 'bench', 'test'],
-      'crds/ is the API every other folder builds on: it imports nothing of ours (no lib/ either, or the two form a cycle).',
+      [...PROCESSES, 'lib', 'rules', 'providers', 'scripts', 'bench', 'test'],
+      'crds/ is the API every other folder builds on: it imports nothing of ours (no rules/ or lib/ either, or they form a cycle).',
     ),
   },
 ];

@@ -1,6 +1,6 @@
 // What several commands say about bundles: one line per phase (as upload.sh prints them), and
 // following a bundle until its chain ends.
-import { isFinished } from '../crds/bundle-outcome.ts';
+import { isFinished } from '../rules/bundle-outcome.ts';
 import type { BundleObject } from '../crds/index.ts';
 import { duration } from './commands/command.ts';
 import type { CliContext } from './context.ts';

@@ -64,6 +64,9 @@ export const objectKey = (namespace: string | undefined, name: string) => `${nam
 /** Anything with object metadata: client-node's types, or the plain JSON types of crds/. */
 export type Watched = { metadata?: { name?: string; namespace?: string } };
 
+/** Our kinds' stored shape, as client-node's KubernetesObject bound wants it. */
+export type Cached<T> = T & KubernetesObject;
+
 export class Informer<T extends Watched> {
   private readonly listWatch: ListWatch<T & KubernetesObject>;
   private readonly indexers = new Map<string, IndexFn<T>>();

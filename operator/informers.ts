@@ -2,15 +2,12 @@
 // one object to the objects that depend on it.
 import type { KubeConfig, KubernetesObject, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject, ProjectObject, WebhookObject } from '../crds/index.ts';
-import { Informer, objectKey } from '../lib/informer.ts';
+import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { kindPath } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
 import { LABEL_BUNDLE, LABEL_FINISHED, LABEL_PROJECT, MANAGED_BY, labelValue } from '../crds/labels.ts';
 import { MANAGER } from './names.ts';
-import { effectiveSlug } from './project/decide.ts';
-
-/** Our kinds' stored shape, as the informer's client-node type bound wants it. */
-export type Cached<T> = T & KubernetesObject;
+import { effectiveSlug } from '../rules/webhook-url.ts';
 
 export const INDEX = {
   slug: 'slug',

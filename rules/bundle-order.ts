@@ -1,14 +1,12 @@
 // Which of two bundles is newer: the ordering the operator (newest intent wins), the gateway
 // (the latest manual bundle) and the CLI (history, rollback targets) all use.
-import type { BundleObject } from './index.ts';
-import { ANNOTATION_RECEIVED_AT } from './labels.ts';
-import { parseTime } from './timestamps.ts';
+import type { BundleObject } from '../crds/index.ts';
+import { ANNOTATION_RECEIVED_AT } from '../crds/labels.ts';
+import { timeMs } from './timestamps.ts';
 
 type Ordered = Pick<BundleObject, 'metadata'>;
 
-/** Timestamps arrive as strings from JSON and as Dates from typed reads. */
-const ms = (t: string | Date | undefined | null): number | null =>
-  t instanceof Date ? t.getTime() : parseTime(t ?? null);
+const ms = (t: string | Date | undefined | null): number | null => timeMs(t) ?? null;
 
 /**
  * Arrival order: creation time first; then the gateway's millisecond `received-at` annotation

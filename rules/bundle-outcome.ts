@@ -1,5 +1,5 @@
 // When a bundle's chain has ended, as the operator decides it and as the gateway reports it to CI.
-import type { BundleObject } from './index.ts';
+import type { BundleObject } from '../crds/index.ts';
 
 /** A bundle whose chain has ended: nothing more will happen to it. */
 export function isFinished(bundle: Pick<BundleObject, 'spec' | 'status'>): boolean {

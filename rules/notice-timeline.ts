@@ -20,8 +20,8 @@
 // - general: present from beginsAt (else its first update, else its creation) until endsAt if
 //   one is set, otherwise until it is deleted.
 // - past_recent means the end lies at most 168 h before now.
-import type { NoticeState, NoticeType, StatusNoticeObject } from './index.ts';
-import { plannedStates, unplannedStates } from './status.ts';
+import type { NoticeState, NoticeType, StatusNoticeObject } from '../crds/index.ts';
+import { plannedStates, unplannedStates } from '../crds/status.ts';
 import { createdAt, parseTime, updatedAt } from './timestamps.ts';
 
 /** A notice that ended at most this long ago is `past_recent`; earlier ones are `past_distant`. */

@@ -1,6 +1,6 @@
 // The page's state, derived from its notices at one moment (spec section 3.1): what the status
 // API publishes and the CLI's `status` shows.
-import type { ComponentState, NoticeState, NoticeType } from './index.ts';
+import type { ComponentState, NoticeState, NoticeType } from '../crds/index.ts';
 import type { TimelineState } from './notice-timeline.ts';
 
 export type PageState = ComponentState;

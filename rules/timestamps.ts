@@ -8,6 +8,13 @@ export function parseTime(value: string | undefined | null): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
+/** Milliseconds of a timestamp as strings arrive from watches and Dates from typed reads; undefined when absent or unreadable. */
+export function timeMs(t: Date | string | undefined | null): number | undefined {
+  if (t === undefined || t === null) return undefined;
+  const ms = typeof t === 'string' ? Date.parse(t) : t.getTime();
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 export function formatTime(ms: number): string {
   return new Date(ms).toISOString();
 }

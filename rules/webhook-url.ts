@@ -16,6 +16,14 @@ export function deriveWebhookToken(secret: string | Buffer, slug: string): strin
     .slice(0, WEBHOOK_URL_TOKEN_LENGTH);
 }
 
+/** A project's slug (the URL's `{slug}`): spec.slug, defaulting to the object's name. */
+export function effectiveSlug(project: {
+  metadata: { name: string };
+  spec?: { slug?: string | undefined };
+}): string {
+  return project.spec?.slug ?? project.metadata.name;
+}
+
 /** The webhook URL shown to the user: `{baseUrl}/hooks/{slug}/{token}`. */
 export function webhookUrl(baseUrl: string, slug: string, secret: string | Buffer): string {
   return `${trimSlash(baseUrl)}/hooks/${encodeURIComponent(slug)}/${deriveWebhookToken(secret, slug)}`;

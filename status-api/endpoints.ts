@@ -1,7 +1,7 @@
 // What each endpoint answers, as pure functions of a snapshot, the query and the clock.
 // server.ts adds HTTP around them; tests can call them directly.
 import { notFound, type ApiError } from './errors.ts';
-import { noticeAt } from '../crds/notice-timeline.ts';
+import { noticeAt } from '../rules/notice-timeline.ts';
 import { pageHref, paginate } from './model/pagination.ts';
 import {
   parseComponentsQuery,

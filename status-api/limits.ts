@@ -4,7 +4,7 @@
 export const PAGE_SIZE = 25;
 
 // RECENT_PAST_MS (when a past notice stops being recent) is part of the notice timeline,
-// crds/notice-timeline.ts, which the operator shares.
+// rules/notice-timeline.ts, which the operator shares.
 
 /** Requests per second each client may make, and the burst it may save up. */
 export const DEFAULT_REQUESTS_PER_SECOND = 10;

@@ -1,17 +1,17 @@
 // The gateway's view of the cluster: Projects by slug, their Webhooks and their latest manual
 // Bundle from informer caches — a delivery never lists anything — and each project's webhook
 // Secret, read by name behind a short cache (secret-reader.ts): the gateway cannot list Secrets.
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { projectProvider, type BundleObject, type ProjectObject, type WebhookObject } from '../crds/index.ts';
-import { archiveKeyFromPath } from '../crds/archive-url.ts';
-import { newest } from '../crds/bundle-order.ts';
-import { Informer, objectKey } from '../lib/informer.ts';
+import { archiveKeyFromPath } from '../rules/archive-url.ts';
+import { newest } from '../rules/bundle-order.ts';
+import { effectiveSlug } from '../rules/webhook-url.ts';
+import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
 import { PartialCreationError, type BundleCreation, type ProjectLookup } from './http/ports.ts';
 import { SecretReader } from './secret-reader.ts';
 
-type Cached<T> = T & KubernetesObject;
 const BY_SLUG = 'slug';
 const BY_PROJECT = 'project';
 
@@ -28,7 +28,7 @@ export class ProjectDirectory {
     // The operator publishes status.slug once the slug is the project's (not a SlugConflict).
     this.projects = new Informer<Cached<ProjectObject>>(kc, kindPath('Project', namespace), log).addIndex(
       BY_SLUG,
-      (p) => [p.spec?.slug ?? p.metadata.name],
+      (p) => [effectiveSlug(p)],
     );
     this.webhooks = new Informer<Cached<WebhookObject>>(kc, kindPath('Webhook', namespace), log).addIndex(
       BY_PROJECT,

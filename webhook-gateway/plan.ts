@@ -2,15 +2,8 @@
 // writes the result. Names are deterministic, so a redelivery maps to the same names and the
 // API server's "already exists" is how a duplicate is recognised.
 import { createHash } from 'node:crypto';
-import { API_VERSION, type BundleObject, type Provider, type WebhookObject } from '../crds/index.ts';
-import {
-  ANNOTATION_RECEIVED_AT,
-  LABEL_PROJECT,
-  LABEL_TRIGGER,
-  LABEL_WEBHOOK,
-  labelValue,
-} from '../crds/labels.ts';
-import { ownedByProject } from '../crds/bundle-owner.ts';
+import type { BundleObject, Provider, WebhookObject } from '../crds/index.ts';
+import { newBundle } from '../rules/new-bundle.ts';
 import { matchesBranch } from './matching.ts';
 import type { BranchChange } from './providers/index.ts';
 
@@ -110,23 +103,16 @@ function plannedBundle(
   const webhookName = webhook?.metadata.name;
   const environment = webhook?.spec.environmentRef?.name;
 
-  // Label values are cut to 63 characters the way the operator cuts them (crds/labels.ts).
-  const labels: Record<string, string> = {
-    [LABEL_PROJECT]: labelValue(project.name),
-    [LABEL_TRIGGER]: trigger.type,
-  };
-  if (webhookName) labels[LABEL_WEBHOOK] = labelValue(webhookName);
-
-  const spec: BundleObject['spec'] = {
-    projectRef: { name: project.name },
+  const bundle = newBundle({
+    name: bundleName(project.name, nameSeed(trigger, webhookName, change)),
+    namespace: project.namespace,
+    project,
     source:
       trigger.type === 'Webhook'
         ? { git: { commit: change.commit, branch: change.branch } }
         : { archive: { ...trigger.archive, commit: change.commit, branch: change.branch } },
     comment: change.comment.slice(0, MAX_COMMENT_LENGTH),
-    baseSoftware: structuredClone(manual.spec.baseSoftware),
-    directoryMap: structuredClone(manual.spec.directoryMap),
-    ...(manual.spec.buildSteps ? { buildSteps: structuredClone(manual.spec.buildSteps) } : {}),
+    settingsFrom: manual,
     trigger:
       trigger.type === 'Webhook'
         ? {
@@ -136,28 +122,11 @@ function plannedBundle(
             ...(trigger.deliveryId ? { deliveryId: trigger.deliveryId } : {}),
           }
         : { type: 'Upload', ...(webhookName ? { webhookRef: { name: webhookName } } : {}) },
-  };
-  if (environment) {
-    spec.deploy = {
-      environmentRef: { name: environment },
-      backupBeforeDeploy: webhook?.spec.backupBeforeDeploy === true,
-    };
-  }
-
-  const bundle: BundleObject = {
-    apiVersion: API_VERSION,
-    kind: 'Bundle',
-    metadata: {
-      name: bundleName(project.name, nameSeed(trigger, webhookName, change)),
-      namespace: project.namespace,
-      labels,
-      ...(input.receivedAt
-        ? { annotations: { [ANNOTATION_RECEIVED_AT]: input.receivedAt.toISOString() } }
-        : {}),
-      ...ownedByProject(project),
-    },
-    spec,
-  };
+    ...(environment
+      ? { deploy: { environment, backupBeforeDeploy: webhook?.spec.backupBeforeDeploy === true } }
+      : {}),
+    ...(input.receivedAt ? { receivedAt: input.receivedAt } : {}),
+  });
   return { bundle, webhook: webhookName ?? null, environment: environment ?? null };
 }
 

@@ -1,5 +1,5 @@
-// Checking the token of a delivery's URL (derived as crds/webhook-url.ts says), in constant time.
-import { deriveWebhookToken } from '../crds/webhook-url.ts';
+// Checking the token of a delivery's URL (derived as rules/webhook-url.ts says), in constant time.
+import { deriveWebhookToken } from '../rules/webhook-url.ts';
 import { constantTimeEqual } from './constant-time.ts';
 
 /**

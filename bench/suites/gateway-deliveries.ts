@@ -13,7 +13,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { GROUP, VERSION, type BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import * as build from '../../test/support/builders.ts';
-import { deriveWebhookToken } from '../../crds/webhook-url.ts';
+import { deriveWebhookToken } from '../../rules/webhook-url.ts';
 import { commitId, githubPushOf, type Delivery } from '../fixtures/github.ts';
 import { ChildServer } from '../lib/child.ts';
 import { until } from '../lib/cluster.ts';

@@ -4,7 +4,7 @@
 import type { BundleObject, WebhookObject } from '../../crds/index.ts';
 import { planBundles } from '../../webhook-gateway/plan.ts';
 import { parseDelivery, recogniseProvider, verifyDelivery } from '../../webhook-gateway/providers/index.ts';
-import { deriveWebhookToken } from '../../crds/webhook-url.ts';
+import { deriveWebhookToken } from '../../rules/webhook-url.ts';
 import { isWebhookToken } from '../../webhook-gateway/token.ts';
 import { githubPush } from '../fixtures/github.ts';
 import type { SuiteResult } from '../lib/report.ts';

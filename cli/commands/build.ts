@@ -1,10 +1,10 @@
 // kubectl slipway build <project> --commit <sha>: a manual bundle of a commit, built with the
 // base software, directory map and build steps of the project's latest manual bundle (as a push
 // would be); --deploy rolls it out, --wait follows it.
-import { ownedByProject } from '../../crds/bundle-owner.ts';
-import { newest } from '../../crds/bundle-order.ts';
-import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/index.ts';
-import { LABEL_PROJECT, LABEL_TRIGGER, boundedName, labelValue } from '../../crds/labels.ts';
+import { newest } from '../../rules/bundle-order.ts';
+import { newBundle, nameStamp } from '../../rules/new-bundle.ts';
+import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import { boundedName } from '../../crds/labels.ts';
 import { followIfAsked, WAIT_OPTIONS } from '../bundles.ts';
 import { readObject } from '../read.ts';
 import { CommandError, UsageError } from '../errors.ts';
@@ -47,34 +47,18 @@ Example: kubectl slipway build shop --commit 4f6c2a1 --deploy staging --backup -
       throw new CommandError(
         `project ${project} has no manual bundle with baseSoftware and directoryMap to copy: create the first one with kubectl (docs/resources.md)`,
       );
-    const stamp = new Date()
-      .toISOString()
-      .replace(/[-:TZ.]/g, '')
-      .slice(0, 14);
     const branch = text(values, 'branch');
-    const bundle: BundleObject = {
-      apiVersion: API_VERSION,
-      kind: 'Bundle',
-      metadata: {
-        name: boundedName(`${project}-${commit.slice(0, 7)}`, stamp, 253),
-        namespace: ctx.namespace,
-        labels: { [LABEL_PROJECT]: labelValue(project!), [LABEL_TRIGGER]: 'Manual' },
-        ...ownedByProject({ name: project!, uid: owner.metadata.uid }),
-      },
-      spec: {
-        projectRef: { name: project! },
-        source: { git: { commit, ...(branch ? { branch } : {}) } },
-        comment:
-          text(values, 'comment') ?? `built with kubectl slipway from ${manual.metadata.name}'s settings`,
-        baseSoftware: structuredClone(manual.spec.baseSoftware),
-        directoryMap: structuredClone(manual.spec.directoryMap),
-        ...(manual.spec.buildSteps ? { buildSteps: structuredClone(manual.spec.buildSteps) } : {}),
-        trigger: { type: 'Manual' },
-        ...(environment
-          ? { deploy: { environmentRef: { name: environment }, backupBeforeDeploy: values.backup === true } }
-          : {}),
-      },
-    };
+    const bundle = newBundle({
+      name: boundedName(`${project}-${commit.slice(0, 7)}`, nameStamp(new Date()), 253),
+      namespace: ctx.namespace,
+      project: { name: project!, uid: owner.metadata.uid },
+      source: { git: { commit, ...(branch ? { branch } : {}) } },
+      comment:
+        text(values, 'comment') ?? `built with kubectl slipway from ${manual.metadata.name}'s settings`,
+      settingsFrom: manual,
+      trigger: { type: 'Manual' },
+      ...(environment ? { deploy: { environment, backupBeforeDeploy: values.backup === true } } : {}),
+    });
     const created = await ctx.slipway.create('Bundle', bundle);
     ctx.out(created.metadata.name);
     return followIfAsked(ctx, created.metadata.name, values);

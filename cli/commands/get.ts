@@ -1,6 +1,6 @@
 // kubectl slipway get [projects|environments|bundles]: a readable summary across the kinds.
 import { stringify } from 'yaml';
-import { newestFirst } from '../../crds/bundle-order.ts';
+import { newestFirst } from '../../rules/bundle-order.ts';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { kindDefinition } from '../../lib/kube.ts';
 import { commitOf, readyOf } from '../bundles.ts';

@@ -1,5 +1,5 @@
 // kubectl slipway history <environment>: the bundles rolled out (or tried) there, newest first.
-import { newestFirst } from '../../crds/bundle-order.ts';
+import { newestFirst } from '../../rules/bundle-order.ts';
 import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
 import { readObject } from '../read.ts';
 import { commitOf, readyOf } from '../bundles.ts';

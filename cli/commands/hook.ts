@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_SECRET_ROTATED_AT } from '../../crds/labels.ts';
-import { deriveWebhookToken } from '../../crds/webhook-url.ts';
+import { deriveWebhookToken, effectiveSlug } from '../../rules/webhook-url.ts';
 import { mergePatch } from '../../lib/kube.ts';
 import { readObject } from '../read.ts';
 import type { CliContext } from '../context.ts';
@@ -177,7 +177,7 @@ async function rotate(ctx: CliContext, name: string, values: Values) {
   await ctx.slipway.patch('Project', ctx.namespace, name, {
     metadata: { annotations: { [ANNOTATION_SECRET_ROTATED_AT]: new Date().toISOString() } },
   });
-  const slug = project.status?.slug ?? project.spec.slug ?? name;
+  const slug = project.status?.slug ?? effectiveSlug(project);
   const url = `${webhook.url.slice(0, webhook.url.lastIndexOf('/'))}/${deriveWebhookToken(fresh, slug)}`;
   // The operator publishes the URL of the new secret; wait for it (the gateway takes it from there).
   const deadline = Date.now() + 30_000;

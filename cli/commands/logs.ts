@@ -2,7 +2,7 @@
 // Only the operator's own Job containers (they print no credentials); the application's pods are
 // the Deployment's, for kubectl logs.
 import type { V1Pod } from '@kubernetes/client-node';
-import { isFinished } from '../../crds/bundle-outcome.ts';
+import { isFinished } from '../../rules/bundle-outcome.ts';
 import type { BundleObject } from '../../crds/index.ts';
 import { apiMessage } from '../../lib/kube.ts';
 import { LABEL_BUNDLE, LABEL_STEP, labelValue } from '../../crds/labels.ts';

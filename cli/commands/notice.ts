@@ -2,7 +2,7 @@
 // the status page without writing YAML. Each change is one StatusNotice update, added with the
 // object's resourceVersion so two people posting at once both land (a conflict is read again).
 import { randomBytes } from 'node:crypto';
-import { noticeFromObject, noticeAt } from '../../crds/notice-timeline.ts';
+import { noticeFromObject, noticeAt } from '../../rules/notice-timeline.ts';
 import { API_VERSION, noticeTypes, type StatusNoticeObject } from '../../crds/index.ts';
 import { apiMessage, isConflict } from '../../lib/kube.ts';
 import { readObject } from '../read.ts';

@@ -1,8 +1,8 @@
 // kubectl slipway rollback <environment> [--to <bundle>]: put a previous good bundle's image back
 // (a Rollback bundle: no build; the operator's ordering rules still hold).
-import { isNewer, newestFirst } from '../../crds/bundle-order.ts';
+import { isNewer, newestFirst } from '../../rules/bundle-order.ts';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
-import { rollbackBundle } from '../../crds/rollback.ts';
+import { rollbackBundle } from '../../rules/rollback.ts';
 import { followIfAsked, WAIT_OPTIONS } from '../bundles.ts';
 import { readObject } from '../read.ts';
 import { CommandError } from '../errors.ts';

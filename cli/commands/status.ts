@@ -3,8 +3,8 @@
 // the notices in effect).
 import { stringify } from 'yaml';
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
-import { noticeAt, noticeFromObject, type Notice } from '../../crds/notice-timeline.ts';
-import { pageState, pageStateTexts } from '../../crds/page-state.ts';
+import { noticeAt, noticeFromObject, type Notice } from '../../rules/notice-timeline.ts';
+import { pageState, pageStateTexts } from '../../rules/page-state.ts';
 import { CommandError } from '../errors.ts';
 import { positionals, type Command } from './command.ts';
 

@@ -13,7 +13,7 @@ import {
 } from './decision.ts';
 import { podlessJobs } from './observed.ts';
 import type { PodProblem } from './pod-problems.ts';
-import { timeMs } from './state.ts';
+import { timeMs } from '../../rules/timestamps.ts';
 
 export type ChainResult = Omit<BundleDecision, 'skip'>;
 

@@ -31,10 +31,11 @@ import { BundleGatherer } from './gather.ts';
 import { decideBundle } from './decide.ts';
 import type { BundleAction, BundleDecision, BundleInputs } from './decision.ts';
 import { contendedBy } from './observed.ts';
-import { signArchiveUrl } from '../../crds/archive-url.ts';
-import { rollbackBundle } from '../../crds/rollback.ts';
+import { signArchiveUrl } from '../../rules/archive-url.ts';
+import { rollbackBundle } from '../../rules/rollback.ts';
 import { backupJob, buildJob } from './jobs.ts';
-import { jobState, timeMs } from './state.ts';
+import { jobState } from './state.ts';
+import { timeMs } from '../../rules/timestamps.ts';
 import { bundleStatusUpdate, transitionEvents } from './status.ts';
 import { FINISHED_LABEL_PATCH, retirement } from './retire.ts';
 

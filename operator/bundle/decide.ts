@@ -6,11 +6,11 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
-import { isFinished } from '../../crds/bundle-outcome.ts';
+import { isFinished } from '../../rules/bundle-outcome.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, backupJobName, buildJobName } from '../names.ts';
 import { podProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { isNewer } from '../../crds/bundle-order.ts';
+import { isNewer } from '../../rules/bundle-order.ts';
 import { environmentOf, jobState, rolloutState, runningBundle } from './state.ts';
 import type { BundleAction, BundleDecision, BundleInputs } from './decision.ts';
 import { jobBlocked, paused, replicaFailure, rolloutBegun, rolloutStarted } from './observed.ts';

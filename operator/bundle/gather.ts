@@ -15,7 +15,8 @@ import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './observed.ts';
 import { backupLocation } from './jobs.ts';
-import { failedContainerOutput, jobState, timeMs } from './state.ts';
+import { failedContainerOutput, jobState } from './state.ts';
+import { timeMs } from '../../rules/timestamps.ts';
 
 /** The label the Job controller puts on a Job's pods. */
 const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';

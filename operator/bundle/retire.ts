@@ -9,7 +9,7 @@
 // Pods need no label: the pod informer selects pods that have not ended (informers.ts).
 import type { V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
-import { isFinished } from '../../crds/bundle-outcome.ts';
+import { isFinished } from '../../rules/bundle-outcome.ts';
 import { LABEL_FINISHED } from '../../crds/labels.ts';
 import { jobState } from './state.ts';
 

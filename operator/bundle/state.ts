@@ -3,14 +3,8 @@
 import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
+import { timeMs } from '../../rules/timestamps.ts';
 import { failedBuildStep } from './buildkit-output.ts';
-
-/** Timestamps arrive as strings from watches and as Dates from typed reads. */
-export function timeMs(t: Date | string | undefined | null): number | undefined {
-  if (t === undefined || t === null) return undefined;
-  const ms = typeof t === 'string' ? Date.parse(t) : t.getTime();
-  return Number.isNaN(ms) ? undefined : ms;
-}
 
 /** A pod that has ended: it runs nothing more (Succeeded or Failed). */
 export const podEnded = (pod: V1Pod): boolean =>

@@ -1,7 +1,7 @@
 // Which bundles the Bundle controller looks at again when something they depend on changes:
 // their own events, their project's other bundles, Jobs, pods, environments, Deployments.
 import type { BundleObject } from '../../crds/index.ts';
-import { isFinished } from '../../crds/bundle-outcome.ts';
+import { isFinished } from '../../rules/bundle-outcome.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { LABEL_BUNDLE } from '../../crds/labels.ts';
 import { objectKey } from '../../lib/informer.ts';

@@ -1,16 +1,13 @@
 // Pure decisions of the Project controller: who owns a slug, which bundles to prune.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
-import { isFinished } from '../../crds/bundle-outcome.ts';
-import { isNewer } from '../../crds/bundle-order.ts';
-import { runningBundle, timeMs } from '../bundle/state.ts';
+import { isFinished } from '../../rules/bundle-outcome.ts';
+import { isNewer } from '../../rules/bundle-order.ts';
+import { effectiveSlug } from '../../rules/webhook-url.ts';
+import { runningBundle } from '../bundle/state.ts';
+import { timeMs } from '../../rules/timestamps.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** spec.slug, defaulting to the object's name. */
-export function effectiveSlug(project: ProjectObject): string {
-  return project.spec.slug ?? project.metadata.name;
-}
 
 export const isValidSlug = (slug: string) => slug.length <= 63 && DNS_LABEL.test(slug);
 

@@ -1,19 +1,18 @@
 // StatusComponent and StatusNotice: assign the stable id, check references, and show in status
 // what the API will show (id; for notices the current state and when it began and ended).
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
 import type { EventRecorder } from '../../lib/events.ts';
-import { Informer, objectKey } from '../../lib/informer.ts';
+import { Informer, objectKey, type Cached } from '../../lib/informer.ts';
 import { kindPath, type SlipwayApi } from '../../lib/kube.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
-import { noticeAt, noticeFromObject } from '../../crds/notice-timeline.ts';
+import { noticeAt, noticeFromObject } from '../../rules/notice-timeline.ts';
 import type { Controller, Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
 import { readyEvents, type StatusWriter, type TransitionEvents } from '../runtime/status-writer.ts';
 import { LAST_ID_ANNOTATION, earlierHolder, nextId, parentProblem } from './ids.ts';
 
-type Cached<T> = T & KubernetesObject;
 /** The status page's entries: the kinds that get an id and show in the status API (not object status). */
 type PageEntryKind = 'StatusComponent' | 'StatusNotice';
 type PageEntryObject = StatusComponentObject | StatusNoticeObject;

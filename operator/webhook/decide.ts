@@ -2,7 +2,7 @@
 // does it publish, and which bundle did it trigger last?
 import type { BundleObject, EnvironmentObject, ProjectObject, WebhookObject } from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
-import { isNewer } from '../../crds/bundle-order.ts';
+import { isNewer } from '../../rules/bundle-order.ts';
 
 export interface WebhookInputs {
   webhook: WebhookObject;

@@ -1,6 +1,6 @@
 // A component as the API sees it.
 import type { ComponentState, StatusComponentObject } from '../../crds/index.ts';
-import { createdAt, updatedAt } from '../../crds/timestamps.ts';
+import { createdAt, updatedAt } from '../../rules/timestamps.ts';
 
 export interface Component {
   id: number;

@@ -1,6 +1,6 @@
-// The page: its identity (its state, derived from the notices, is crds/page-state.ts).
+// The page: its identity (its state, derived from the notices, is rules/page-state.ts).
 import type { StatusPageObject } from '../../crds/index.ts';
-import { createdAt, updatedAt } from '../../crds/timestamps.ts';
+import { createdAt, updatedAt } from '../../rules/timestamps.ts';
 
 export interface Page {
   /** metadata.name */

@@ -4,7 +4,7 @@
 // `?_=1700000000`) are ignored.
 import { noticeTypes } from '../../crds/index.ts';
 import { MAX_ECHOED_QUERY_CHARS } from '../limits.ts';
-import { timelineStates } from '../../crds/notice-timeline.ts';
+import { timelineStates } from '../../rules/notice-timeline.ts';
 
 type ValueParser = (raw: string) => unknown;
 type FilterSpec = Record<string, ValueParser>;

@@ -7,10 +7,10 @@ import {
   type NoticeAtTime,
   type NoticeUpdate,
   type TimelineState,
-} from '../../crds/notice-timeline.ts';
-import { pageState, pageStateTexts, type PageState } from '../../crds/page-state.ts';
+} from '../../rules/notice-timeline.ts';
+import { pageState, pageStateTexts, type PageState } from '../../rules/page-state.ts';
 import type { ComponentEntry, StatusSnapshot } from './snapshot.ts';
-import { formatOptionalTime, formatTime } from '../../crds/timestamps.ts';
+import { formatOptionalTime, formatTime } from '../../rules/timestamps.ts';
 
 export const COMPONENTS_HREF = '/api/v1/components';
 export const NOTICES_HREF = '/api/v1/notices';

@@ -8,7 +8,7 @@ import type {
   StatusPageObject,
 } from '../../crds/index.ts';
 import { compareComponents, componentFromObject, type Component } from './component.ts';
-import { noticeFromObject, noticeTimeBoundaries, type Notice } from '../../crds/notice-timeline.ts';
+import { noticeFromObject, noticeTimeBoundaries, type Notice } from '../../rules/notice-timeline.ts';
 import { pageFromObject, type Page } from './page.ts';
 
 export interface ComponentEntry extends Component {

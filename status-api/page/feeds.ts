@@ -1,7 +1,7 @@
 // The notices as feeds: Atom 1.0 (RFC 4287) at /history.atom and RSS 2.0 at /history.rss. One
 // entry per notice (newest first), its updates in the entry's content; the notice's page URL is
 // its link and its stable id, its latest change its updated time.
-import { noticeAt, type Notice, type NoticeAtTime } from '../../crds/notice-timeline.ts';
+import { noticeAt, type Notice, type NoticeAtTime } from '../../rules/notice-timeline.ts';
 import { noticeUrl, serializePage } from '../model/serialize.ts';
 import type { StatusSnapshot } from '../model/snapshot.ts';
 import { escapeHtml as x, html, type Html } from './html.ts';

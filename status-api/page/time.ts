@@ -1,5 +1,5 @@
 // Times as people read them on the page: UTC ISO for precision, and a relative form beside it.
-import { formatTime } from '../../crds/timestamps.ts';
+import { formatTime } from '../../rules/timestamps.ts';
 
 const UNITS: [string, number][] = [
   ['year', 365 * 24 * 3600_000],

@@ -1,6 +1,6 @@
 // The pages people read, server-rendered from a snapshot at one moment: the overview (/), one
 // notice (/notices/:id) and the past notices (/history). Pure functions returning the document.
-import { noticeAt, type Notice, type NoticeAtTime } from '../../crds/notice-timeline.ts';
+import { noticeAt, type Notice, type NoticeAtTime } from '../../rules/notice-timeline.ts';
 import { serializePage } from '../model/serialize.ts';
 import type { ComponentEntry, StatusSnapshot } from '../model/snapshot.ts';
 import { html, type Html } from './html.ts';

@@ -1,6 +1,6 @@
 // When a notice happened, in the words of its type — one wording for the pages (times with a
 // relative hint) and the feeds (plain UTC times: a feed entry is read long after it was fetched).
-import type { Notice, NoticeAtTime } from '../../crds/notice-timeline.ts';
+import type { Notice, NoticeAtTime } from '../../rules/notice-timeline.ts';
 import { html, type Html } from './html.ts';
 
 export function noticeWhen(notice: Notice, at: NoticeAtTime, time: (ms: number) => Html | string): Html {

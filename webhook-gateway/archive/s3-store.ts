@@ -14,7 +14,7 @@ import { fetch, type Response } from 'undici';
 import type { ArchiveLimits } from './archive-limits.ts';
 import { s3Credentials, S3Signer, type S3Credentials } from './s3-signer.ts';
 import { removeStaleTemporaryFiles, stageArchive } from './staging.ts';
-import { archiveKey, isArchiveKey } from '../../crds/archive-url.ts';
+import { archiveKey, isArchiveKey } from '../../rules/archive-url.ts';
 import type { ArchiveStore, StoredArchive, StoredKey } from './store.ts';
 
 export interface S3ArchiveStoreOptions {

@@ -1,5 +1,5 @@
-// Checking a signed archive download URL (signed as crds/archive-url.ts says), in constant time.
-import { archiveSignature } from '../../crds/archive-url.ts';
+// Checking a signed archive download URL (signed as rules/archive-url.ts says), in constant time.
+import { archiveSignature } from '../../rules/archive-url.ts';
 import { constantTimeEqual } from '../constant-time.ts';
 
 /** Whether a download of `key` carries a valid signature that has not expired at `now`. */

@@ -8,7 +8,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArchiveLimits } from './archive-limits.ts';
-import { archiveKey, isArchiveKey } from '../../crds/archive-url.ts';
+import { archiveKey, isArchiveKey } from '../../rules/archive-url.ts';
 import type { ArchiveDigest } from './canonical.ts';
 import { removeStaleTemporaryFiles, stageArchive } from './staging.ts';
 

@@ -1,5 +1,5 @@
 // Answers a planned build: writes the Bundles and reports created / duplicate / ignored / 422.
-import { bundleStatusUrl } from '../../crds/bundle-status-url.ts';
+import { bundleStatusUrl } from '../../rules/bundle-status-url.ts';
 import type { Plan } from '../plan.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';

@@ -1,7 +1,7 @@
 // GET /archives/{namespace}/{project}/{sha256}.tar.gz?expires=…&signature=…: a build Job downloads
 // an uploaded archive through a URL signed by the operator.
 import { pipeline } from 'node:stream/promises';
-import { archiveKeyFromPath } from '../../crds/archive-url.ts';
+import { archiveKeyFromPath } from '../../rules/archive-url.ts';
 import { verifyArchiveSignature } from '../archive/signed-url.ts';
 import type { GatewayContext } from './context.ts';
 import type { Exchange } from './exchange.ts';

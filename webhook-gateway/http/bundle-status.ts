@@ -1,8 +1,8 @@
 // GET /bundles/{namespace}/{name}/{token}: how a bundle is doing, for CI (upload.sh waits on
 // it) and a provider's delivery log, without cluster credentials. Served from the gateway's
 // cache: no API call per request. A wrong token and an unknown bundle get the same 404.
-import { isFinished } from '../../crds/bundle-outcome.ts';
-import { bundleStatusToken } from '../../crds/bundle-status-url.ts';
+import { isFinished } from '../../rules/bundle-outcome.ts';
+import { bundleStatusToken } from '../../rules/bundle-status-url.ts';
 import type { BundleObject } from '../../crds/index.ts';
 import { constantTimeEqual } from '../constant-time.ts';
 import type { GatewayContext } from './context.ts';

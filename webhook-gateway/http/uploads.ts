@@ -2,7 +2,7 @@
 // Order of checks: 413 → 503 → 401 (unknown project or wrong secret, one answer; 429 once the
 // client failed too often) → 503 →
 // 415 → 503 (busy) → 422 (no usable manual bundle) → stream (413/422/400) → action.
-import { archiveUrl } from '../../crds/archive-url.ts';
+import { archiveUrl } from '../../rules/archive-url.ts';
 import { MAX_UPLOAD_OVERHEAD_BYTES } from '../limits.ts';
 import { manualBundleProblem, planBundles } from '../plan.ts';
 import { constantTimeEqual } from '../constant-time.ts';

@@ -23,7 +23,7 @@ import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { LABEL_PROJECT, labelValue } from '../../../crds/labels.ts';
-import { archiveKeyFromPath } from '../../../crds/archive-url.ts';
+import { archiveKeyFromPath } from '../../../rules/archive-url.ts';
 import { collectOrphanArchives } from '../../../webhook-gateway/archive/collector.ts';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
-import { webhookUrl } from '../../../crds/webhook-url.ts';
+import { webhookUrl } from '../../../rules/webhook-url.ts';
 import { environment, bundle, project, webhook, inNamespace, spec } from '../../support/builders.ts';
 import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {

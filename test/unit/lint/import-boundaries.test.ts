@@ -21,17 +21,22 @@ describe('import boundaries', () => {
     ['status-api/x.ts', "import { planBundles } from '../webhook-gateway/plan.ts';"],
     ['lib/x.ts', "import { Operator } from '../operator/operator.ts';"],
     ['crds/x.ts', "import { waitFor } from '../lib/wait.ts';"],
+    ['crds/x.ts', "import { isNewer } from '../rules/bundle-order.ts';"],
+    ['rules/x.ts', "import { waitFor } from '../lib/wait.ts';"],
+    ['providers/x.ts', "import { planBundles } from '../webhook-gateway/plan.ts';"],
   ])('%s may not: %s', async (file, source) => {
     const errors = await boundaryErrors(file, `${source}\nexport const used = [];\n`);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/may not import|depends on none|imports nothing of ours/);
+    expect(errors[0]).toMatch(/may not import|depends on none|imports nothing of ours|imports crds\/ only/);
   });
 
   it.each([
-    ['operator/bundle/x.ts', "import { signArchiveUrl } from '../../crds/archive-url.ts';"],
+    ['operator/bundle/x.ts', "import { signArchiveUrl } from '../../rules/archive-url.ts';"],
     ['webhook-gateway/http/x.ts', "import { waitFor } from '../../lib/wait.ts';"],
-    ['status-api/model/x.ts', "import { noticeAt } from '../../crds/notice-timeline.ts';"],
+    ['status-api/model/x.ts', "import { noticeAt } from '../../rules/notice-timeline.ts';"],
     ['lib/x.ts', "import { kinds } from '../crds/index.ts';"],
+    ['rules/x.ts', "import { kinds } from '../crds/index.ts';"],
+    ['cli/commands/x.ts', "import { newBundle } from '../../rules/new-bundle.ts';"],
     ['scripts/x.ts', "import { loadConfig } from '../operator/config.ts';"],
   ])('%s may: %s', async (file, source) => {
     expect(await boundaryErrors(file, `${source}\nexport const used = [];\n`)).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { BundleObject } from '../../../crds/index.ts';
-import { isNewer } from '../../../crds/bundle-order.ts';
+import { isNewer } from '../../../rules/bundle-order.ts';
 import { ANNOTATION_RECEIVED_AT } from '../../../crds/labels.ts';
 
 const bundle = (name: string, created: string, receivedAt?: string) =>

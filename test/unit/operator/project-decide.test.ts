@@ -1,10 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  bundlesToPrune,
-  claimSlug,
-  effectiveSlug,
-  protectedBundles,
-} from '../../../operator/project/decide.ts';
+import { bundlesToPrune, claimSlug, protectedBundles } from '../../../operator/project/decide.ts';
+import { effectiveSlug } from '../../../rules/webhook-url.ts';
 import { generateSecretValue, webhookSecret } from '../../../operator/project/secret.ts';
 import type { BundleObject } from '../../../crds/index.ts';
 import {

@@ -8,7 +8,7 @@ import {
   timelineState,
   type Notice,
   type TimelineState,
-} from '../../../crds/notice-timeline.ts';
+} from '../../../rules/notice-timeline.ts';
 import { DAY, HOUR, NOW, iso, noticeObject, shifted, type NoticeOptions } from './builders.ts';
 
 function notice(type: NoticeType, options: NoticeOptions): Notice {

@@ -1,8 +1,13 @@
 // Page state (spec 3.1): which notices make the page degraded or under maintenance.
 import { describe, expect, it } from '@jest/globals';
 import type { NoticeType, NoticeState } from '../../../crds/index.ts';
-import { pageState, pageStateTexts, type NoticeCondition, type PageState } from '../../../crds/page-state.ts';
-import type { TimelineState } from '../../../crds/notice-timeline.ts';
+import {
+  pageState,
+  pageStateTexts,
+  type NoticeCondition,
+  type PageState,
+} from '../../../rules/page-state.ts';
+import type { TimelineState } from '../../../rules/notice-timeline.ts';
 import { serializePage } from '../../../status-api/model/serialize.ts';
 import { HOUR, NOW, iso, noticeObject, snapshotOf } from './builders.ts';
 

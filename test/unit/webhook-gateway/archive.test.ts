@@ -13,7 +13,7 @@ import {
   verifyArchiveSignature,
   type ArchiveLimits,
 } from '../../../webhook-gateway/archive/index.ts';
-import { archiveKeyFromPath, archiveUrl, signArchiveUrl } from '../../../crds/archive-url.ts';
+import { archiveKeyFromPath, archiveUrl, signArchiveUrl } from '../../../rules/archive-url.ts';
 import {
   CANONICAL_BASE_NAMES,
   baseDirectory,

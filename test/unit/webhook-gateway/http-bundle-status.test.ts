@@ -1,6 +1,6 @@
 // GET /bundles/{namespace}/{name}/{token}: the status URL a delivery or upload answer carries.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
+import { bundleStatusUrl } from '../../../rules/bundle-status-url.ts';
 import { TEST_SECRET, signedFixture } from './support/fixtures.ts';
 import { SIGNING_KEY, hookPath, multipart, send, startGateway, type Harness } from './support/gateway.ts';
 import { NAMESPACE, PROJECT } from '../../support/builders.ts';

@@ -4,7 +4,7 @@ import { createGatewayServer } from '../../../webhook-gateway/index.ts';
 import { FilesystemArchiveStore } from '../../../webhook-gateway/archive/index.ts';
 import { MAX_HOOK_BODY_BYTES } from '../../../webhook-gateway/limits.ts';
 import { TEST_SECRET, signedFixture } from './support/fixtures.ts';
-import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
+import { bundleStatusUrl } from '../../../rules/bundle-status-url.ts';
 import { SIGNING_KEY, hookPath, send, startGateway, type Harness } from './support/gateway.ts';
 import { NAMESPACE, PROJECT } from '../../support/builders.ts';
 

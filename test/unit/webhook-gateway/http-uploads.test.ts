@@ -1,9 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { signArchiveUrl } from '../../../crds/archive-url.ts';
+import { signArchiveUrl } from '../../../rules/archive-url.ts';
 import { TEST_SECRET } from './support/fixtures.ts';
-import { bundleStatusUrl } from '../../../crds/bundle-status-url.ts';
+import { bundleStatusUrl } from '../../../rules/bundle-status-url.ts';
 import { SIGNING_KEY, multipart, send, startGateway, type Harness } from './support/gateway.ts';
 import { NAMESPACE, PROJECT, spec, webhook } from '../../support/builders.ts';
 import { startS3, type S3Fixture } from './support/s3.ts';

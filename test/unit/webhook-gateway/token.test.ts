@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { constantTimeEqual } from '../../../webhook-gateway/constant-time.ts';
-import { deriveWebhookToken, uploadScriptUrl, webhookUrl } from '../../../crds/webhook-url.ts';
+import { deriveWebhookToken, uploadScriptUrl, webhookUrl } from '../../../rules/webhook-url.ts';
 import { isWebhookToken } from '../../../webhook-gateway/token.ts';
 
 describe('webhook URL token', () => {

@@ -17,7 +17,7 @@ import {
   type ProjectLookup,
   type RequestObservation,
 } from '../../../../webhook-gateway/index.ts';
-import { deriveWebhookToken } from '../../../../crds/webhook-url.ts';
+import { deriveWebhookToken } from '../../../../rules/webhook-url.ts';
 import { TEST_SECRET } from './fixtures.ts';
 import { NAMESPACE, PROJECT, bundle, spec, webhook } from '../../../support/builders.ts';
 import type { S3Fixture } from './s3.ts';
