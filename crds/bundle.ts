@@ -1,8 +1,14 @@
 import { z } from 'zod';
-import { ageColumn, localRef, reasonColumn, statusBase, timestamp, type KindDefinition } from './common.ts';
+import {
+  ageColumn,
+  localRef,
+  providers,
+  reasonColumn,
+  statusBase,
+  timestamp,
+  type KindDefinition,
+} from './common.ts';
 
-export const providers = ['github', 'gitlab', 'bitbucket', 'azure-devops'] as const;
-export type Provider = (typeof providers)[number];
 export const triggerTypes = ['Manual', 'Webhook', 'Upload', 'Rollback'] as const;
 
 export const bundlePhases = [

@@ -3,6 +3,7 @@ import {
   ageColumn,
   dnsLabel,
   localRef,
+  providers,
   readyColumn,
   reasonColumn,
   secretKeyRef,
@@ -10,12 +11,8 @@ import {
   type KindDefinition,
 } from './common.ts';
 
-/** The git providers whose deliveries the gateway verifies. */
-export const gitProviders = ['github', 'gitlab', 'bitbucket', 'azure-devops'] as const;
-export type GitProvider = (typeof gitProviders)[number];
-
 export const projectSpec = z.object({
-  provider: z.enum(gitProviders).optional().meta({
+  provider: z.enum(providers).optional().meta({
     description:
       "The git provider that sends this project's push deliveries; the gateway verifies a delivery only by its scheme. Defaults to the provider of repository.url when that is github.com, gitlab.com, bitbucket.org or dev.azure.com; set it for self-hosted servers.",
   }),
@@ -69,36 +66,3 @@ export const Project: KindDefinition<typeof projectSpec, typeof projectStatus> =
     ageColumn,
   ],
 };
-
-const WELL_KNOWN_HOSTS: ReadonlyArray<[RegExp, GitProvider]> = [
-  [/^(www\.)?github\.com$/, 'github'],
-  [/^(www\.)?gitlab\.com$/, 'gitlab'],
-  [/^(www\.)?bitbucket\.org$/, 'bitbucket'],
-  [/^(ssh\.)?dev\.azure\.com$|^([a-z0-9-]+\.)?visualstudio\.com$/, 'azure-devops'],
-];
-
-/** The provider a repository URL (https://, ssh://, git@host:path) belongs to, when its host is well known. */
-export function repositoryProvider(url: string | undefined): GitProvider | undefined {
-  if (!url) return undefined;
-  let host: string | undefined;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
-    try {
-      host = new URL(url).hostname;
-    } catch {
-      return undefined;
-    }
-  } else {
-    // scp-like: [user@]host:path
-    host = /^(?:[^@/:?#\\]+@)?([a-z0-9.-]+):/i.exec(url)?.[1];
-  }
-  const name = host?.toLowerCase().replace(/\.$/, '');
-  return name ? WELL_KNOWN_HOSTS.find(([pattern]) => pattern.test(name))?.[1] : undefined;
-}
-
-/** The provider a project's deliveries must come from: spec.provider, else its repository's. */
-export function projectProvider(spec: {
-  provider?: GitProvider;
-  repository?: { url: string };
-}): GitProvider | undefined {
-  return spec.provider ?? repositoryProvider(spec.repository?.url);
-}

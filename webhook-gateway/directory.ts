@@ -2,7 +2,8 @@
 // Bundle from informer caches — a delivery never lists anything — and each project's webhook
 // Secret, read by name behind a short cache (secret-reader.ts): the gateway cannot list Secrets.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { projectProvider, type BundleObject, type ProjectObject, type WebhookObject } from '../crds/index.ts';
+import type { BundleObject, ProjectObject, WebhookObject } from '../crds/index.ts';
+import { projectProvider } from '../providers/index.ts';
 import { archiveKeyFromPath } from '../rules/archive-url.ts';
 import { newest } from '../rules/bundle-order.ts';
 import { effectiveSlug } from '../rules/webhook-url.ts';

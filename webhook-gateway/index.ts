@@ -1,5 +1,5 @@
 // What the rest of Slipway uses from the webhook gateway. Folder map:
-//   providers/  recognise, verify and parse provider deliveries (pure)
+//   (providers: ../providers/, one module per git provider, shared with the CLI)
 //   plan.ts     which Bundles a push or upload creates (pure); matching.ts: branch match modes
 //   archive/    streaming validation and storage of uploads, signed download URLs
 //   http/       the public HTTP interface; token.ts: the webhook URL token the operator shares

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { BundleObject, Provider, WebhookObject } from '../crds/index.ts';
 import { newBundle } from '../rules/new-bundle.ts';
 import { matchesBranch } from './matching.ts';
-import type { BranchChange } from './providers/index.ts';
+import type { BranchChange } from '../providers/index.ts';
 
 export { LABEL_PROJECT, LABEL_TRIGGER, LABEL_WEBHOOK } from '../crds/labels.ts';
 

@@ -1,6 +1,6 @@
 // Checking the token of a delivery's URL (derived as rules/webhook-url.ts says), in constant time.
 import { deriveWebhookToken } from '../rules/webhook-url.ts';
-import { constantTimeEqual } from './constant-time.ts';
+import { constantTimeEqual } from '../lib/constant-time.ts';
 
 /**
  * The token of each slug, with the secret it was derived from: one HMAC per project and secret

@@ -3,7 +3,7 @@
 // parse, and the bundle plan. Operations per second of each step and of the whole path.
 import type { BundleObject, WebhookObject } from '../../crds/index.ts';
 import { planBundles } from '../../webhook-gateway/plan.ts';
-import { parseDelivery, recogniseProvider, verifyDelivery } from '../../webhook-gateway/providers/index.ts';
+import { parseDelivery, recogniseProvider, verifyDelivery } from '../../providers/index.ts';
 import { deriveWebhookToken } from '../../rules/webhook-url.ts';
 import { isWebhookToken } from '../../webhook-gateway/token.ts';
 import { githubPush } from '../fixtures/github.ts';

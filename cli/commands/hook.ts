@@ -2,7 +2,8 @@
 // into which field of the provider's form; hook rotate <project>: a new generated secret.
 import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import type { ProjectObject } from '../../crds/index.ts';
+import type { ProjectObject, Provider } from '../../crds/index.ts';
+import { isProvider, providerModules, registry } from '../../providers/index.ts';
 import { ANNOTATION_SECRET_ROTATED_AT } from '../../crds/labels.ts';
 import { deriveWebhookToken, effectiveSlug } from '../../rules/webhook-url.ts';
 import { mergePatch } from '../../lib/kube.ts';
@@ -12,57 +13,7 @@ import { CommandError, UsageError } from '../errors.ts';
 import { printObject } from '../print.ts';
 import { positionals, text, type Command, type Values } from './command.ts';
 
-interface ProviderForm {
-  title: string;
-  where: string;
-  fields: (url: string, secret: string) => Array<[string, string]>;
-}
-
-/** What each provider's form asks for (docs/providers.md, section 2). */
-const FORMS: Record<string, ProviderForm> = {
-  github: {
-    title: 'GitHub',
-    where: 'Repository → Settings → Webhooks → Add webhook',
-    fields: (url, secret) => [
-      ['Payload URL', url],
-      ['Content type', 'application/json (not the form-encoded default)'],
-      ['Secret', secret],
-      ['Which events', 'Just the push event'],
-      ['Also', 'SSL verification on; Active'],
-    ],
-  },
-  gitlab: {
-    title: 'GitLab',
-    where: 'Project → Settings → Webhooks → Add new webhook',
-    fields: (url, secret) => [
-      ['URL', url],
-      ['Secret token', secret],
-      ['Trigger', 'Push events (any branch filter)'],
-      ['Also', 'SSL verification on'],
-    ],
-  },
-  bitbucket: {
-    title: 'Bitbucket Cloud',
-    where: 'Repository settings → Webhooks → Add webhook',
-    fields: (url, secret) => [
-      ['URL', url],
-      ['Secret', secret],
-      ['Triggers', 'Repository push'],
-      ['Also', 'Status: Active'],
-    ],
-  },
-  'azure-devops': {
-    title: 'Azure DevOps',
-    where: 'Project settings → Service hooks → + → Web Hooks; trigger "Code pushed"',
-    fields: (url, secret) => [
-      ['URL', url],
-      ['HTTP headers', `X-Provider-Service-Key: ${secret}`],
-      ['Basic authentication', 'leave empty'],
-      ['Resource details to send', 'All'],
-    ],
-  },
-};
-const PROVIDERS = Object.keys(FORMS);
+const PROVIDERS = providerModules.map((m) => m.name);
 const HIDDEN = '<hidden: add --show-secret>';
 
 async function readHook(ctx: CliContext, name: string) {
@@ -83,9 +34,9 @@ async function readHook(ctx: CliContext, name: string) {
 }
 
 /** --provider, checked before anything is read. */
-function checkedProvider(values: Values): string | undefined {
+function checkedProvider(values: Values): Provider | undefined {
   const provider = text(values, 'provider');
-  if (provider !== undefined && !FORMS[provider])
+  if (provider !== undefined && !isProvider(provider))
     throw new UsageError(`unknown provider "${provider}": ${PROVIDERS.join(', ')}`);
   return provider;
 }
@@ -102,7 +53,8 @@ function print(
   // The URL's last segment is derived from the secret: a credential like it.
   const shownUrl = show ? url : url.replace(/[^/]+$/, '<token: add --show-secret>');
   const secret = show ? secretValue : HIDDEN;
-  const form = provider ? FORMS[provider]! : undefined;
+  const module = provider ? registry[provider] : undefined;
+  const form = module?.form;
   if (
     printObject(ctx, {
       url: shownUrl,
@@ -119,7 +71,7 @@ function print(
     `Secret:       ${secret}  (Secret ${secretRef.name}, key ${secretRef.key})`,
   ];
   if (form) {
-    lines.push('', `${form.title}: ${form.where}`);
+    lines.push('', `${module!.title}: ${form.where}`);
     const fields = form.fields(shownUrl, secret);
     const width = Math.max(...fields.map(([k]) => k.length));
     for (const [k, v] of fields) lines.push(`  ${`${k}:`.padEnd(width + 1)}  ${v}`);
@@ -136,8 +88,7 @@ function print(
 export const hookCommand: Command = {
   name: 'hook',
   summary: "a project's webhook URL and secret, and what to paste into your git provider's form",
-  usage:
-    'hook <project> [--provider github|gitlab|bitbucket|azure-devops] [--show-secret]\n       kubectl slipway hook rotate <project> [--show-secret]',
+  usage: `hook <project> [--provider ${PROVIDERS.join('|')}] [--show-secret]\n       kubectl slipway hook rotate <project> [--show-secret]`,
   help: `hook <project> prints the webhook URL and where its secret is; --provider adds exactly what to
 fill into that provider's form and which events to pick. The secret is printed only with
 --show-secret. "hook rotate" replaces a generated secret with a new one (the URL changes with it:

@@ -1,6 +1,6 @@
 // Checking a signed archive download URL (signed as rules/archive-url.ts says), in constant time.
 import { archiveSignature } from '../../rules/archive-url.ts';
-import { constantTimeEqual } from '../constant-time.ts';
+import { constantTimeEqual } from '../../lib/constant-time.ts';
 
 /** Whether a download of `key` carries a valid signature that has not expired at `now`. */
 export function verifyArchiveSignature(

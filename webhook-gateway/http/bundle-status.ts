@@ -4,7 +4,7 @@
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { bundleStatusToken } from '../../rules/bundle-status-url.ts';
 import type { BundleObject } from '../../crds/index.ts';
-import { constantTimeEqual } from '../constant-time.ts';
+import { constantTimeEqual } from '../../lib/constant-time.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { HttpError } from './http-error.ts';

@@ -8,9 +8,10 @@ import {
   UnsupportedProviderError,
   parseDelivery,
   recogniseProvider,
+  unrecognisedDeliveryMessage,
   verifyDelivery,
   type ParsedDelivery,
-} from '../providers/index.ts';
+} from '../../providers/index.ts';
 import { isWebhookToken } from '../token.ts';
 import { applyPlan } from './apply-plan.ts';
 import type { GatewayContext } from './context.ts';
@@ -43,11 +44,7 @@ export async function handleHook(
   const { headers } = exchange.req;
   const source = recogniseProvider(headers, body);
   if (source === undefined) {
-    throw new HttpError(
-      400,
-      'unrecognised_delivery',
-      'not a GitHub, GitLab, Bitbucket Cloud or Azure DevOps delivery (no X-GitHub-Event, X-Gitlab-Event or X-Event-Key header, no eventType in the body)',
-    );
+    throw new HttpError(400, 'unrecognised_delivery', unrecognisedDeliveryMessage());
   }
   exchange.observation.provider = source;
   if (!verifyDelivery(source, headers, body, project.secret, project.provider)) {

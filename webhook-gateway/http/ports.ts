@@ -1,6 +1,6 @@
 // What the gateway needs from the rest of Slipway. The lead backs these with informer caches and
 // the Kubernetes API; tests back them with in-memory fakes.
-import type { BundleObject, GitProvider, WebhookObject } from '../../crds/index.ts';
+import type { BundleObject, Provider, WebhookObject } from '../../crds/index.ts';
 
 /** A project as the gateway sees it, found by its slug. */
 export interface ProjectLookup {
@@ -12,7 +12,7 @@ export interface ProjectLookup {
   /** The webhook secret; undefined while it is not known yet (answered as an unknown project). */
   secret: string | undefined;
   /** The provider deliveries must come from (projectProvider); undefined: any signed scheme. */
-  provider?: GitProvider;
+  provider?: Provider;
   /** The project's Webhook objects (any order). */
   webhooks: readonly WebhookObject[];
   /** The project's most recent Bundle with trigger type Manual, if any. */

@@ -5,7 +5,7 @@
 import { archiveUrl } from '../../rules/archive-url.ts';
 import { MAX_UPLOAD_OVERHEAD_BYTES } from '../limits.ts';
 import { manualBundleProblem, planBundles } from '../plan.ts';
-import { constantTimeEqual } from '../constant-time.ts';
+import { constantTimeEqual } from '../../lib/constant-time.ts';
 import { applyPlan, BundlesPartlyCreated } from './apply-plan.ts';
 import type { GatewayContext } from './context.ts';
 import type { Exchange } from './exchange.ts';

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { projectProvider, repositoryProvider, type GitProvider } from '../../../crds/index.ts';
+import type { Provider as GitProvider } from '../../../crds/index.ts';
 import {
   MalformedPayloadError,
   UnsupportedProviderError,
@@ -10,7 +10,9 @@ import {
   verifyDelivery,
   type DeliverySource,
   type ParsedDelivery,
-} from '../../../webhook-gateway/providers/index.ts';
+  projectProvider,
+  repositoryProvider,
+} from '../../../providers/index.ts';
 import {
   ALL_FIXTURES,
   DOCUMENTED_SECRET,

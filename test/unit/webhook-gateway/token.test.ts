@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { constantTimeEqual } from '../../../webhook-gateway/constant-time.ts';
+import { constantTimeEqual } from '../../../lib/constant-time.ts';
 import { deriveWebhookToken, uploadScriptUrl, webhookUrl } from '../../../rules/webhook-url.ts';
 import { isWebhookToken } from '../../../webhook-gateway/token.ts';
 

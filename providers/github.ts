@@ -10,7 +10,30 @@ import {
   isZeroObjectId,
   readPayload,
 } from './payload.ts';
-import { headerValue, type ParsedDelivery, type RequestHeaders } from './types.ts';
+import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
+import { hmacSignatureMatches } from './signatures.ts';
+
+export const github: ProviderModule<'github'> = {
+  name: 'github',
+  title: 'GitHub',
+  publicHosts: /^(www\.)?github\.com$/,
+  recognisedBy: 'an X-GitHub-Event header',
+  recognise: (headers) => (headerValue(headers, 'x-github-event') !== undefined ? 'github' : undefined),
+  // Signing is not optional: the secret is set in GitHub's webhook form.
+  verify: (headers, body, secret) =>
+    hmacSignatureMatches(headerValue(headers, 'x-hub-signature-256'), body, secret),
+  parse: (headers, body) => parseGitHub(headers, body),
+  form: {
+    where: 'Repository → Settings → Webhooks → Add webhook',
+    fields: (url, secret) => [
+      ['Payload URL', url],
+      ['Content type', 'application/json (not the form-encoded default)'],
+      ['Secret', secret],
+      ['Which events', 'Just the push event'],
+      ['Also', 'SSL verification on; Active'],
+    ],
+  },
+};
 
 const pushPayload = z.object({
   ref: z.string(),

@@ -10,7 +10,27 @@ import {
   isZeroObjectId,
   readPayload,
 } from './payload.ts';
-import { headerValue, type ParsedDelivery, type RequestHeaders } from './types.ts';
+import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
+import { matchesSecret } from './signatures.ts';
+
+export const gitlab: ProviderModule<'gitlab'> = {
+  name: 'gitlab',
+  title: 'GitLab',
+  publicHosts: /^(www\.)?gitlab\.com$/,
+  recognisedBy: 'an X-Gitlab-Event header',
+  recognise: (headers) => (headerValue(headers, 'x-gitlab-event') !== undefined ? 'gitlab' : undefined),
+  verify: (headers, _body, secret) => matchesSecret(headerValue(headers, 'x-gitlab-token'), secret),
+  parse: (headers, body) => parseGitLab(headers, body),
+  form: {
+    where: 'Project → Settings → Webhooks → Add new webhook',
+    fields: (url, secret) => [
+      ['URL', url],
+      ['Secret token', secret],
+      ['Trigger', 'Push events (any branch filter)'],
+      ['Also', 'SSL verification on'],
+    ],
+  },
+};
 
 const pushPayload = z.object({
   object_kind: z.literal('push'),

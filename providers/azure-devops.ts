@@ -12,7 +12,42 @@ import {
   noBranchReason,
   readPayload,
 } from './payload.ts';
-import type { BranchChange, ParsedDelivery } from './types.ts';
+import { headerValue, type BranchChange, type ParsedDelivery, type ProviderModule } from './provider.ts';
+import { matchesSecret } from './signatures.ts';
+
+export const azureDevOps: ProviderModule<'azure-devops'> = {
+  name: 'azure-devops',
+  title: 'Azure DevOps',
+  publicHosts: /^(ssh\.)?dev\.azure\.com$|^([a-z0-9-]+\.)?visualstudio\.com$/,
+  recognisedBy: 'an eventType in the body',
+  // Azure DevOps sends no event header: the body's `eventType` names the event.
+  recognise: (_headers, body) => (hasEventType(body) ? 'azure-devops' : undefined),
+  verify: (headers, _body, secret) => matchesSecret(headerValue(headers, 'x-provider-service-key'), secret),
+  parse: (_headers, body) => parseAzureDevOps(body),
+  form: {
+    where: 'Project settings → Service hooks → + → Web Hooks; trigger "Code pushed"',
+    fields: (url, secret) => [
+      ['URL', url],
+      ['HTTP headers', `X-Provider-Service-Key: ${secret}`],
+      ['Basic authentication', 'leave empty'],
+      ['Resource details to send', 'All'],
+    ],
+  },
+};
+
+function hasEventType(body: Buffer): boolean {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch {
+    return false;
+  }
+  return (
+    typeof payload === 'object' &&
+    payload !== null &&
+    typeof (payload as { eventType?: unknown }).eventType === 'string'
+  );
+}
 
 const envelope = z.object({ eventType: z.string(), id: z.string().nullish() });
 

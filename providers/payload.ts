@@ -1,6 +1,6 @@
 // Helpers shared by the provider parsers: JSON decoding, schema checks and git ref rules.
 import type { z } from 'zod';
-import { MalformedPayloadError } from './types.ts';
+import { MalformedPayloadError } from './provider.ts';
 
 /** Decodes a raw body as JSON; anything else is a malformed payload. */
 export function decodeJson(body: Buffer): unknown {

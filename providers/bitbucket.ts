@@ -1,0 +1,104 @@
+// Bitbucket Cloud: X-Event-Key names the event; one repo:push may update several refs, and every
+// updated branch counts. https://support.atlassian.com/bitbucket-cloud/docs/event-payloads/#Push
+import { z } from 'zod';
+import {
+  branchName,
+  commitId,
+  decodeJson,
+  deliveryId,
+  firstLine,
+  noBranchReason,
+  readPayload,
+} from './payload.ts';
+import {
+  UnsupportedProviderError,
+  headerValue,
+  type BranchChange,
+  type ParsedDelivery,
+  type ProviderModule,
+  type RequestHeaders,
+} from './provider.ts';
+import { hmacSignatureMatches } from './signatures.ts';
+
+// Bitbucket Server / Data Center also sends X-Event-Key. Bitbucket Cloud always adds X-Hook-UUID and
+// X-Request-UUID; Server sends X-Request-Id and its own event keys instead.
+const BITBUCKET_SERVER_EVENTS =
+  /^(repo:refs_changed|repo:modified|repo:forked|repo:comment:|diagnostics:ping|pr:|mirror:)/;
+
+export const bitbucket: ProviderModule<'bitbucket'> = {
+  name: 'bitbucket',
+  title: 'Bitbucket Cloud',
+  publicHosts: /^(www\.)?bitbucket\.org$/,
+  recognisedBy: 'an X-Event-Key header',
+  recognise(headers) {
+    const eventKey = headerValue(headers, 'x-event-key');
+    if (eventKey === undefined) return undefined;
+    return isBitbucketServer(headers, eventKey) ? 'bitbucket-server' : 'bitbucket';
+  },
+  // Bitbucket signs when a secret is entered in its webhook form; an unsigned delivery would be
+  // authenticated by the URL alone, so it is refused. (Server signs the same way.)
+  verify: (headers, body, secret) =>
+    hmacSignatureMatches(headerValue(headers, 'x-hub-signature'), body, secret),
+  parse(headers, body, source) {
+    // A 4xx rather than a 202: the provider's delivery log then shows the hook as failing, so the
+    // user learns at the first test delivery that this setup can never build.
+    if (source === 'bitbucket-server')
+      throw new UnsupportedProviderError(
+        'Bitbucket Server and Data Center are not supported; use Bitbucket Cloud, GitHub, GitLab, ' +
+          'Azure DevOps or the upload script',
+      );
+    return parseBitbucket(headers, body);
+  },
+  form: {
+    where: 'Repository settings → Webhooks → Add webhook',
+    fields: (url, secret) => [
+      ['URL', url],
+      ['Secret', secret],
+      ['Triggers', 'Repository push'],
+      ['Also', 'Status: Active'],
+    ],
+  },
+};
+
+function isBitbucketServer(headers: RequestHeaders, eventKey: string): boolean {
+  const cloudHeaders =
+    headerValue(headers, 'x-hook-uuid') !== undefined || headerValue(headers, 'x-request-uuid') !== undefined;
+  if (cloudHeaders) return false;
+  return headerValue(headers, 'x-request-id') !== undefined || BITBUCKET_SERVER_EVENTS.test(eventKey);
+}
+
+const refState = z.object({
+  type: z.string(),
+  name: z.string(),
+  target: z.object({ hash: z.string(), message: z.string().nullish() }),
+});
+
+const pushPayload = z.object({
+  push: z.object({ changes: z.array(z.object({ new: refState.nullable() })) }),
+});
+
+export function parseBitbucket(headers: RequestHeaders, body: Buffer): ParsedDelivery {
+  const id = headerValue(headers, 'x-request-uuid') ?? headerValue(headers, 'x-hook-uuid');
+  const base = { provider: 'bitbucket' as const, deliveryId: deliveryId(id) };
+  const event = headerValue(headers, 'x-event-key') ?? '';
+  const payload = decodeJson(body);
+  if (event !== 'repo:push')
+    return { ...base, kind: 'ignored', reason: `Bitbucket event '${event}' is not a push` };
+
+  const push = readPayload(pushPayload, payload, 'Bitbucket repo:push');
+  const changes: BranchChange[] = [];
+  const skipped = new Set<string>();
+  for (const [index, change] of push.push.changes.entries()) {
+    if (change.new === null) skipped.add('branch deletion');
+    else if (change.new.type !== 'branch') skipped.add('tag push');
+    else {
+      changes.push({
+        branch: branchName(change.new.name),
+        commit: commitId(change.new.target.hash, `push.changes.${index}.new.target.hash`),
+        comment: firstLine(change.new.target.message),
+      });
+    }
+  }
+  if (changes.length === 0) return { ...base, kind: 'ignored', reason: noBranchReason(skipped) };
+  return { ...base, kind: 'push', changes };
+}

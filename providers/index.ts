@@ -1,0 +1,21 @@
+export {
+  isProvider,
+  parseDelivery,
+  projectProvider,
+  providerModule,
+  providerModules,
+  recogniseProvider,
+  registry,
+  repositoryProvider,
+  unrecognisedDeliveryMessage,
+  verifyDelivery,
+} from './registry.ts';
+export {
+  MalformedPayloadError,
+  UnsupportedProviderError,
+  type BranchChange,
+  type DeliverySource,
+  type ParsedDelivery,
+  type ProviderModule,
+  type RequestHeaders,
+} from './provider.ts';

@@ -1,0 +1,17 @@
+// The two ways providers authenticate a delivery. Every comparison is constant-time; a failure
+// never says which part was wrong.
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '../lib/constant-time.ts';
+
+/** `sha256=<hex HMAC-SHA256(secret, body)>`, the format of GitHub and Bitbucket. */
+export function hmacSignatureMatches(header: string | undefined, body: Buffer, secret: string): boolean {
+  if (header === undefined) return false;
+  const expected = 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  return constantTimeEqual(header.trim().toLowerCase(), expected);
+}
+
+/** The secret itself in a header (GitLab's token, Azure DevOps' custom header). */
+export function matchesSecret(header: string | undefined, secret: string): boolean {
+  if (header === undefined) return false;
+  return constantTimeEqual(header.trim(), secret);
+}
