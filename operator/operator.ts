@@ -9,6 +9,8 @@ import { kubeClients, slipwayApi } from '../lib/kube.ts';
 import { LeaderElector } from '../lib/leader.ts';
 import type { Logger } from '../lib/log.ts';
 import { BundleReconciler } from './bundle/controller.ts';
+import { BundleLifecycle } from './bundle/lifecycle.ts';
+import { countStep } from './bundle/step-metrics.ts';
 import { watchForBundles } from './bundle/watches.ts';
 import type { OperatorConfig } from './config.ts';
 import type { OperatorContext } from './context.ts';
@@ -47,6 +49,8 @@ export class Operator {
     statusNotices: Controller;
   };
   private readonly statusPageInformers: StatusPageInformers;
+  /** A bundle's life-cycle events (started, built, backed up, deployed, rolled back, failed). */
+  readonly bundleLifecycle: BundleLifecycle;
   private readonly elector: LeaderElector | undefined;
   private readonly log: Logger;
   private controllersRunning = false;
@@ -71,6 +75,9 @@ export class Operator {
       now,
     };
     const ctx = this.context;
+    // Observers of bundles' life-cycle events subscribe here (docs/architecture.md).
+    this.bundleLifecycle = new BundleLifecycle(log);
+    this.bundleLifecycle.subscribe(countStep);
     const pageInformers = (this.statusPageInformers = createStatusPageInformers(
       kc,
       config.watchNamespace,
@@ -80,7 +87,7 @@ export class Operator {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
       environments: new Controller('environment', new EnvironmentReconciler(ctx), config.workers, log),
       webhooks: new Controller('webhook', new WebhookReconciler(ctx), config.workers, log),
-      bundles: new Controller('bundle', new BundleReconciler(ctx), config.workers, log),
+      bundles: new Controller('bundle', new BundleReconciler(ctx, this.bundleLifecycle), config.workers, log),
       statusPages: new Controller(
         'statuspage',
         new StatusPageReconciler(ctx, pageInformers),

@@ -1,5 +1,6 @@
-// The Bundle controller: gathers state, asks decide.ts what to do, does that one thing, then
-// writes the status (and the environment's) in one deferred patch and records the Events.
+// The Bundle controller: gathers state (gather.ts), asks decide.ts what to do, does that one
+// thing (act.ts), then writes the status with its Events and publishes the life-cycle events
+// (write.ts, lifecycle.ts). What re-enqueues a bundle is in watches.ts.
 //
 // Decisions come from the informer caches. Any decision that acts or ends the chain is taken
 // again on state read straight from the API server, holding the target Deployment
@@ -7,50 +8,37 @@
 // out; the Deployment patch also carries the resourceVersion it was decided on. Running builds
 // are the cache's plus the build Jobs this process created that the cache does not show yet
 // (build-expectations.ts), so a lagging cache cannot start a build over the project's limit.
-import { PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
+import { LABEL_PROJECT } from '../../crds/labels.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
-import { ignoreNotFound, isAlreadyExists, mergePatch } from '../../lib/kube.ts';
-import { ActRefused, isRefusal } from './refusal.ts';
+import { ignoreNotFound, mergePatch } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
-import { stepDuration, stepTotal } from '../metrics.ts';
-import {
-  ANNOTATION_BUNDLE,
-  LABEL_BUNDLE,
-  LABEL_PROJECT,
-  boundedName,
-  labelValue,
-} from '../../crds/labels.ts';
-import { ANNOTATION_ROLLOUT_STARTED, buildJobName } from '../names.ts';
+import { buildJobName } from '../names.ts';
 import type { Reconciler } from '../runtime/controller.ts';
 import { KeyedMutex } from '../runtime/keyed-mutex.ts';
+import { act } from './act.ts';
 import { BuildExpectations } from './build-expectations.ts';
-import { BundleGatherer } from './gather.ts';
 import { decideBundle } from './decide.ts';
-import type { BundleAction, BundleDecision, BundleInputs } from './decision.ts';
+import type { BundleDecision, BundleInputs } from './decision.ts';
+import { BundleGatherer } from './gather.ts';
+import type { BundleLifecycle } from './lifecycle.ts';
 import { contendedBy } from './observed.ts';
-import { signArchiveUrl } from '../../rules/archive-url.ts';
-import { rollbackBundle } from '../../rules/rollback.ts';
-import { backupJob, buildJob } from './jobs.ts';
-import { jobState } from './state.ts';
-import { timeMs } from '../../rules/timestamps.ts';
-import { bundleStatusUpdate, transitionEvents } from './status.ts';
+import { ActRefused, isRefusal } from './refusal.ts';
 import { FINISHED_LABEL_PATCH, retirement } from './retire.ts';
-
-/** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
-const ARCHIVE_URL_GRACE_SECONDS = 15 * 60;
-const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+import { writeBundleStatus } from './write.ts';
 
 export class BundleReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
   private readonly locks = new KeyedMutex();
   private readonly expectations = new BuildExpectations();
   private readonly gather: BundleGatherer;
+  private readonly lifecycle: BundleLifecycle;
 
-  constructor(ctx: OperatorContext) {
+  constructor(ctx: OperatorContext, lifecycle: BundleLifecycle) {
     this.ctx = ctx;
+    this.lifecycle = lifecycle;
     this.gather = new BundleGatherer(ctx, this.expectations);
     // A build Job the cache shows (or no longer shows) is counted from the cache.
     ctx.informers.jobs.onEvent((job) => {
@@ -140,6 +128,10 @@ export class BundleReconciler implements Reconciler {
     return this.write(input, decision);
   }
 
+  private write(input: BundleInputs, decision: BundleDecision): Promise<HandlerResult | void> {
+    return writeBundleStatus(this.ctx, this.lifecycle, input, decision);
+  }
+
   /**
    * Acts; a build Job that could not be created is no longer expected. An act the API server
    * refuses (a quota, an admission policy, a rejected object) becomes ActRefused: reconcile()
@@ -148,7 +140,7 @@ export class BundleReconciler implements Reconciler {
    */
   private async actExpecting(decision: BundleDecision, input: BundleInputs): Promise<void> {
     try {
-      await this.act(decision.action, input);
+      await act(this.ctx, decision.action, input);
     } catch (err) {
       if (decision.action.type === 'createBuildJob')
         this.expectations.forget(
@@ -172,139 +164,5 @@ export class BundleReconciler implements Reconciler {
         buildJobName(input.bundle.metadata.name),
       );
     return decision;
-  }
-
-  private async act(action: BundleAction, input: BundleInputs): Promise<void> {
-    const { batch, apps } = this.ctx.clients;
-    const { config } = this.ctx;
-    const { bundle } = input;
-    const namespace = bundle.metadata.namespace;
-    const create = async (job: V1Job) => {
-      try {
-        await batch.createNamespacedJob({ namespace, body: job });
-      } catch (err) {
-        // Deterministic names: it exists because an earlier run (maybe before a restart) made it.
-        if (!isAlreadyExists(err)) throw err;
-      }
-    };
-    switch (action.type) {
-      case 'none':
-        return;
-      case 'createBuildJob':
-        return create(buildJob(bundle, input.project!, input.image, config, this.signedArchiveUrl(bundle)));
-      case 'createBackupJob':
-        return create(backupJob(bundle, input.environment!, config));
-      case 'stopJobs': {
-        for (const job of [input.buildJob, input.backupJob]) {
-          if (!job?.metadata?.name || jobState(job).state !== 'running') continue;
-          await batch
-            .deleteNamespacedJob({ name: job.metadata.name, namespace, propagationPolicy: 'Background' })
-            .catch(ignoreNotFound);
-        }
-        return;
-      }
-      case 'rollBack': {
-        const rollback = rollbackBundle({
-          namespace,
-          project: bundle.spec.projectRef.name,
-          projectUid: input.project?.metadata.uid,
-          to: action.to,
-          environment: action.environment,
-          // Deterministic: a second decision (after a restart) finds the first one's bundle.
-          name: boundedName(bundle.metadata.name, 'rollback', 253),
-          comment: `automatic rollback to bundle ${action.to}: the rollout of ${bundle.metadata.name} failed`,
-        });
-        try {
-          await this.ctx.slipway.create('Bundle', rollback as BundleObject & Record<string, unknown>);
-        } catch (err) {
-          if (!isAlreadyExists(err)) throw err;
-        }
-        return;
-      }
-      case 'startRollout': {
-        const deployment = input.deployment!;
-        const startedAt = input.now.toISOString();
-        await apps.patchNamespacedDeployment(
-          {
-            name: deployment.metadata!.name!,
-            namespace,
-            body: {
-              metadata: {
-                // A precondition: the patch fails with 409 if the Deployment changed since we read it.
-                resourceVersion: deployment.metadata!.resourceVersion,
-                annotations: {
-                  [ANNOTATION_BUNDLE]: bundle.metadata.name,
-                  [ANNOTATION_ROLLOUT_STARTED]: startedAt,
-                },
-              },
-              spec: {
-                template: {
-                  // The label lets the operator watch this rollout's pods (and only them).
-                  metadata: {
-                    annotations: { [ANNOTATION_BUNDLE]: bundle.metadata.name },
-                    labels: { [LABEL_BUNDLE]: labelValue(bundle.metadata.name) },
-                  },
-                  spec: {
-                    containers: [{ name: action.container, image: action.image }],
-                  },
-                },
-              },
-            },
-          },
-          strategicMerge,
-        );
-        return;
-      }
-    }
-  }
-
-  private async write(input: BundleInputs, decision: BundleDecision): Promise<HandlerResult | void> {
-    const { status: writer, log } = this.ctx;
-    const { bundle } = input;
-    const { namespace, name } = bundle.metadata;
-    const written = await writer.write(
-      'Bundle',
-      bundle,
-      bundleStatusUpdate(bundle, decision),
-      transitionEvents,
-    );
-    if (written) {
-      this.observeSteps(input, written as NonNullable<BundleObject['status']>);
-      if (decision.outcome === 'finished')
-        log.info({ bundle: `${namespace}/${name}`, phase: decision.phase }, 'bundle finished');
-    }
-    return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
-  }
-
-  /** Step durations and outcomes, counted once: when a step's condition leaves Unknown. */
-  private observeSteps(input: BundleInputs, status: NonNullable<BundleObject['status']>): void {
-    const before = input.bundle.status?.conditions ?? [];
-    const steps: Array<[string, string, number | undefined]> = [
-      ['Built', 'build', timeMs(input.buildJob?.metadata?.creationTimestamp)],
-      ['BackedUp', 'backup', timeMs(input.backupJob?.metadata?.creationTimestamp)],
-      ['Deployed', 'deploy', timeMs(input.deployment?.metadata?.annotations?.[ANNOTATION_ROLLOUT_STARTED])],
-    ];
-    for (const [type, step, started] of steps) {
-      const now = status.conditions?.find((c) => c.type === type);
-      const old = before.find((c) => c.type === type);
-      if (!now || now.status === 'Unknown' || old?.status === now.status) continue;
-      if (now.reason === 'Superseded' || started === undefined) continue;
-      const outcome = now.status === 'True' ? 'succeeded' : 'failed';
-      stepTotal.inc({ step, outcome });
-      stepDuration.observe({ step, outcome }, Math.max(0, input.now.getTime() - started) / 1000);
-    }
-  }
-  /**
-   * The gateway serves uploaded archives only at signed URLs. The Bundle spec keeps the stable,
-   * unsigned one (it is immutable); each build Job gets one signed until its build timeout.
-   */
-  private signedArchiveUrl(bundle: BundleObject): string | undefined {
-    const { archiveUrlKey, buildTimeoutSeconds } = this.ctx.config;
-    const url = bundle.spec.source.archive?.url;
-    if (!url || !archiveUrlKey) return undefined;
-    const expires = new Date(
-      this.ctx.now().getTime() + (buildTimeoutSeconds + ARCHIVE_URL_GRACE_SECONDS) * 1000,
-    );
-    return signArchiveUrl(url, archiveUrlKey, expires);
   }
 }

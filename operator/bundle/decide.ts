@@ -3,17 +3,17 @@
 // either lets the chain continue or stops it with a reason; `Ready` summarises at the end.
 //
 //   project present → not superseded → Built → (environment free) → BackedUp → Deployed → Ready
-import type { V1Deployment } from '@kubernetes/client-node';
-import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
+import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { EnvironmentObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
-import { ANNOTATION_BUILD_CONCURRENCY, backupJobName, buildJobName } from '../names.ts';
+import { backupJobName, buildJobName } from '../names.ts';
 import { podProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { isNewer } from '../../rules/bundle-order.ts';
-import { environmentOf, jobState, rolloutState, runningBundle } from './state.ts';
-import type { BundleAction, BundleDecision, BundleInputs } from './decision.ts';
-import { jobBlocked, paused, replicaFailure, rolloutBegun, rolloutStarted } from './observed.ts';
+import { jobState, rolloutState, runningBundle } from './state.ts';
+import type { BundleDecision, BundleInputs } from './decision.ts';
+import { jobBlocked, paused, replicaFailure, rolloutStarted } from './observed.ts';
+import { automaticRollback, buildConcurrency, olderBundlesWaitingToBuild, supersededBy } from './siblings.ts';
 import { Chain, cond, withOutput, type ChainResult } from './chain.ts';
 
 const SKIP: BundleDecision = {
@@ -140,31 +140,6 @@ function runChain(input: BundleInputs): ChainResult {
   return chain.progressing('Deploying', 'Progressing', message);
 }
 
-/** The message saying why this bundle is superseded, or undefined when it is not. */
-export function supersededBy(input: BundleInputs): string | undefined {
-  const { bundle, deployment } = input;
-  const env = environmentOf(bundle);
-  if (!env) return undefined;
-  if (rolloutBegun(bundle, deployment)) return undefined;
-  const newer = input.projectBundles.filter(
-    (b) =>
-      b.metadata.name !== bundle.metadata.name &&
-      !b.metadata.deletionTimestamp &&
-      environmentOf(b) === env &&
-      isNewer(b, bundle),
-  );
-  if (newer.length > 0) {
-    const newest = newer.reduce((a, b) => (isNewer(b, a) ? b : a));
-    return `bundle ${newest.metadata.name} for environment ${env} is newer`;
-  }
-  // An older bundle never replaces a newer one that is already deployed.
-  const running = runningBundle(deployment);
-  const runningObj = running && input.projectBundles.find((b) => b.metadata.name === running);
-  if (runningObj && isNewer(runningObj, bundle))
-    return `environment ${env} already runs the newer bundle ${running}`;
-  return undefined;
-}
-
 function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
   const { bundle, project, buildJob } = input;
   if (bundle.spec.source.bundleRef) return reuseStep(input, chain, bundle.spec.source.bundleRef.name);
@@ -176,25 +151,11 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
   }
   if (buildJob) {
     chain.status.buildJob = jobName;
-    const state = jobState(buildJob);
-    if (state.state === 'succeeded') {
-      chain.status.image = input.image;
-      chain.set(cond('Built', 'True', 'Succeeded', `built image ${input.image}`));
-      return undefined;
-    }
-    if (state.state === 'failed') {
-      const message = withOutput(`build Job ${jobName} failed: ${state.message}`, input.failedOutput?.build);
-      chain.set(cond('Built', 'False', 'BuildFailed', message));
-      return chain.failed('Failed', 'BuildFailed', message);
-    }
-    const blocked = jobBlocked(input, 'build', jobName);
-    if (blocked) {
-      chain.set(cond('Built', 'Unknown', blocked.reason, blocked.message));
-      return chain.blocked('Building', blocked);
-    }
-    const message = `build Job ${jobName} is running`;
-    chain.set(cond('Built', 'Unknown', 'Building', message));
-    return chain.progressing('Building', 'Building', message);
+    const ended = jobStep(input, chain, BUILD, buildJob, jobName);
+    if (ended !== 'succeeded') return ended;
+    chain.status.image = input.image;
+    chain.set(cond('Built', 'True', 'Succeeded', `built image ${input.image}`));
+    return undefined;
   }
 
   const problem = buildSettingsProblem(bundle, project!);
@@ -221,28 +182,6 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
   const message = `build Job ${jobName} started`;
   chain.set(cond('Built', 'Unknown', 'Building', message));
   return chain.progressing('Building', 'Building', message, { type: 'createBuildJob' });
-}
-
-/** Older bundles of the project that want a build slot first (first come, first built). */
-function olderBundlesWaitingToBuild(input: BundleInputs): BundleObject[] {
-  const { bundle } = input;
-  return input.projectBundles.filter((b) => {
-    if (b.metadata.name === bundle.metadata.name || b.metadata.deletionTimestamp) return false;
-    if (!isNewer(bundle, b) || isFinished(b) || b.status?.buildJob || b.status?.image) return false;
-    // Counted among the running builds already (its status write may not have reached the cache).
-    if (input.startedBuilds.has(buildJobName(b.metadata.name))) return false;
-    // A bundle that cannot build yet (say, a git bundle of a project with no repository) holds
-    // no place in the queue: an upload behind it must not wait for it.
-    if (input.project && buildSettingsProblem(b, input.project)) return false;
-    // A bundle that is about to be superseded will not build.
-    return supersededBy({ ...input, bundle: b }) === undefined;
-  });
-}
-
-export function buildConcurrency(project: ProjectObject, fallback: number): number {
-  const raw = project.metadata.annotations?.[ANNOTATION_BUILD_CONCURRENCY];
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n >= 1 ? n : fallback;
 }
 
 type Target =
@@ -310,27 +249,68 @@ function backupStep(
     chain.set(cond('BackedUp', 'Unknown', 'BackingUp', message));
     return chain.progressing('BackingUp', 'BackingUp', message, { type: 'createBackupJob' });
   }
-  const state = jobState(backupJob);
-  if (state.state === 'succeeded') {
-    chain.set(cond('BackedUp', 'True', 'Succeeded', `backup Job ${jobName} finished`));
-    return undefined;
-  }
+  const ended = jobStep(input, chain, BACKUP, backupJob, jobName);
+  if (ended !== 'succeeded') return ended;
+  chain.set(cond('BackedUp', 'True', 'Succeeded', `backup Job ${jobName} finished`));
+  return undefined;
+}
+
+/** What differs between the two steps that run a Job: the build and the backup. */
+interface JobStep {
+  kind: 'build' | 'backup';
+  condition: 'Built' | 'BackedUp';
+  phase: 'Building' | 'BackingUp';
+  running: 'Building' | 'BackingUp';
+  failed: 'BuildFailed' | 'BackupFailed';
+  /** Said after a failure's cause. */
+  afterFailure: string;
+}
+const BUILD: JobStep = {
+  kind: 'build',
+  condition: 'Built',
+  phase: 'Building',
+  running: 'Building',
+  failed: 'BuildFailed',
+  afterFailure: '',
+};
+const BACKUP: JobStep = {
+  kind: 'backup',
+  condition: 'BackedUp',
+  phase: 'BackingUp',
+  running: 'BackingUp',
+  failed: 'BackupFailed',
+  afterFailure: '; nothing was deployed',
+};
+
+/**
+ * The ladder of a step that runs a Job: succeeded (the caller writes what it produced), failed
+ * with the container's last output, blocked (its pods cannot run), or running.
+ */
+function jobStep(
+  input: BundleInputs,
+  chain: Chain,
+  step: JobStep,
+  job: V1Job,
+  jobName: string,
+): ChainResult | 'succeeded' {
+  const state = jobState(job);
+  if (state.state === 'succeeded') return 'succeeded';
   if (state.state === 'failed') {
     const message = withOutput(
-      `backup Job ${jobName} failed: ${state.message}; nothing was deployed`,
-      input.failedOutput?.backup,
+      `${step.kind} Job ${jobName} failed: ${state.message}${step.afterFailure}`,
+      input.failedOutput?.[step.kind],
     );
-    chain.set(cond('BackedUp', 'False', 'BackupFailed', message));
-    return chain.failed('Failed', 'BackupFailed', message);
+    chain.set(cond(step.condition, 'False', step.failed, message));
+    return chain.failed('Failed', step.failed, message);
   }
-  const blocked = jobBlocked(input, 'backup', jobName);
+  const blocked = jobBlocked(input, step.kind, jobName);
   if (blocked) {
-    chain.set(cond('BackedUp', 'Unknown', blocked.reason, blocked.message));
-    return chain.blocked('BackingUp', blocked);
+    chain.set(cond(step.condition, 'Unknown', blocked.reason, blocked.message));
+    return chain.blocked(step.phase, blocked);
   }
-  const message = `backup Job ${jobName} is running`;
-  chain.set(cond('BackedUp', 'Unknown', 'BackingUp', message));
-  return chain.progressing('BackingUp', 'BackingUp', message);
+  const message = `${step.kind} Job ${jobName} is running`;
+  chain.set(cond(step.condition, 'Unknown', step.running, message));
+  return chain.progressing(step.phase, step.running, message);
 }
 
 /** A bundle with source.bundleRef builds nothing: it takes the image that bundle built. */
@@ -351,39 +331,4 @@ function reuseStep(input: BundleInputs, chain: Chain, sourceName: string): Chain
   chain.status.image = image;
   chain.set(cond('Built', 'True', 'Reused', `reuses image ${image} built by bundle ${sourceName}`));
   return undefined;
-}
-
-/**
- * After a failed rollout, when the environment asks for it: back to the bundle it ran before,
- * unless a newer bundle for the environment exists (newest intent wins) or this bundle was a
- * rollback itself (no loops).
- */
-function automaticRollback(
-  input: BundleInputs,
-  environment: EnvironmentObject,
-): { to: string; action: Extract<BundleAction, { type: 'rollBack' }>; made: boolean } | undefined {
-  const { bundle } = input;
-  const previous = environment.status?.currentBundle;
-  if (!environment.spec.autoRollback || bundle.spec.trigger.type === 'Rollback') return undefined;
-  if (!previous || previous === bundle.metadata.name) return undefined;
-  const envName = environment.metadata.name;
-  // Newer bundles that will never roll out (failed, superseded, being deleted) do not count.
-  const newer = input.projectBundles.filter(
-    (b) =>
-      b.metadata.name !== bundle.metadata.name &&
-      environmentOf(b) === envName &&
-      isNewer(b, bundle) &&
-      !b.metadata.deletionTimestamp &&
-      b.status?.phase !== 'Failed' &&
-      b.status?.phase !== 'Superseded',
-  );
-  // The rollback this decision made earlier (the bundle is decided again until its status shows).
-  const isOurRollback = (b: BundleObject) =>
-    b.spec.trigger.type === 'Rollback' && b.spec.source.bundleRef?.name === previous;
-  if (newer.some((b) => !isOurRollback(b))) return undefined;
-  return {
-    to: previous,
-    action: { type: 'rollBack', to: previous, environment: envName },
-    made: newer.length > 0,
-  };
 }

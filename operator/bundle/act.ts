@@ -1,0 +1,84 @@
+// Does the one thing a decision asks for: create the build or backup Job, stop a superseded
+// bundle's Jobs, create the automatic rollback's bundle, or start the rollout. Every create has
+// a deterministic name, so "already exists" means an earlier run (maybe before a restart) made it.
+import type { V1Job } from '@kubernetes/client-node';
+import type { BundleObject } from '../../crds/index.ts';
+import { boundedName } from '../../crds/labels.ts';
+import { ignoreNotFound, isAlreadyExists } from '../../lib/kube.ts';
+import { signArchiveUrl } from '../../rules/archive-url.ts';
+import { rollbackBundle } from '../../rules/rollback.ts';
+import type { OperatorContext } from '../context.ts';
+import type { BundleAction, BundleInputs } from './decision.ts';
+import { backupJob, buildJob } from './jobs.ts';
+import { startRollout } from './rollout.ts';
+import { jobState } from './state.ts';
+
+/** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
+const ARCHIVE_URL_GRACE_SECONDS = 15 * 60;
+
+export async function act(ctx: OperatorContext, action: BundleAction, input: BundleInputs): Promise<void> {
+  const { batch, apps } = ctx.clients;
+  const { bundle } = input;
+  const namespace = bundle.metadata.namespace;
+  const create = (job: V1Job) => ignoreAlreadyExists(batch.createNamespacedJob({ namespace, body: job }));
+  switch (action.type) {
+    case 'none':
+      return;
+    case 'createBuildJob':
+      return create(buildJob(bundle, input.project!, input.image, ctx.config, signedArchiveUrl(ctx, bundle)));
+    case 'createBackupJob':
+      return create(backupJob(bundle, input.environment!, ctx.config));
+    case 'stopJobs': {
+      for (const job of [input.buildJob, input.backupJob]) {
+        if (!job?.metadata?.name || jobState(job).state !== 'running') continue;
+        await batch
+          .deleteNamespacedJob({ name: job.metadata.name, namespace, propagationPolicy: 'Background' })
+          .catch(ignoreNotFound);
+      }
+      return;
+    }
+    case 'rollBack': {
+      const rollback = rollbackBundle({
+        namespace,
+        project: bundle.spec.projectRef.name,
+        projectUid: input.project?.metadata.uid,
+        to: action.to,
+        environment: action.environment,
+        // Deterministic: a second decision (after a restart) finds the first one's bundle.
+        name: boundedName(bundle.metadata.name, 'rollback', 253),
+        comment: `automatic rollback to bundle ${action.to}: the rollout of ${bundle.metadata.name} failed`,
+      });
+      return ignoreAlreadyExists(
+        ctx.slipway.create('Bundle', rollback as BundleObject & Record<string, unknown>),
+      );
+    }
+    case 'startRollout':
+      return startRollout(apps, {
+        bundle,
+        deployment: input.deployment!,
+        container: action.container,
+        image: action.image,
+        startedAt: input.now,
+      });
+  }
+}
+
+async function ignoreAlreadyExists(request: Promise<unknown>): Promise<void> {
+  try {
+    await request;
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+}
+
+/**
+ * The gateway serves uploaded archives only at signed URLs. The Bundle spec keeps the stable,
+ * unsigned one (it is immutable); each build Job gets one signed until its build timeout.
+ */
+function signedArchiveUrl(ctx: OperatorContext, bundle: BundleObject): string | undefined {
+  const { archiveUrlKey, buildTimeoutSeconds } = ctx.config;
+  const url = bundle.spec.source.archive?.url;
+  if (!url || !archiveUrlKey) return undefined;
+  const expires = new Date(ctx.now().getTime() + (buildTimeoutSeconds + ARCHIVE_URL_GRACE_SECONDS) * 1000);
+  return signArchiveUrl(url, archiveUrlKey, expires);
+}
