@@ -4,7 +4,7 @@ import type { EventRecorder } from '../lib/events.ts';
 import type { Logger } from '../lib/log.ts';
 import type { OperatorConfig } from './config.ts';
 import type { OperatorInformers } from './informers.ts';
-import type { StatusWriter } from './runtime/status-writer.ts';
+import type { StatusWriter } from './reconcile/status-writer.ts';
 
 export interface OperatorContext {
   config: OperatorConfig;

@@ -14,12 +14,12 @@ import { countStep } from './bundle/step-metrics.ts';
 import { watchForBundles } from './bundle/watches.ts';
 import type { OperatorConfig } from './config.ts';
 import type { OperatorContext } from './context.ts';
-import { StatusWriter } from './runtime/status-writer.ts';
+import { StatusWriter } from './reconcile/status-writer.ts';
 import { EnvironmentReconciler, watchForEnvironments } from './environment/controller.ts';
 import { allInformers, createInformers } from './informers.ts';
 import { leader as leaderGauge } from './metrics.ts';
 import { ProjectReconciler, watchForProjects } from './project/controller.ts';
-import { Controller } from './runtime/controller.ts';
+import { Controller } from './reconcile/controller.ts';
 import {
   PageEntryReconciler,
   StatusPageReconciler,

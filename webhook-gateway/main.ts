@@ -7,7 +7,7 @@ import { logger } from '../lib/log.ts';
 import { counter, histogram } from '../lib/metrics.ts';
 import { collectOrphanArchives } from './archive/collector.ts';
 import { ARCHIVE_GC_GRACE_MS, ARCHIVE_GC_INTERVAL_MS, ARCHIVE_TMP_MAX_AGE_MS } from './limits.ts';
-import { bundleWriter, ProjectDirectory } from './directory.ts';
+import { bundleWriter, ClusterAdapter } from './cluster-adapter.ts';
 import { createArchiveStore, loadArchiveStoreConfig } from './archive/store-config.ts';
 import { createGatewayServer } from './index.ts';
 
@@ -56,19 +56,19 @@ const trustedProxies = parseTrustedProxies(
     .filter(Boolean),
 );
 const kc = loadKubeConfig();
-const directory = new ProjectDirectory(kc, env.SLIPWAY_WATCH_NAMESPACE || undefined, log);
+const cluster = new ClusterAdapter(kc, env.SLIPWAY_WATCH_NAMESPACE || undefined, log);
 await store.removeStaleTemporaryFiles(new Date(), ARCHIVE_TMP_MAX_AGE_MS);
 
 const server = createGatewayServer({
   publicBaseUrl: env.SLIPWAY_PUBLIC_URL.replace(/\/$/, ''),
   archiveBaseUrl: env.SLIPWAY_ARCHIVE_BASE_URL,
-  projectBySlug: directory.projectBySlug,
-  bundleByName: directory.bundleByName,
+  projectBySlug: cluster.projectBySlug,
+  bundleByName: cluster.bundleByName,
   createBundles: bundleWriter(slipwayApi(kc)),
   archiveStore: store,
   archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,
   archiveSigningKey: env.SLIPWAY_ARCHIVE_URL_KEY,
-  isReady: () => directory.synced(),
+  isReady: () => cluster.synced(),
   clientAddress: (req) =>
     clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies),
   logger: log,
@@ -83,11 +83,11 @@ const server = createGatewayServer({
   },
 });
 
-const admin = await startAdminServer({ port: env.SLIPWAY_ADMIN_PORT, ready: () => directory.synced() });
+const admin = await startAdminServer({ port: env.SLIPWAY_ADMIN_PORT, ready: () => cluster.synced() });
 server.listen(env.SLIPWAY_PORT, () =>
   log.info({ port: env.SLIPWAY_PORT, archiveStore: storeConfig.type }, 'webhook gateway listening'),
 );
-await directory.start();
+await cluster.start();
 log.info('caches synced');
 
 // Archives no Bundle refers to any more are deleted, at start and then every interval.
@@ -96,7 +96,7 @@ const collect = async () => {
   try {
     const { removed, seen, ran } = await collectOrphanArchives({
       store,
-      referencedKeys: directory.referencedArchiveKeys,
+      referencedKeys: cluster.referencedArchiveKeys,
       namespace: watchNamespace,
       graceMs: ARCHIVE_GC_GRACE_MS,
       now: () => new Date(),
@@ -114,6 +114,6 @@ collector.unref();
 onShutdown(async () => {
   clearInterval(collector);
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await directory.stop();
+  await cluster.stop();
   admin.close();
 }, log);

@@ -1,5 +1,5 @@
 // Child process: the webhook gateway on 127.0.0.1:0, as the gateway process wires it.
-//   BENCH_GATEWAY_MODE=kube: ProjectDirectory (informers) + bundleWriter against the API server
+//   BENCH_GATEWAY_MODE=kube: ClusterAdapter (informers) + bundleWriter against the API server
 //     of KUBECONFIG, watching BENCH_NAMESPACE: the real path of a delivery.
 //   BENCH_GATEWAY_MODE=memory: one in-memory project (BENCH_SECRET) and an in-memory bundle
 //     writer, to measure the HTTP and archive path alone.
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import type { BundleObject } from '../../crds/index.ts';
 import { loadKubeConfig, slipwayApi } from '../../lib/kube.ts';
-import { bundleWriter, ProjectDirectory } from '../../webhook-gateway/directory.ts';
+import { bundleWriter, ClusterAdapter } from '../../webhook-gateway/cluster-adapter.ts';
 import {
   createGatewayServer,
   FilesystemArchiveStore,
@@ -80,12 +80,12 @@ function memoryDirectory(): {
 
 async function main(): Promise<void> {
   const log = pino({ level: 'silent' });
-  let directory: ProjectDirectory | undefined;
+  let directory: ClusterAdapter | undefined;
   let wiring: { projectBySlug: ProjectBySlug; createBundles: CreateBundles; ready: () => boolean };
   if (mode === 'kube') {
     // As webhook-gateway/main.ts does: one connection pool for the whole process.
     const kc = loadKubeConfig();
-    const dir = new ProjectDirectory(kc, process.env.BENCH_NAMESPACE, log);
+    const dir = new ClusterAdapter(kc, process.env.BENCH_NAMESPACE, log);
     directory = dir;
     wiring = {
       projectBySlug: dir.projectBySlug,

@@ -11,7 +11,7 @@ import type { OperatorContext } from '../context.ts';
 import type { BundleAction, BundleInputs } from './decision.ts';
 import { backupJob, buildJob } from './jobs.ts';
 import { startRollout } from './rollout.ts';
-import { jobState } from './state.ts';
+import { jobState } from './workload-state.ts';
 
 /** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
 const ARCHIVE_URL_GRACE_SECONDS = 15 * 60;

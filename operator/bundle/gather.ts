@@ -15,7 +15,7 @@ import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './observed.ts';
 import { backupLocation } from './jobs.ts';
-import { failedContainerOutput, jobState } from './state.ts';
+import { failedContainerOutput, jobState } from './workload-state.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 
 /** The label the Job controller puts on a Job's pods. */

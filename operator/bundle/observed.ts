@@ -6,7 +6,8 @@ import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import type { BundleInputs } from './decision.ts';
 import { POD_PROBLEM_REASONS, podProblem, type PodProblem } from './pod-problems.ts';
-import { jobState, runningBundle } from './state.ts';
+import { jobState } from './workload-state.ts';
+import { runningBundle } from '../running-bundle.ts';
 
 /**
  * What a decision that acts holds while it reads fresh state and acts: the Deployment the bundle

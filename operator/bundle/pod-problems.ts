@@ -3,7 +3,7 @@
 // claim included), image pulls that fail, containers that cannot be created (a missing Secret or
 // ConfigMap key), containers that crash over and over. Pure: no I/O.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
-import { podEnded } from './state.ts';
+import { podEnded } from './workload-state.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 
 /**

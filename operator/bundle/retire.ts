@@ -11,7 +11,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { LABEL_FINISHED } from '../../crds/labels.ts';
-import { jobState } from './state.ts';
+import { jobState } from './workload-state.ts';
 
 /** The label's value, and the merge patch that sets it. */
 export const FINISHED_LABEL_PATCH = { metadata: { labels: { [LABEL_FINISHED]: 'true' } } };

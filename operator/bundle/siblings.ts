@@ -8,7 +8,8 @@ import { ANNOTATION_BUILD_CONCURRENCY, buildJobName } from '../names.ts';
 import type { BundleAction, BundleInputs } from './decision.ts';
 import { rolloutBegun } from './observed.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { environmentOf, runningBundle } from './state.ts';
+import { environmentOf } from './workload-state.ts';
+import { runningBundle } from '../running-bundle.ts';
 
 /** The message saying why this bundle is superseded, or undefined when it is not. */
 export function supersededBy(input: BundleInputs): string | undefined {

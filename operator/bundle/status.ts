@@ -7,7 +7,7 @@ import {
   type StatusEvent,
   type StatusUpdate,
   type TransitionEvents,
-} from '../runtime/status-writer.ts';
+} from '../reconcile/status-writer.ts';
 import type { BundleDecision } from './decision.ts';
 
 /** The fields and conditions a decision writes into the bundle's status. */

@@ -7,7 +7,7 @@ import { LABEL_BUNDLE } from '../../crds/labels.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
-import type { Controller } from '../runtime/controller.ts';
+import type { Controller } from '../reconcile/controller.ts';
 
 /** Queued for a build slot, waiting for its environment, or not yet looked at. */
 function waitsForSiblings(b: BundleObject): boolean {

@@ -6,7 +6,7 @@ import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
-import type { Controller, Reconciler } from '../runtime/controller.ts';
+import type { Controller, Reconciler } from '../reconcile/controller.ts';
 import type { EnvironmentObject } from '../../crds/index.ts';
 import { isNotFound } from '../../lib/kube.ts';
 import { decideEnvironment, deploymentRecord, type EnvironmentReferences } from './decide.ts';

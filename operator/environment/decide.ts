@@ -3,7 +3,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
-import { runningBundle } from '../bundle/state.ts';
+import { runningBundle } from '../running-bundle.ts';
 import { ANNOTATION_ROLLOUT_STARTED } from '../names.ts';
 
 /** The keys of the database Secret the backup Job reads (port is optional). */

@@ -11,7 +11,7 @@ import { uploadScriptUrl, webhookUrl } from '../../rules/webhook-url.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
-import type { Controller, Reconciler } from '../runtime/controller.ts';
+import type { Controller, Reconciler } from '../reconcile/controller.ts';
 import { bundlesToPrune, claimSlug, protectedBundles } from './decide.ts';
 import { effectiveSlug } from '../../rules/webhook-url.ts';
 import { GatewayAccess } from './gateway-access.ts';

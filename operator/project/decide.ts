@@ -4,7 +4,7 @@ import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { isNewer } from '../../rules/bundle-order.ts';
 import { effectiveSlug } from '../../rules/webhook-url.ts';
-import { runningBundle } from '../bundle/state.ts';
+import { runningBundle } from '../running-bundle.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

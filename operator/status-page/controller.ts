@@ -8,9 +8,9 @@ import { kindPath, type SlipwayApi } from '../../lib/kube.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import { noticeAt, noticeFromObject } from '../../rules/notice-timeline.ts';
-import type { Controller, Reconciler } from '../runtime/controller.ts';
-import { KeyedMutex } from '../runtime/keyed-mutex.ts';
-import { readyEvents, type StatusWriter, type TransitionEvents } from '../runtime/status-writer.ts';
+import type { Controller, Reconciler } from '../reconcile/controller.ts';
+import { KeyedMutex } from '../reconcile/keyed-mutex.ts';
+import { readyEvents, type StatusWriter, type TransitionEvents } from '../reconcile/status-writer.ts';
 import { LAST_ID_ANNOTATION, earlierHolder, nextId, parentProblem } from './ids.ts';
 
 /** The status page's entries: the kinds that get an id and show in the status API (not object status). */

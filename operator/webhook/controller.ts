@@ -4,7 +4,7 @@ import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
-import type { Controller, Reconciler } from '../runtime/controller.ts';
+import type { Controller, Reconciler } from '../reconcile/controller.ts';
 import { decideWebhook } from './decide.ts';
 
 export class WebhookReconciler implements Reconciler {

@@ -16,7 +16,7 @@ import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { Operator } from '../../../operator/operator.ts';
-import { bundleWriter, ProjectDirectory } from '../../../webhook-gateway/directory.ts';
+import { bundleWriter, ClusterAdapter } from '../../../webhook-gateway/cluster-adapter.ts';
 import { PartialCreationError } from '../../../webhook-gateway/index.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import * as build from '../../support/builders.ts';
@@ -32,7 +32,7 @@ const api = slipwayApi(kc);
 const log = logger.child({ test: 'gateway' });
 let ns: { name: string; remove: () => Promise<void> };
 let gateway: Server;
-let directory: ProjectDirectory;
+let directory: ClusterAdapter;
 let operator: Operator;
 let baseUrl: string;
 let hookUrl: string;
@@ -72,7 +72,7 @@ async function webhookSecretOf(project: ProjectObject): Promise<string> {
 
 beforeAll(async () => {
   ns = await createNamespace(kc, 'gateway');
-  directory = new ProjectDirectory(kc, ns.name, log);
+  directory = new ClusterAdapter(kc, ns.name, log);
   // Listen first: the upload script the gateway serves carries its real address.
   gateway = createServer();
   gateway.listen(0, '127.0.0.1');

@@ -13,7 +13,7 @@ import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
 import { kubeClients, slipwayApi } from '../../../lib/kube.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { GATEWAY_ACCESS_NAME } from '../../../operator/project/gateway-access.ts';
-import { bundleWriter, ProjectDirectory } from '../../../webhook-gateway/directory.ts';
+import { bundleWriter, ClusterAdapter } from '../../../webhook-gateway/cluster-adapter.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { gatewayRules } from '../../../webhook-gateway/rbac.ts';
 import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
@@ -27,7 +27,7 @@ const archiveDir = mkdtempSync(join(tmpdir(), 'slipway-rbac-archives-'));
 let gateway: ProcessIdentity;
 let ns: string;
 let asGateway: KubeConfig;
-let directory: ProjectDirectory;
+let directory: ClusterAdapter;
 let server: Server;
 let baseUrl: string;
 let operator: Operator;
@@ -37,7 +37,7 @@ beforeAll(async () => {
   ({ namespace: ns, kubeConfig: asGateway } = gateway);
 
   // All namespaces, as the chart runs it by default.
-  directory = new ProjectDirectory(asGateway, undefined, gateway.log);
+  directory = new ClusterAdapter(asGateway, undefined, gateway.log);
   server = createServer();
   server.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
 import { failedBuildStep } from '../../../operator/bundle/buildkit-output.ts';
-import { failedContainerOutput } from '../../../operator/bundle/state.ts';
+import { failedContainerOutput } from '../../../operator/bundle/workload-state.ts';
 
 const pod = (created: string, statuses: V1Pod['status']): V1Pod => ({
   metadata: { name: `p-${created}`, creationTimestamp: new Date(created) },

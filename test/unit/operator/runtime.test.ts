@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { KeyedMutex } from '../../../operator/runtime/keyed-mutex.ts';
-import { canonical, mergePatched, statusDiffers } from '../../../operator/runtime/status.ts';
+import { KeyedMutex } from '../../../operator/reconcile/keyed-mutex.ts';
+import { canonical, mergePatched, statusDiffers } from '../../../operator/reconcile/status.ts';
 import { deferred, flush } from '../../support/fake-clock.ts';
 
 describe('KeyedMutex', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nextConditions, readyEvents } from '../../../operator/runtime/status-writer.ts';
+import { nextConditions, readyEvents } from '../../../operator/reconcile/status-writer.ts';
 import { T0, at } from '../../support/builders.ts';
 import { condition } from './builders.ts';
 

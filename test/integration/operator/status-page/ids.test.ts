@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { StatusComponentObject, StatusNoticeObject } from '../../../../crds/index.ts';
-import { StatusWriter } from '../../../../operator/runtime/status-writer.ts';
+import { StatusWriter } from '../../../../operator/reconcile/status-writer.ts';
 import { EventRecorder } from '../../../../lib/events.ts';
 import { kubeClients, slipwayApi } from '../../../../lib/kube.ts';
 import { logger } from '../../../../lib/log.ts';
@@ -12,7 +12,7 @@ import {
   createStatusPageInformers,
   watchStatusPageEntries,
 } from '../../../../operator/status-page/controller.ts';
-import { Controller } from '../../../../operator/runtime/controller.ts';
+import { Controller } from '../../../../operator/reconcile/controller.ts';
 import * as build from '../../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../../support/cluster.ts';
 

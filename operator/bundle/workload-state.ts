@@ -1,8 +1,8 @@
-// Pure readings of the objects a bundle's chain depends on: is a Job done, is a rollout done,
-// is one bundle newer than another. No I/O.
+// Pure readings of the workloads a bundle's steps run: whether a Job is done, what a failed
+// container said last, how far a rollout is. No I/O.
 import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
-import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
+import { runningBundle } from '../running-bundle.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import { failedBuildStep } from './buildkit-output.ts';
 
@@ -106,11 +106,6 @@ export function rolloutState(deployment: V1Deployment, bundle: string): RolloutS
   if (available < updated)
     return { state: 'progressing', message: `${available} of ${updated} updated pods available` };
   return { state: 'complete' };
-}
-
-/** The bundle the Deployment's pod template was last set to, if the operator set one. */
-export function runningBundle(deployment: V1Deployment | undefined): string | undefined {
-  return deployment?.spec?.template?.metadata?.annotations?.[ANNOTATION_BUNDLE];
 }
 
 export function environmentOf(bundle: BundleObject): string | undefined {

@@ -1,4 +1,4 @@
-// The gateway's view of the cluster: Projects by slug, their Webhooks and their latest manual
+// The gateway's adapter to the cluster: Projects by slug, their Webhooks and their latest manual
 // Bundle from informer caches — a delivery never lists anything — and each project's webhook
 // Secret, read by name behind a short cache (secret-reader.ts): the gateway cannot list Secrets.
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -19,7 +19,7 @@ const BY_PROJECT = 'project';
 const projectKey = (o: { metadata?: { namespace?: string } }, name: string | undefined) =>
   name ? [objectKey(o.metadata?.namespace, name)] : [];
 
-export class ProjectDirectory {
+export class ClusterAdapter {
   private readonly projects: Informer<Cached<ProjectObject>>;
   private readonly webhooks: Informer<Cached<WebhookObject>>;
   private readonly bundles: Informer<Cached<BundleObject>>;
