@@ -207,3 +207,55 @@ export const Bundle: KindDefinition<typeof bundleSpec, typeof bundleStatus> = {
     ageColumn,
   ],
 };
+
+/**
+ * Why a step's pods cannot run, in the step's condition and Ready: the pods' own problems, a
+ * Job's or a Deployment's refused pods, a paused Deployment.
+ */
+export const podProblemReasons = [
+  'Unschedulable',
+  'ClaimNotFound',
+  'ImagePullFailed',
+  'ContainerConfigError',
+  'CrashLoop',
+  'PodsRefused',
+  'DeploymentPaused',
+] as const;
+export type PodProblemReason = (typeof podProblemReasons)[number];
+
+/** The reasons of a Bundle's step conditions and Ready (docs/resources.md lists exactly these). */
+export const bundleReasons = [
+  // The chain's progress and its end.
+  'Succeeded',
+  'Reused',
+  'Queued',
+  'Building',
+  'BackingUp',
+  'Progressing',
+  'WaitingForEnvironment',
+  'Superseded',
+  // Waits for something outside the bundle.
+  'ProjectNotFound',
+  'RepositoryNotConfigured',
+  'CredentialsSecretNotFound',
+  'EnvironmentNotFound',
+  'EnvironmentProjectMismatch',
+  'DeploymentNotFound',
+  'ContainerNotFound',
+  'BackupNotConfigured',
+  'Refused',
+  ...podProblemReasons,
+  // Failures.
+  'BuildFailed',
+  'BackupFailed',
+  'RolloutFailed',
+  'RolloutReplaced',
+  'MissingBuildSettings',
+  'InvalidBaseSoftware',
+  'InvalidDirectoryMap',
+  'InvalidBuildSteps',
+  'InvalidSource',
+  'SourceBundleNotFound',
+  'SourceBundleNotBuilt',
+] as const;
+export type BundleReason = (typeof bundleReasons)[number];

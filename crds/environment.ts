@@ -91,3 +91,15 @@ export const Environment: KindDefinition<typeof environmentSpec, typeof environm
     ageColumn,
   ],
 };
+
+/** The reasons of an Environment's Ready condition (docs/resources.md lists exactly these). */
+export const environmentReasons = [
+  'Valid',
+  'ProjectNotFound',
+  'DeploymentNotFound',
+  'ContainerNotFound',
+  'DatabaseSecretNotFound',
+  'DatabaseSecretIncomplete',
+  'BackupClaimNotFound',
+] as const;
+export type EnvironmentReason = (typeof environmentReasons)[number];

@@ -1,13 +1,21 @@
 // Every kind Slipway defines, and the TypeScript types derived from their schemas.
 import type { z } from 'zod';
 import type { Resource } from './common.ts';
-import { Bundle, type bundleSpec, type bundleStatus } from './bundle.ts';
-import { Environment, type environmentSpec, type environmentStatus } from './environment.ts';
-import { Project, type projectSpec, type projectStatus } from './project.ts';
+import { Bundle, bundleReasons, type bundleSpec, type bundleStatus } from './bundle.ts';
+import {
+  Environment,
+  environmentReasons,
+  type environmentSpec,
+  type environmentStatus,
+} from './environment.ts';
+import { Project, projectReasons, type projectSpec, type projectStatus } from './project.ts';
 import {
   StatusComponent,
   StatusNotice,
   StatusPage,
+  statusComponentReasons,
+  statusNoticeReasons,
+  statusPageReasons,
   type componentSpec,
   type componentStatus,
   type noticeSpec,
@@ -15,7 +23,7 @@ import {
   type statusPageSpec,
   type statusPageStatus,
 } from './status.ts';
-import { Webhook, type webhookSpec, type webhookStatus } from './webhook.ts';
+import { Webhook, webhookReasons, type webhookSpec, type webhookStatus } from './webhook.ts';
 
 export * from './common.ts';
 export * from './bundle.ts';
@@ -25,6 +33,17 @@ export * from './status.ts';
 export * from './webhook.ts';
 
 export const kinds = [Project, Environment, Webhook, Bundle, StatusPage, StatusComponent, StatusNotice];
+
+/** Every kind's condition reasons, as its docs section in docs/resources.md must list them. */
+export const reasonsByKind = {
+  Project: projectReasons,
+  Environment: environmentReasons,
+  Webhook: webhookReasons,
+  Bundle: bundleReasons,
+  StatusPage: statusPageReasons,
+  StatusComponent: statusComponentReasons,
+  StatusNotice: statusNoticeReasons,
+} as const;
 
 type Obj<Spec extends z.ZodType, Status extends z.ZodType> = Resource<z.output<Spec>, z.output<Status>>;
 export type ProjectObject = Obj<typeof projectSpec, typeof projectStatus>;

@@ -66,3 +66,15 @@ export const Project: KindDefinition<typeof projectSpec, typeof projectStatus> =
     ageColumn,
   ],
 };
+
+/** The reasons of a Project's Ready condition (docs/resources.md lists exactly these). */
+export const projectReasons = [
+  'WebhookReady',
+  'InvalidSlug',
+  'SlugConflict',
+  'SecretNotFound',
+  'SecretKeyNotFound',
+  'SecretConflict',
+  'CredentialsSecretNotFound',
+] as const;
+export type ProjectReason = (typeof projectReasons)[number];

@@ -199,3 +199,21 @@ export const StatusNotice: KindDefinition<typeof noticeSpec, typeof noticeStatus
     ageColumn,
   ],
 };
+
+/** The reasons of a StatusPage's Ready condition (docs/resources.md lists exactly these). */
+export const statusPageReasons = ['Published', 'DuplicateStatusPage'] as const;
+export type StatusPageReason = (typeof statusPageReasons)[number];
+
+/** The reasons of a StatusComponent's Ready condition (docs/resources.md lists exactly these). */
+export const statusComponentReasons = [
+  'Published',
+  'NoStatusPage',
+  'DuplicateId',
+  'ParentNotFound',
+  'ParentCycle',
+] as const;
+export type StatusComponentReason = (typeof statusComponentReasons)[number];
+
+/** The reasons of a StatusNotice's Ready condition (docs/resources.md lists exactly these). */
+export const statusNoticeReasons = ['Published', 'NoStatusPage', 'DuplicateId', 'ComponentNotFound'] as const;
+export type StatusNoticeReason = (typeof statusNoticeReasons)[number];

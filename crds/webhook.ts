@@ -71,3 +71,14 @@ export const Webhook: KindDefinition<typeof webhookSpec, typeof webhookStatus> =
     ageColumn,
   ],
 };
+
+/** The reasons of a Webhook's Ready condition (docs/resources.md lists exactly these). */
+export const webhookReasons = [
+  'Valid',
+  'ProjectNotFound',
+  'ProjectNotReady',
+  'EnvironmentNotFound',
+  'EnvironmentProjectMismatch',
+  'BackupNotConfigured',
+] as const;
+export type WebhookReason = (typeof webhookReasons)[number];

@@ -8,6 +8,7 @@ import {
   boundedName,
   labelValue,
 } from '../crds/labels.ts';
+import type { BundleReason, ProjectReason } from '../crds/index.ts';
 
 export const MANAGER = 'slipway-operator';
 /** On the Deployment: when the operator started rolling that bundle out. */
@@ -15,7 +16,8 @@ export const ANNOTATION_ROLLOUT_STARTED = 'slipway.dev/rollout-started-at';
 /** On a Project: how many of its bundles may build at the same time. */
 export const ANNOTATION_BUILD_CONCURRENCY = 'slipway.dev/build-concurrency';
 /** A Project's Ready reason while the Secret its repository names for cloning is missing. */
-export const CREDENTIALS_SECRET_NOT_FOUND = 'CredentialsSecretNotFound';
+export const CREDENTIALS_SECRET_NOT_FOUND = 'CredentialsSecretNotFound' satisfies ProjectReason &
+  BundleReason;
 
 /** Job names become a pod label value, so they must fit in 63 characters. */
 export const buildJobName = (bundle: string) => boundedName(bundle, 'build');

@@ -1,7 +1,7 @@
 // How decide.ts builds a bundle's decision while its steps run: each step sets the conditions it
 // owns and either lets the chain go on or ends it (progressing, waiting, failed or done), and
 // Ready summarises at the end.
-import type { BundlePhase } from '../../crds/index.ts';
+import type { BundlePhase, BundleReason } from '../../crds/index.ts';
 import type { ConditionUpdate } from '../../lib/conditions.ts';
 import {
   REQUEUE_NO_POD_MS,
@@ -17,10 +17,13 @@ import { timeMs } from '../../rules/timestamps.ts';
 
 export type ChainResult = Omit<BundleDecision, 'skip'>;
 
+/** The conditions a bundle's steps own, and Ready. */
+export type BundleCondition = 'Built' | 'BackedUp' | 'Deployed' | 'Ready';
+
 export const cond = (
-  type: string,
+  type: BundleCondition,
   status: ConditionUpdate['status'],
-  reason: string,
+  reason: BundleReason,
   message: string,
 ): ConditionUpdate => ({ type, status, reason, message });
 
@@ -44,7 +47,7 @@ export class Chain {
   /** The chain is on its way; Ready is Unknown with the step's reason. */
   progressing(
     phase: BundlePhase,
-    reason: string,
+    reason: BundleReason,
     message: string,
     action: BundleAction = { type: 'none' },
   ): ChainResult {
@@ -56,7 +59,7 @@ export class Chain {
   /** Blocked by something outside the bundle that may change (a missing object, a busy environment). */
   waiting(
     phase: BundlePhase,
-    reason: string,
+    reason: BundleReason,
     message: string,
     ready: 'False' | 'Unknown' = 'False',
   ): ChainResult {
@@ -82,7 +85,7 @@ export class Chain {
 
   failed(
     phase: 'Failed' | 'Superseded',
-    reason: string,
+    reason: BundleReason,
     message: string,
     action: BundleAction = { type: 'none' },
   ): ChainResult {

@@ -4,7 +4,7 @@
 //
 //   project present → not superseded → Built → (environment free) → BackedUp → Deployed → Ready
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
-import type { EnvironmentObject } from '../../crds/index.ts';
+import type { BundleReason, EnvironmentObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { backupJobName, buildJobName } from '../names.ts';
@@ -191,7 +191,7 @@ type Target =
 function deployTarget(input: BundleInputs, chain: Chain): Target {
   const { bundle, environment, deployment } = input;
   const envName = bundle.spec.deploy!.environmentRef.name;
-  const blocked = (reason: string, message: string): Target => {
+  const blocked = (reason: BundleReason, message: string): Target => {
     chain.set(cond('Deployed', 'Unknown', reason, message));
     return { stop: chain.waiting('Built', reason, message) };
   };

@@ -5,7 +5,8 @@ import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import type { BundleInputs } from './decision.ts';
-import { POD_PROBLEM_REASONS, podProblem, type PodProblem } from './pod-problems.ts';
+import { podProblemReasons } from '../../crds/index.ts';
+import { podProblem, type PodProblem } from './pod-problems.ts';
 import { jobState } from './workload-state.ts';
 import { runningBundle } from '../running-bundle.ts';
 
@@ -85,7 +86,7 @@ export function paused(deployment: V1Deployment): PodProblem | undefined {
  * its way, or its pods cannot run. (Not the reasons a bundle waits with before that:
  * WaitingForEnvironment, EnvironmentNotFound, DeploymentNotFound, …)
  */
-const ROLLOUT_REASONS = new Set<string>(['Progressing', ...POD_PROBLEM_REASONS]);
+const ROLLOUT_REASONS = new Set<string>(['Progressing', ...podProblemReasons]);
 
 /** Whether this bundle's own status says its rollout was started (the Deployment was patched). */
 export function rolloutStarted(bundle: BundleObject): boolean {

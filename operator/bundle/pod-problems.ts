@@ -3,25 +3,16 @@
 // claim included), image pulls that fail, containers that cannot be created (a missing Secret or
 // ConfigMap key), containers that crash over and over. Pure: no I/O.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import type { PodProblemReason } from '../../crds/index.ts';
 import { podEnded } from './workload-state.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 
 /**
- * Every reason a PodProblem carries: the pods' own (here), a Job's or a Deployment's refused pods,
- * a paused Deployment (decide.ts). Each names a step whose pods were asked for and cannot run.
+ * A step whose pods were asked for and cannot run: the pods' own problems (here), a Job's or a
+ * Deployment's refused pods, a paused Deployment (observed.ts). Reasons: crds' podProblemReasons.
  */
-export const POD_PROBLEM_REASONS = [
-  'Unschedulable',
-  'ClaimNotFound',
-  'ImagePullFailed',
-  'ContainerConfigError',
-  'CrashLoop',
-  'PodsRefused',
-  'DeploymentPaused',
-] as const;
-
 export interface PodProblem {
-  reason: (typeof POD_PROBLEM_REASONS)[number];
+  reason: PodProblemReason;
   message: string;
 }
 

@@ -1,11 +1,11 @@
 // Checks of what a build needs from the bundle and its project, before any Job is made.
 // The values end up in a Dockerfile and a shell environment, so they are held to a strict shape.
-import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import type { BundleObject, BundleReason, ProjectObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { CREDENTIALS_SECRET_NOT_FOUND } from '../names.ts';
 
 export interface SettingsProblem {
-  reason: string;
+  reason: BundleReason;
   message: string;
   /** The bundle spec is immutable: a problem in it can never go away. */
   permanent: boolean;

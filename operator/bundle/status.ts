@@ -1,5 +1,5 @@
 // Turns a decision into the bundle's next status and the Events its transitions deserve.
-import type { BundleObject } from '../../crds/index.ts';
+import type { BundleObject, BundleReason } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import {
   RECONCILING,
@@ -27,7 +27,7 @@ export function bundleStatusUpdate(bundle: BundleObject, decision: BundleDecisio
 }
 
 /** Event reasons for a step condition entering a status (False reasons are used as they are). */
-const STEP_EVENTS: Record<string, Partial<Record<string, string>>> = {
+const STEP_EVENTS: Record<string, Partial<Record<BundleReason, string>>> = {
   Built: { Queued: 'Queued', Building: 'BuildStarted', Succeeded: 'Built' },
   BackedUp: {
     BackingUp: 'BackupStarted',
@@ -56,7 +56,7 @@ export const transitionEvents: TransitionEvents = (before, after) => {
         events.push({ type: 'Warning', reason: c.reason, message: c.message });
       continue;
     }
-    const mapped = c.status === 'False' ? undefined : STEP_EVENTS[c.type]?.[c.reason];
+    const mapped = c.status === 'False' ? undefined : STEP_EVENTS[c.type]?.[c.reason as BundleReason];
     if (mapped) events.push({ type: 'Normal', reason: mapped, message: c.message });
     else
       events.push({

@@ -84,7 +84,8 @@ export class EnvironmentReconciler implements Reconciler {
   }
 }
 
-const REFERENCE_REASONS = new Set([
+const REFERENCE_REASONS = new Set<string>([
+  // EnvironmentReasons: the Secret and claim a backup reads.
   'DatabaseSecretNotFound',
   'DatabaseSecretIncomplete',
   'BackupClaimNotFound',

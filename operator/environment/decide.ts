@@ -1,7 +1,7 @@
 // Pure decisions of the Environment controller: are its references usable, and what do its
 // rollouts say?
 import type { V1Deployment } from '@kubernetes/client-node';
-import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
+import type { BundleObject, EnvironmentObject, EnvironmentReason, ProjectObject } from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import { runningBundle } from '../running-bundle.ts';
 import { ANNOTATION_ROLLOUT_STARTED } from '../names.ts';
@@ -30,7 +30,7 @@ export function decideEnvironment({
   deployment,
   references = {},
 }: EnvironmentInputs): ConditionUpdate {
-  const not = (reason: string, message: string): ConditionUpdate => ({
+  const not = (reason: EnvironmentReason, message: string): ConditionUpdate => ({
     type: 'Ready',
     status: 'False',
     reason,

@@ -2,7 +2,7 @@
 // owned when none is referenced), the published webhook and upload-script URLs, and pruning
 // of old bundles. Steps in order; Ready summarises.
 import type { V1Secret } from '@kubernetes/client-node';
-import type { ProjectObject } from '../../crds/index.ts';
+import type { ProjectObject, ProjectReason } from '../../crds/index.ts';
 import type { ConditionUpdate } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
@@ -25,7 +25,7 @@ const CREDENTIALS_MISSING_RETRY_MS = 10_000;
 
 type SecretResult =
   | { ok: true; ref: { name: string; key: string }; value: Buffer }
-  | { ok: false; reason: string; message: string };
+  | { ok: false; reason: ProjectReason; message: string };
 
 export class ProjectReconciler implements Reconciler {
   private readonly ctx: OperatorContext;

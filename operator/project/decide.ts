@@ -1,6 +1,6 @@
 // Pure decisions of the Project controller: who owns a slug, which bundles to prune.
 import type { V1Deployment } from '@kubernetes/client-node';
-import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
+import type { BundleObject, EnvironmentObject, ProjectObject, ProjectReason } from '../../crds/index.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { isNewer } from '../../rules/bundle-order.ts';
 import { effectiveSlug } from '../../rules/webhook-url.ts';
@@ -19,7 +19,8 @@ function olderProject(a: ProjectObject, b: ProjectObject): boolean {
   return `${a.metadata.namespace}/${a.metadata.name}` < `${b.metadata.namespace}/${b.metadata.name}`;
 }
 
-export type SlugClaim = { owner: true; slug: string } | { owner: false; reason: string; message: string };
+export type SlugClaim =
+  { owner: true; slug: string } | { owner: false; reason: ProjectReason; message: string };
 
 /** Whether `project` may use its slug, given every project (any namespace) that claims the same one. */
 export function claimSlug(project: ProjectObject, sameSlug: readonly ProjectObject[]): SlugClaim {

@@ -1,6 +1,12 @@
 // Pure decision of the Webhook controller: are its project and environment usable, what URL
 // does it publish, and which bundle did it trigger last?
-import type { BundleObject, EnvironmentObject, ProjectObject, WebhookObject } from '../../crds/index.ts';
+import type {
+  BundleObject,
+  EnvironmentObject,
+  ProjectObject,
+  WebhookObject,
+  WebhookReason,
+} from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import { isNewer } from '../../rules/bundle-order.ts';
 
@@ -21,7 +27,7 @@ export interface WebhookDecision {
 
 export function decideWebhook({ webhook, project, environment, bundles }: WebhookInputs): WebhookDecision {
   const lastTriggered = newestTrigger(bundles);
-  const not = (reason: string, message: string): WebhookDecision => ({
+  const not = (reason: WebhookReason, message: string): WebhookDecision => ({
     ready: { type: 'Ready', status: 'False', reason, message },
     url: undefined,
     lastTriggered,
