@@ -27,8 +27,10 @@ WORKDIR /app
 # Sources stay owned by root: the processes cannot modify their own code.
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
-COPY lib ./lib
 COPY crds ./crds
+COPY rules ./rules
+COPY lib ./lib
+COPY providers ./providers
 COPY operator ./operator
 COPY webhook-gateway ./webhook-gateway
 COPY status-api ./status-api

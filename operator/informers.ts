@@ -1,7 +1,15 @@
 // The watched caches the operator's controllers share, with the indexes that map a change of
 // one object to the objects that depend on it.
 import type { KubeConfig, KubernetesObject, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
-import type { BundleObject, EnvironmentObject, ProjectObject, WebhookObject } from '../crds/index.ts';
+import type {
+  BundleObject,
+  EnvironmentObject,
+  ProjectObject,
+  StatusComponentObject,
+  StatusNoticeObject,
+  StatusPageObject,
+  WebhookObject,
+} from '../crds/index.ts';
 import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { kindPath } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
@@ -18,6 +26,12 @@ export const INDEX = {
   bundle: 'bundle',
   /** A bundle by the value of its `slipway.dev/bundle` label (its name, shortened to 63 characters). */
   bundleLabel: 'bundleLabel',
+  /** A status component by its parent component. */
+  parent: 'parent',
+  /** A status notice by each component it names. */
+  component: 'component',
+  /** A status component or notice by `namespace/id`: the holders of an id without a scan. */
+  statusId: 'statusId',
 } as const;
 
 const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?? '';
@@ -49,7 +63,13 @@ export interface OperatorInformers {
   deployments: Informer<V1Deployment>;
   /** The pods of bundles: their build and backup Jobs' pods and the pods of their rollouts. */
   pods: Informer<V1Pod>;
+  statusPages: Informer<Cached<StatusPageObject>>;
+  statusComponents: Informer<Cached<StatusComponentObject>>;
+  statusNotices: Informer<Cached<StatusNoticeObject>>;
 }
+
+const byStatusId = (o: { metadata?: { namespace?: string }; spec?: { id?: number } }) =>
+  o.spec?.id === undefined ? [] : [objectKey(ns(o), String(o.spec.id))];
 
 export function createInformers(
   kc: KubeConfig,
@@ -89,11 +109,42 @@ export function createInformers(
     fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed',
     transform: metadataAndStatus,
   }).addIndex(INDEX.bundle, (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]));
-  return { projects, environments, webhooks, bundles, jobs, deployments, pods };
+  const statusPages = new Informer<Cached<StatusPageObject>>(kc, kindPath('StatusPage', namespace), log);
+  const statusComponents = new Informer<Cached<StatusComponentObject>>(
+    kc,
+    kindPath('StatusComponent', namespace),
+    log,
+  )
+    .addIndex(INDEX.parent, (c) => ref(c, c.spec?.parentRef?.name))
+    .addIndex(INDEX.statusId, byStatusId);
+  const statusNotices = new Informer<Cached<StatusNoticeObject>>(kc, kindPath('StatusNotice', namespace), log)
+    .addIndex(INDEX.component, (n) => (n.spec?.componentRefs ?? []).map((r) => objectKey(ns(n), r.name)))
+    .addIndex(INDEX.statusId, byStatusId);
+  return {
+    projects,
+    environments,
+    webhooks,
+    bundles,
+    jobs,
+    deployments,
+    pods,
+    statusPages,
+    statusComponents,
+    statusNotices,
+  };
 }
 
 export function allInformers(i: OperatorInformers): Array<Informer<KubernetesObject>> {
-  return [i.projects, i.environments, i.webhooks, i.bundles, i.jobs, i.deployments, i.pods] as Array<
-    Informer<KubernetesObject>
-  >;
+  return [
+    i.projects,
+    i.environments,
+    i.webhooks,
+    i.bundles,
+    i.jobs,
+    i.deployments,
+    i.pods,
+    i.statusPages,
+    i.statusComponents,
+    i.statusNotices,
+  ] as Array<Informer<KubernetesObject>>;
 }

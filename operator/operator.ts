@@ -20,13 +20,9 @@ import { allInformers, createInformers } from './informers.ts';
 import { leader as leaderGauge } from './metrics.ts';
 import { ProjectReconciler, watchForProjects } from './project/controller.ts';
 import { Controller } from './reconcile/controller.ts';
-import {
-  PageEntryReconciler,
-  StatusPageReconciler,
-  createStatusPageInformers,
-  watchStatusPageEntries,
-  type StatusPageInformers,
-} from './status-page/controller.ts';
+import { PageEntryReconciler, StatusPageReconciler } from './status-page/controller.ts';
+import { PageIds } from './status-page/page-ids.ts';
+import { watchStatusPageEntries } from './status-page/watches.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
@@ -48,7 +44,6 @@ export class Operator {
     statusComponents: Controller;
     statusNotices: Controller;
   };
-  private readonly statusPageInformers: StatusPageInformers;
   /** A bundle's life-cycle events (started, built, backed up, deployed, rolled back, failed). */
   readonly bundleLifecycle: BundleLifecycle;
   private readonly elector: LeaderElector | undefined;
@@ -78,31 +73,22 @@ export class Operator {
     // Observers of bundles' life-cycle events subscribe here (docs/architecture.md).
     this.bundleLifecycle = new BundleLifecycle(log);
     this.bundleLifecycle.subscribe(countStep);
-    const pageInformers = (this.statusPageInformers = createStatusPageInformers(
-      kc,
-      config.watchNamespace,
-      log,
-    ));
+    const pageIds = new PageIds(slipway);
     this.controllers = {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
       environments: new Controller('environment', new EnvironmentReconciler(ctx), config.workers, log),
       webhooks: new Controller('webhook', new WebhookReconciler(ctx), config.workers, log),
       bundles: new Controller('bundle', new BundleReconciler(ctx, this.bundleLifecycle), config.workers, log),
-      statusPages: new Controller(
-        'statuspage',
-        new StatusPageReconciler(ctx, pageInformers),
-        config.workers,
-        log,
-      ),
+      statusPages: new Controller('statuspage', new StatusPageReconciler(ctx), config.workers, log),
       statusComponents: new Controller(
         'statuscomponent',
-        new PageEntryReconciler('StatusComponent', ctx, pageInformers),
+        new PageEntryReconciler('StatusComponent', ctx, pageIds),
         config.workers,
         log,
       ),
       statusNotices: new Controller(
         'statusnotice',
-        new PageEntryReconciler('StatusNotice', ctx, pageInformers),
+        new PageEntryReconciler('StatusNotice', ctx, pageIds),
         config.workers,
         log,
       ),
@@ -112,7 +98,7 @@ export class Operator {
     watchForWebhooks(ctx, this.controllers.webhooks);
     watchForBundles(ctx, this.controllers.bundles);
     watchStatusPageEntries(
-      pageInformers,
+      informers,
       this.controllers.statusComponents,
       this.controllers.statusNotices,
       this.controllers.statusPages,
@@ -170,10 +156,7 @@ export class Operator {
   }
 
   private informers() {
-    const { pages, components, notices } = this.statusPageInformers;
-    return [...allInformers(this.context.informers), pages, components, notices] as ReturnType<
-      typeof allInformers
-    >;
+    return allInformers(this.context.informers);
   }
 
   private async startInformer(informer: ReturnType<typeof allInformers>[number]): Promise<void> {
@@ -207,7 +190,6 @@ export class Operator {
     for (const c of Object.values(this.controllers)) c.start();
     // Everything in the cache gets one look after a (re)start: nothing is lost across restarts.
     const { informers } = this.context;
-    const status = this.statusPageInformers;
     const watched: Array<
       [Controller, { list(): ReadonlyArray<{ metadata?: { namespace?: string; name?: string } }> }]
     > = [
@@ -215,9 +197,9 @@ export class Operator {
       [this.controllers.environments, informers.environments],
       [this.controllers.webhooks, informers.webhooks],
       [this.controllers.bundles, informers.bundles],
-      [this.controllers.statusPages, status.pages],
-      [this.controllers.statusComponents, status.components],
-      [this.controllers.statusNotices, status.notices],
+      [this.controllers.statusPages, informers.statusPages],
+      [this.controllers.statusComponents, informers.statusComponents],
+      [this.controllers.statusNotices, informers.statusNotices],
     ];
     for (const [controller, cache] of watched) {
       for (const o of cache.list()) controller.enqueue(o.metadata?.namespace, o.metadata?.name);

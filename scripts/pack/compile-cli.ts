@@ -1,6 +1,6 @@
 // The CLI as JavaScript for the package (`npm pack` runs this as prepack): Node does not strip the
 // types of files under node_modules, where `npm install -g` puts the package. tsc compiles
-// cli/main.ts and what it imports from lib/ and crds/ into dist/ (tsconfig.pack.json: `.ts`
+// cli/main.ts and what it imports from crds/, rules/, lib/ and providers/ into dist/ (tsconfig.pack.json: `.ts`
 // imports become `.js`), and dist/kubectl-slipway.js is what bin/kubectl-slipway runs once
 // installed. postpack runs it with --clean: dist/ does not stay in the clone.
 //   node scripts/pack/compile-cli.ts [--clean]

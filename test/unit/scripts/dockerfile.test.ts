@@ -1,7 +1,7 @@
 // What scripts/image/build.ts reads from the Dockerfile and .dockerignore to assemble Slipway's
 // image without Docker: the final stage's instructions, and which context files a build sees.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { appFiles, slipwayRecipe } from '../../../scripts/image/build.ts';
@@ -101,5 +101,21 @@ describe("the repository's Dockerfile", () => {
       expect(targets).toContain(`/app/${entry}`);
     expect(targets.filter((t) => t.endsWith('.test.ts'))).toEqual([]);
     expect(targets.filter((t) => !t.startsWith('/app/'))).toEqual([]);
+  });
+
+  it('copies every module the three entry points import, at its own path', () => {
+    const missing: string[] = [];
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      if (files.get(file) !== `/app/${file}`) missing.push(file);
+      const source = readFileSync(join(ROOT, file), 'utf8');
+      for (const m of source.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g))
+        visit(posix.normalize(posix.join(posix.dirname(file), m[1]!)));
+    };
+    for (const entry of ['operator/main.ts', 'webhook-gateway/main.ts', 'status-api/main.ts']) visit(entry);
+    expect(seen.size).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
   });
 });

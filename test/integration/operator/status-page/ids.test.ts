@@ -7,11 +7,10 @@ import { StatusWriter } from '../../../../operator/reconcile/status-writer.ts';
 import { EventRecorder } from '../../../../lib/events.ts';
 import { kubeClients, slipwayApi } from '../../../../lib/kube.ts';
 import { logger } from '../../../../lib/log.ts';
-import {
-  PageEntryReconciler,
-  createStatusPageInformers,
-  watchStatusPageEntries,
-} from '../../../../operator/status-page/controller.ts';
+import { createInformers } from '../../../../operator/informers.ts';
+import { PageEntryReconciler } from '../../../../operator/status-page/controller.ts';
+import { PageIds } from '../../../../operator/status-page/page-ids.ts';
+import { watchStatusPageEntries } from '../../../../operator/status-page/watches.ts';
 import { Controller } from '../../../../operator/reconcile/controller.ts';
 import * as build from '../../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../../support/cluster.ts';
@@ -25,23 +24,22 @@ let running: { stop: () => Promise<void> } | undefined;
 
 /** Starts the two status controllers as the operator runs them. */
 async function startControllers() {
-  const informers = createStatusPageInformers(kc, ns.name, log);
+  // The operator's shared caches; these controllers read only the three status kinds'.
+  const all = createInformers(kc, ns.name, log);
+  const informers = { pages: all.statusPages, components: all.statusComponents, notices: all.statusNotices };
   const events = new EventRecorder(clients.events, 'slipway.dev/operator', 'test', log);
   const now = () => new Date();
-  const ctx = { slipway: api, events, status: new StatusWriter({ slipway: api, events, now }), log, now };
+  const status = new StatusWriter({ slipway: api, events, now });
+  const ctx = { informers: all, slipway: api, events, status, log, now };
+  const ids = new PageIds(api);
   const components = new Controller(
     'statuscomponent',
-    new PageEntryReconciler('StatusComponent', ctx, informers),
+    new PageEntryReconciler('StatusComponent', ctx, ids),
     2,
     log,
   );
-  const notices = new Controller(
-    'statusnotice',
-    new PageEntryReconciler('StatusNotice', ctx, informers),
-    2,
-    log,
-  );
-  watchStatusPageEntries(informers, components, notices);
+  const notices = new Controller('statusnotice', new PageEntryReconciler('StatusNotice', ctx, ids), 2, log);
+  watchStatusPageEntries(all, components, notices);
   await Promise.all([informers.pages.start(), informers.components.start(), informers.notices.start()]);
   components.start();
   notices.start();

@@ -1,0 +1,46 @@
+// Which status objects the controllers look at again when something they depend on changes.
+import { objectKey } from '../../lib/informer.ts';
+import type { OperatorInformers } from '../informers.ts';
+import { INDEX } from '../informers.ts';
+import type { Controller } from '../reconcile/controller.ts';
+
+/** The entries of `o`'s namespace with its id (itself included). */
+function sameIdKey(o: { metadata: { namespace: string }; spec: { id?: number } }): string | undefined {
+  return o.spec.id === undefined ? undefined : objectKey(o.metadata.namespace, String(o.spec.id));
+}
+
+/** Maps every change to the objects whose answer it can change. */
+export function watchStatusPageEntries(
+  informers: Pick<OperatorInformers, 'statusPages' | 'statusComponents' | 'statusNotices'>,
+  components: Controller,
+  notices: Controller,
+  pages?: Controller,
+): void {
+  const { statusPages, statusComponents, statusNotices } = informers;
+  const all = (namespace: string) => {
+    for (const p of statusPages.list(namespace)) pages?.enqueue(namespace, p.metadata.name);
+    for (const c of statusComponents.list(namespace)) components.enqueue(namespace, c.metadata.name);
+    for (const n of statusNotices.list(namespace)) notices.enqueue(namespace, n.metadata.name);
+  };
+  statusPages.onEvent((p) => all(p.metadata.namespace));
+  statusComponents.onEvent((c) => {
+    const { namespace, name } = c.metadata;
+    components.enqueue(namespace, name);
+    for (const child of statusComponents.byIndex(INDEX.parent, objectKey(namespace, name)))
+      components.enqueue(namespace, child.metadata.name);
+    for (const n of statusNotices.byIndex(INDEX.component, objectKey(namespace, name)))
+      notices.enqueue(namespace, n.metadata.name);
+    // An id freed or taken can settle a DuplicateId elsewhere in the namespace.
+    const key = sameIdKey(c);
+    if (key)
+      for (const other of statusComponents.byIndex(INDEX.statusId, key))
+        components.enqueue(namespace, other.metadata.name);
+  });
+  statusNotices.onEvent((n) => {
+    notices.enqueue(n.metadata.namespace, n.metadata.name);
+    const key = sameIdKey(n);
+    if (key)
+      for (const other of statusNotices.byIndex(INDEX.statusId, key))
+        notices.enqueue(n.metadata.namespace, other.metadata.name);
+  });
+}
