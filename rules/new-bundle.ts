@@ -76,7 +76,7 @@ export function newBundle(request: NewBundle): BundleObject {
   };
 }
 
-export function ownedByProject(project: { name: string; uid?: string | undefined }): {
+function ownedByProject(project: { name: string; uid?: string | undefined }): {
   ownerReferences?: V1OwnerReference[];
 } {
   if (!project.uid) return {};

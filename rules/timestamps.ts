@@ -3,9 +3,7 @@
 
 /** Milliseconds of an RFC 3339 timestamp, or null when absent or unreadable. */
 export function parseTime(value: string | undefined | null): number | null {
-  if (value === undefined || value === null || value === '') return null;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : ms;
+  return value ? (timeMs(value) ?? null) : null;
 }
 
 /** Milliseconds of a timestamp as strings arrive from watches and Dates from typed reads; undefined when absent or unreadable. */

@@ -80,13 +80,13 @@ function memoryDirectory(): {
 
 async function main(): Promise<void> {
   const log = pino({ level: 'silent' });
-  let directory: ClusterAdapter | undefined;
+  let cluster: ClusterAdapter | undefined;
   let wiring: { projectBySlug: ProjectBySlug; createBundles: CreateBundles; ready: () => boolean };
   if (mode === 'kube') {
     // As webhook-gateway/main.ts does: one connection pool for the whole process.
     const kc = loadKubeConfig();
     const dir = new ClusterAdapter(kc, process.env.BENCH_NAMESPACE, log);
-    directory = dir;
+    cluster = dir;
     wiring = {
       projectBySlug: dir.projectBySlug,
       createBundles: bundleWriter(slipwayApi(kc)),
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     isReady: wiring.ready,
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  await directory?.start();
+  await cluster?.start();
 
   const sampler = new PeakSampler();
   serveParent(

@@ -18,6 +18,7 @@ export const lifecycleEventTypes = [
   'Deployed',
   'RolledBack',
   'Failed',
+  'Superseded',
 ] as const;
 export type LifecycleEventType = (typeof lifecycleEventTypes)[number];
 export type BundleStep = 'build' | 'backup' | 'deploy';
@@ -49,7 +50,7 @@ const STEPS: ReadonlyArray<[Condition['type'], BundleStep, 'Built' | 'BackedUp' 
 /**
  * The events between the status a bundle had and the status just written: Started when the build
  * began, one per step that succeeded (and RolledBack when a rollback bundle is deployed), Failed
- * when the bundle failed, naming the step that did.
+ * when the bundle failed, naming the step that did, Superseded when a newer bundle won.
  */
 export function lifecycleEvents(
   bundle: BundleObject,
@@ -83,6 +84,8 @@ export function lifecycleEvents(
     if (step === 'deploy' && bundle.spec.trigger.type === 'Rollback')
       events.push(event('RolledBack', now, step));
   }
+  if (after.phase === 'Superseded' && before?.phase !== 'Superseded')
+    events.push(event('Superseded', find(after, 'Ready')));
   if (after.phase === 'Failed' && before?.phase !== 'Failed') {
     const failedStep = STEPS.find(([type]) => {
       const c = find(after, type);

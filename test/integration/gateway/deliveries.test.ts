@@ -1,6 +1,6 @@
 // End to end on a real API server: the operator publishes the webhook URL and secret, real
 // provider deliveries (re-signed for that secret) reach the gateway on a real port, Bundles
-// appear with what the push said, and the real upload.sh uploads a real directory with curl.
+// appear with what the push said, and the real upload.sh uploads a real cluster with curl.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,7 +32,7 @@ const api = slipwayApi(kc);
 const log = logger.child({ test: 'gateway' });
 let ns: { name: string; remove: () => Promise<void> };
 let gateway: Server;
-let directory: ClusterAdapter;
+let cluster: ClusterAdapter;
 let operator: Operator;
 let baseUrl: string;
 let hookUrl: string;
@@ -72,7 +72,7 @@ async function webhookSecretOf(project: ProjectObject): Promise<string> {
 
 beforeAll(async () => {
   ns = await createNamespace(kc, 'gateway');
-  directory = new ClusterAdapter(kc, ns.name, log);
+  cluster = new ClusterAdapter(kc, ns.name, log);
   // Listen first: the upload script the gateway serves carries its real address.
   gateway = createServer();
   gateway.listen(0, '127.0.0.1');
@@ -80,17 +80,17 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
   const handlers = createGateway({
     publicBaseUrl: baseUrl,
-    projectBySlug: directory.projectBySlug,
-    bundleByName: directory.bundleByName,
+    projectBySlug: cluster.projectBySlug,
+    bundleByName: cluster.bundleByName,
     createBundles: bundleWriter(api),
     archiveStore: new FilesystemArchiveStore(archiveDir),
-    isReady: () => directory.synced(),
+    isReady: () => cluster.synced(),
     archiveSigningKey: archiveUrlKey,
     logger: log,
   });
   gateway.on('request', handlers.handleRequest);
   gateway.on('checkContinue', handlers.handleCheckContinue);
-  await directory.start();
+  await cluster.start();
 
   const config = loadConfig({
     SLIPWAY_GATEWAY_BASE_URL: baseUrl,
@@ -130,7 +130,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await operator?.stop();
-  await directory?.stop();
+  await cluster?.stop();
   gateway?.close();
   await ns?.remove();
   rmSync(archiveDir, { recursive: true, force: true });
@@ -205,7 +205,7 @@ describe('provider deliveries', () => {
 });
 
 describe('upload script', () => {
-  it('uploads a real directory with curl and creates an archive bundle', async () => {
+  it('uploads a real cluster with curl and creates an archive bundle', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'craft-'));
     mkdirSync(join(dir, 'web'));
     mkdirSync(join(dir, 'config'));
@@ -272,7 +272,7 @@ describe("the project's provider", () => {
     const collect = () =>
       collectOrphanArchives({
         store,
-        referencedKeys: directory.referencedArchiveKeys,
+        referencedKeys: cluster.referencedArchiveKeys,
         namespace: ns.name,
         graceMs: 60 * 60_000,
         // As the gateway's periodic sweep would run it two hours from now.
@@ -282,7 +282,7 @@ describe("the project's provider", () => {
     for (const b of uploads) await api.delete('Bundle', ns.name, b.metadata.name);
     await waitFor(
       'the gateway to see the bundles go',
-      async () => !directory.referencedArchiveKeys()?.has(key),
+      async () => !cluster.referencedArchiveKeys()?.has(key),
     );
     expect((await collect()).removed).toEqual([key]);
     expect(await stored()).not.toContain(key);

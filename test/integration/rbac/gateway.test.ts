@@ -27,7 +27,7 @@ const archiveDir = mkdtempSync(join(tmpdir(), 'slipway-rbac-archives-'));
 let gateway: ProcessIdentity;
 let ns: string;
 let asGateway: KubeConfig;
-let directory: ClusterAdapter;
+let cluster: ClusterAdapter;
 let server: Server;
 let baseUrl: string;
 let operator: Operator;
@@ -37,22 +37,22 @@ beforeAll(async () => {
   ({ namespace: ns, kubeConfig: asGateway } = gateway);
 
   // All namespaces, as the chart runs it by default.
-  directory = new ClusterAdapter(asGateway, undefined, gateway.log);
+  cluster = new ClusterAdapter(asGateway, undefined, gateway.log);
   server = createServer();
   server.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const handlers = createGateway({
     publicBaseUrl: baseUrl,
-    projectBySlug: directory.projectBySlug,
+    projectBySlug: cluster.projectBySlug,
     createBundles: bundleWriter(slipwayApi(asGateway)),
     archiveStore: new FilesystemArchiveStore(archiveDir),
-    isReady: () => directory.synced(),
+    isReady: () => cluster.synced(),
     logger: gateway.log,
   });
   server.on('request', handlers.handleRequest);
   server.on('checkContinue', handlers.handleCheckContinue);
-  await gateway.within(directory.start(), 30_000, "the gateway's caches to sync");
+  await gateway.within(cluster.start(), 30_000, "the gateway's caches to sync");
 
   // The operator (as admin: not under test here) publishes the project's webhook URL.
   // It also grants the gateway's ServiceAccount `get` on exactly the webhook Secrets.
@@ -64,7 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await operator?.stop();
-  await directory?.stop();
+  await cluster?.stop();
   server?.close();
   await gateway?.remove();
   rmSync(archiveDir, { recursive: true, force: true });
@@ -96,7 +96,7 @@ describe('gateway under its service account', () => {
     );
     expect(made).toHaveLength(1);
     expect(made[0]!.spec.trigger).toMatchObject({ provider: 'github', webhookRef: { name: 'master' } });
-    expect(directory.synced()).toBe(true);
+    expect(cluster.synced()).toBe(true);
     expect(gateway.forbidden()).toEqual([]);
   });
 

@@ -84,11 +84,29 @@ describe('lifecycleEvents', () => {
     expect(lifecycleEvents(b, after, after, {}, NOW)).toEqual([]);
   });
 
-  it('a bundle that fails before any step (a missing source bundle) fails with its reason', () => {
-    const after = st('Failed', condition('Ready', 'False', 'ProjectNotFound', 'project shop does not exist'));
+  it('a rollback whose source bundle is missing fails at its build step, before any Job', () => {
+    const after = st(
+      'Failed',
+      condition('Built', 'False', 'SourceBundleNotFound'),
+      condition('Ready', 'False', 'SourceBundleNotFound', 'bundle x (source.bundleRef) does not exist'),
+    );
     expect(types(lifecycleEvents(b, undefined, after, {}, NOW))).toEqual([
-      ['Failed', undefined, 'ProjectNotFound'],
+      ['Failed', 'build', 'SourceBundleNotFound'],
     ]);
+  });
+
+  it('a bundle a newer one superseded says so once, with no step', () => {
+    const before = st('Building', condition('Built', 'Unknown', 'Building'));
+    const after = st(
+      'Superseded',
+      condition('Built', 'Unknown', 'Building'),
+      condition('Deployed', 'False', 'Superseded'),
+      condition('Ready', 'False', 'Superseded', 'bundle shop-2 for environment staging is newer'),
+    );
+    expect(types(lifecycleEvents(b, before, after, {}, NOW))).toEqual([
+      ['Superseded', undefined, 'Superseded'],
+    ]);
+    expect(lifecycleEvents(b, after, after, {}, NOW)).toEqual([]);
   });
 });
 

@@ -22,7 +22,7 @@ import {
   resign,
   signedFixture,
   type Delivery,
-} from './support/fixtures.ts';
+} from '../webhook-gateway/support/fixtures.ts';
 
 /** Recognise, verify and parse, as the HTTP layer does. */
 function receive(delivery: Delivery, secret: string = TEST_SECRET): ParsedDelivery {
