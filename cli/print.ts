@@ -1,6 +1,7 @@
 // Printing as kubectl does: aligned columns with upper-case headers, ages like "5m" and "3d",
 // or the objects as JSON or YAML (-o json|yaml) for scripts.
 import { stringify } from 'yaml';
+import { escapeControlCharacters } from '../rules/text.ts';
 import type { CliContext } from './context.ts';
 
 export interface Column<T> {
@@ -12,7 +13,11 @@ export interface Column<T> {
 
 export function table<T>(items: readonly T[], columns: readonly Column<T>[], wide: boolean): string {
   const shown = columns.filter((c) => wide || !c.wide);
-  const rows = [shown.map((c) => c.header), ...items.map((item) => shown.map((c) => c.value(item)))];
+  // A cell may hold text from outside (a commit message): never raw terminal controls.
+  const rows = [
+    shown.map((c) => c.header),
+    ...items.map((item) => shown.map((c) => escapeControlCharacters(c.value(item)))),
+  ];
   const widths = shown.map((_, i) => Math.max(...rows.map((r) => [...r[i]!].length)));
   return rows
     .map((row) =>

@@ -255,6 +255,8 @@ export const bundleReasons = [
   'InvalidDirectoryMap',
   'InvalidBuildSteps',
   'InvalidSource',
+  'ForeignArchive',
+  'JobNotOwned',
   'SourceBundleNotFound',
   'SourceBundleNotBuilt',
 ] as const;

@@ -209,9 +209,20 @@ export function slipwayApi(kc: KubeConfig) {
     patch<T>(kind: KindName, namespace: string, name: string, body: unknown): Promise<T> {
       return jsonRequest<T>(kc, HttpMethod.PATCH, one(kind, namespace, name), body, MERGE_PATCH);
     },
-    patchStatus<T>(kind: KindName, namespace: string, name: string, status: unknown): Promise<T> {
+    /**
+     * Merge-patches the status. With `resourceVersion`, only if the object is still at that
+     * version: otherwise 409, and nothing is written (optimistic concurrency).
+     */
+    patchStatus<T>(
+      kind: KindName,
+      namespace: string,
+      name: string,
+      status: unknown,
+      resourceVersion?: string,
+    ): Promise<T> {
       const path = `${one(kind, namespace, name)}/status`;
-      return jsonRequest<T>(kc, HttpMethod.PATCH, path, { status }, MERGE_PATCH);
+      const body = resourceVersion === undefined ? { status } : { metadata: { resourceVersion }, status };
+      return jsonRequest<T>(kc, HttpMethod.PATCH, path, body, MERGE_PATCH);
     },
     async delete(kind: KindName, namespace: string, name: string): Promise<void> {
       await jsonRequest(kc, HttpMethod.DELETE, one(kind, namespace, name));

@@ -53,6 +53,7 @@ const envSchema = z.object({
   POD_NAMESPACE: text('default'),
   SLIPWAY_WATCH_NAMESPACE: optionalText,
   SLIPWAY_ARCHIVE_URL_KEY: optionalText,
+  SLIPWAY_ARCHIVE_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SLIPWAY_GATEWAY_SERVICE_ACCOUNT: optionalText.pipe(
     z
       .string()
@@ -96,6 +97,11 @@ export interface OperatorConfig {
   gatewayServiceAccount: { namespace: string; name: string } | undefined;
   /** Signs the archive download URL a build Job gets (the gateway holds the same key). */
   archiveUrlKey: string | undefined;
+  /**
+   * Where the gateway serves uploaded archives to build Jobs (its SLIPWAY_ARCHIVE_BASE_URL; by
+   * default the gateway's URL): an archive URL anywhere else fails its bundle, ForeignArchive.
+   */
+  archiveBaseUrl: string;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
@@ -137,5 +143,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         }
       : undefined,
     archiveUrlKey: e.SLIPWAY_ARCHIVE_URL_KEY,
+    archiveBaseUrl: (e.SLIPWAY_ARCHIVE_BASE_URL ?? e.SLIPWAY_GATEWAY_BASE_URL).replace(/\/+$/, ''),
   };
 }

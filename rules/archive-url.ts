@@ -31,6 +31,34 @@ export function archiveKeyFromPath(pathname: string): string | undefined {
   return isArchiveKey(key) ? key : undefined;
 }
 
+/**
+ * Why an archive URL may not be signed for a bundle of `namespace/project`, or undefined when it
+ * may: only an archive the gateway stored for that very project, at the gateway's own archive
+ * address. Anything else would let a bundle obtain a download signature for an archive of
+ * another project or namespace.
+ */
+export function foreignArchiveProblem(
+  url: string,
+  archiveBaseUrl: string,
+  namespace: string,
+  project: string,
+): string | undefined {
+  const base = new URL(`${archiveBaseUrl.replace(/\/+$/, '')}${ARCHIVES_SEGMENT}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `spec.source.archive.url ${JSON.stringify(url)} is not a URL`;
+  }
+  if (parsed.origin !== base.origin || !parsed.pathname.startsWith(base.pathname))
+    return `spec.source.archive.url is not an archive of this cluster's gateway (${base.href}…): only archives uploaded for the project are downloaded`;
+  const key = parsed.pathname.slice(base.pathname.length);
+  if (!isArchiveKey(key)) return `spec.source.archive.url names no archive (${key || 'an empty key'})`;
+  if (!key.startsWith(`${namespace}/${project}/`))
+    return `spec.source.archive.url names an archive of project ${key.split('/').slice(0, 2).join('/')}, not of ${namespace}/${project}`;
+  return undefined;
+}
+
 /** Adds `expires` (unix seconds) and `signature` to an archive URL. */
 export function signArchiveUrl(url: string, signingKey: string | Buffer, expiresAt: Date): string {
   const signed = new URL(url);

@@ -7,6 +7,7 @@
 // resumes an old bundle.
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { API_VERSION, type BundleObject } from '../crds/index.ts';
+import { withoutControlCharacters } from './text.ts';
 import {
   ANNOTATION_RECEIVED_AT,
   LABEL_PROJECT,
@@ -55,7 +56,8 @@ export function newBundle(request: NewBundle): BundleObject {
     spec: {
       projectRef: { name: project.name },
       source: request.source,
-      comment: request.comment,
+      // Stored text holds no control characters (rules/text.ts).
+      comment: withoutControlCharacters(request.comment),
       ...(manual
         ? {
             baseSoftware: structuredClone(manual.spec.baseSoftware),

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { kubeConfigFromFile, slipwayApi } from '../lib/kube.ts';
 import type { ProjectObject } from '../crds/index.ts';
-import { installCrds } from './cluster/install-crds.ts';
+import { installAdmissionPolicies, installCrds } from './cluster/install-crds.ts';
 import { waitFor } from '../lib/wait.ts';
 import { clusterDown, clusterUp, ensureBinaries, localClusterOf } from './cluster/control-plane.ts';
 import { watchControlPlane, type ControlPlaneWatch } from './cluster/control-plane-watch.ts';
@@ -91,7 +91,8 @@ async function main() {
     controlPlane = watchControlPlane(local, { log: (message) => process.stderr.write(`${message}\n`) });
   const kc = kubeConfigFromFile(kubeconfig);
   await installCrds(kc);
-  say('CRDs installed.');
+  await installAdmissionPolicies(kc);
+  say('CRDs and admission policies installed.');
   if (helmWanted && node) return startInstalled(kubeconfig, kubectlBin, node);
   const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig!, ...args]);
   await kubectl('create', 'namespace', SYSTEM_NAMESPACE).catch(() => undefined);

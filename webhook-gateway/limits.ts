@@ -7,6 +7,12 @@ const GiB = 1024 * MiB;
 
 /** Largest provider delivery body read into memory. GitHub caps payloads at 25 MB; pushes are far smaller. */
 export const MAX_HOOK_BODY_BYTES = 10 * MiB;
+/**
+ * Most branch updates one push delivery may carry (Bitbucket and Azure DevOps send every ref of
+ * a push in one delivery). Each may become a bundle and a build: beyond this the delivery is
+ * refused with 422 too_many_changes, and nothing is created.
+ */
+export const MAX_DELIVERY_BRANCH_CHANGES = 20;
 /** A provider delivery body must arrive within this time. */
 export const HOOK_BODY_TIMEOUT_MS = 30_000;
 

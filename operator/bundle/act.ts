@@ -11,7 +11,7 @@ import type { OperatorContext } from '../context.ts';
 import type { BundleAction, BundleInputs } from './decision.ts';
 import { backupJob, buildJob } from './jobs.ts';
 import { startRollout } from './rollout.ts';
-import { jobState } from './workload-state.ts';
+import { jobState, ownedBy } from './workload-state.ts';
 
 /** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
 const ARCHIVE_URL_GRACE_SECONDS = 15 * 60;
@@ -30,7 +30,7 @@ export async function act(ctx: OperatorContext, action: BundleAction, input: Bun
       return create(backupJob(bundle, input.environment!, ctx.config));
     case 'stopJobs': {
       for (const job of [input.buildJob, input.backupJob]) {
-        if (!job?.metadata?.name || jobState(job).state !== 'running') continue;
+        if (!job?.metadata?.name || !ownedBy(job, bundle) || jobState(job).state !== 'running') continue;
         await batch
           .deleteNamespacedJob({ name: job.metadata.name, namespace, propagationPolicy: 'Background' })
           .catch(ignoreNotFound);

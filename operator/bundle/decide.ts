@@ -10,7 +10,7 @@ import { isFinished } from '../../rules/bundle-outcome.ts';
 import { backupJobName, buildJobName } from '../names.ts';
 import { podProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { jobState, rolloutState } from './workload-state.ts';
+import { jobState, ownedBy, rolloutState } from './workload-state.ts';
 import { runningBundle } from '../running-bundle.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
 import { jobBlocked, paused, replicaFailure, rolloutStarted } from './observed.ts';
@@ -159,7 +159,7 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
     return undefined;
   }
 
-  const problem = buildSettingsProblem(bundle, project!);
+  const problem = buildSettingsProblem(bundle, project!, input.archiveBaseUrl);
   if (problem?.permanent) {
     chain.set(cond('Built', 'False', problem.reason, problem.message));
     return chain.failed('Failed', problem.reason, problem.message);
@@ -294,6 +294,12 @@ function jobStep(
   job: V1Job,
   jobName: string,
 ): ChainResult | 'succeeded' {
+  if (!ownedBy(job, input.bundle)) {
+    const owner = job.metadata?.ownerReferences?.find((o) => o.controller);
+    const message = `Job ${jobName} exists but is not this bundle's (${owner ? `its controller is ${owner.kind} ${owner.name}` : 'it has no controller'}); nothing of it is used: delete it and recreate the bundle`;
+    chain.set(cond(step.condition, 'False', 'JobNotOwned', message));
+    return chain.failed('Failed', 'JobNotOwned', message);
+  }
   const state = jobState(job);
   if (state.state === 'succeeded') return 'succeeded';
   if (state.state === 'failed') {

@@ -40,6 +40,8 @@ export interface BundleInputs {
   defaultBuildConcurrency: number;
   /** The image reference the build pushes to. */
   image: string;
+  /** Where the gateway serves uploaded archives: the only archive URLs a build may be given. */
+  archiveBaseUrl: string;
   /** Where the backup Job writes, as shown in status.backup.location. */
   backupLocation: string | undefined;
   /** The last log lines of the failed container of a failed build or backup Job (read live). */

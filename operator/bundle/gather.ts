@@ -83,6 +83,7 @@ export class BundleGatherer {
       ...this.projectBuilds(bundle),
       defaultBuildConcurrency: config.buildConcurrency,
       image: bundleImage(config.registry, namespace, projectName, name),
+      archiveBaseUrl: config.archiveBaseUrl,
       backupLocation: environment ? backupLocation(environment, name) : undefined,
       pods: this.podsOf(namespace, name),
       now: this.ctx.now(),

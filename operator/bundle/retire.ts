@@ -11,7 +11,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { LABEL_FINISHED } from '../../crds/labels.ts';
-import { jobState } from './workload-state.ts';
+import { jobState, ownedBy } from './workload-state.ts';
 
 /** The label's value, and the merge patch that sets it. */
 export const FINISHED_LABEL_PATCH = { metadata: { labels: { [LABEL_FINISHED]: 'true' } } };
@@ -25,6 +25,8 @@ export function retirement(input: { bundle: BundleObject; buildJob?: V1Job; back
   const { bundle } = input;
   if (bundle.metadata.deletionTimestamp || !isFinished(bundle)) return [];
   return [input.buildJob, input.backupJob].flatMap((job) =>
-    job?.metadata?.name && jobState(job).state !== 'running' ? [job.metadata.name] : [],
+    job?.metadata?.name && ownedBy(job, bundle) && jobState(job).state !== 'running'
+      ? [job.metadata.name]
+      : [],
   );
 }

@@ -2,6 +2,7 @@
 // The values end up in a Dockerfile and a shell environment, so they are held to a strict shape.
 import type { BundleObject, BundleReason, ProjectObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
+import { foreignArchiveProblem } from '../../rules/archive-url.ts';
 import { CREDENTIALS_SECRET_NOT_FOUND } from '../names.ts';
 
 export interface SettingsProblem {
@@ -27,6 +28,7 @@ export function isSafeRelativePath(path: string): boolean {
 export function buildSettingsProblem(
   bundle: BundleObject,
   project: ProjectObject,
+  archiveBaseUrl: string,
 ): SettingsProblem | undefined {
   const { baseSoftware, directoryMap, buildSteps, trigger, source } = bundle.spec;
   if (!baseSoftware || !directoryMap || Object.keys(directoryMap).length === 0) {
@@ -73,6 +75,16 @@ export function buildSettingsProblem(
   }
   if (!source.git && !source.archive)
     return { reason: 'InvalidSource', message: 'spec.source needs git or archive', permanent: true };
+  if (source.archive) {
+    const { namespace } = bundle.metadata;
+    const foreign = foreignArchiveProblem(
+      source.archive.url,
+      archiveBaseUrl,
+      namespace,
+      bundle.spec.projectRef.name,
+    );
+    if (foreign) return { reason: 'ForeignArchive', message: foreign, permanent: true };
+  }
   if (source.git && !project.spec.repository)
     return {
       reason: 'RepositoryNotConfigured',

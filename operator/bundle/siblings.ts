@@ -46,7 +46,7 @@ export function olderBundlesWaitingToBuild(input: BundleInputs): BundleObject[] 
     if (input.startedBuilds.has(buildJobName(b.metadata.name))) return false;
     // A bundle that cannot build yet (say, a git bundle of a project with no repository) holds
     // no place in the queue: an upload behind it must not wait for it.
-    if (input.project && buildSettingsProblem(b, input.project)) return false;
+    if (input.project && buildSettingsProblem(b, input.project, input.archiveBaseUrl)) return false;
     // A bundle that is about to be superseded will not build.
     return supersededBy({ ...input, bundle: b }) === undefined;
   });

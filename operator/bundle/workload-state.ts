@@ -10,6 +10,21 @@ import { failedBuildStep } from './buildkit-output.ts';
 export const podEnded = (pod: V1Pod): boolean =>
   pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
+/**
+ * Whether the Job is this bundle's: its controller owner reference has the bundle's uid. A Job
+ * that merely has the bundle's Job name and labels (made by someone else, or left from a deleted
+ * bundle of the same name) is never taken for the bundle's build or backup.
+ */
+export function ownedBy(job: V1Job, bundle: BundleObject): boolean {
+  const uid = bundle.metadata.uid;
+  return (
+    uid !== undefined &&
+    (job.metadata?.ownerReferences ?? []).some(
+      (o) => o.controller === true && o.kind === 'Bundle' && o.uid === uid,
+    )
+  );
+}
+
 export type JobState = { state: 'running' } | { state: 'succeeded' } | { state: 'failed'; message: string };
 
 export function jobState(job: V1Job): JobState {

@@ -10,7 +10,7 @@
 import type { Condition } from '../../crds/index.ts';
 import { findCondition, setCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import type { EventRecorder } from '../../lib/events.ts';
-import type { KindName, SlipwayApi } from '../../lib/kube.ts';
+import { isConflict, type KindName, type SlipwayApi } from '../../lib/kube.ts';
 import { RecentWrites } from './recent-writes.ts';
 import { canonical, mergePatched, readyTransition, statusDiffers } from './status.ts';
 
@@ -19,7 +19,7 @@ const REMEMBER_WRITES_MS = 60_000;
 
 export interface ObjectWithStatus {
   apiVersion: string;
-  metadata: { name: string; namespace: string; uid?: string; generation?: number };
+  metadata: { name: string; namespace: string; uid?: string; generation?: number; resourceVersion?: string };
   status?: { conditions?: Condition[] };
 }
 
@@ -88,8 +88,10 @@ export class StatusWriter {
   readonly #slipway: SlipwayApi;
   readonly #events: EventRecorder;
   readonly #now: () => Date;
-  /** By uid (or namespace/name): the status last written, until the cache shows it. */
-  readonly #written = new RecentWrites<Record<string, unknown>>(REMEMBER_WRITES_MS);
+  /** By uid (or namespace/name): the status last written and the version it made, until the cache shows it. */
+  readonly #written = new RecentWrites<{ status: Record<string, unknown>; resourceVersion?: string }>(
+    REMEMBER_WRITES_MS,
+  );
 
   constructor(ctx: { slipway: SlipwayApi; events: EventRecorder; now: () => Date }) {
     this.#slipway = ctx.slipway;
@@ -100,7 +102,7 @@ export class StatusWriter {
   /** The object's status as this process last wrote it, or as the cache has it. */
   current<T extends ObjectWithStatus>(object: T): T['status'] {
     const key = writtenKey(object);
-    const wrote = this.#written.get(key, this.#now().getTime());
+    const wrote = this.#written.get(key, this.#now().getTime())?.status;
     if (wrote === undefined) return object.status;
     if (canonical(wrote) !== canonical(object.status)) return wrote as T['status'];
     this.#written.delete(key);
@@ -122,9 +124,26 @@ export class StatusWriter {
     const conditions = nextConditions(before?.conditions, update.conditions, generation, this.#now());
     const status = { ...update.fields, conditions };
     if (!statusDiffers(before, status)) return undefined;
-    await this.#slipway.patchStatus(kind, namespace, name, status);
+    // The write holds only if the object is still at the version this decision read (or this
+    // process last wrote): a former leader's late write, or one decided on a stale cache, gets
+    // 409 and is retried on fresh state instead of overwriting a newer status.
+    const key = writtenKey(object);
+    const version =
+      this.#written.get(key, this.#now().getTime())?.resourceVersion ?? object.metadata.resourceVersion;
+    let patched: { metadata?: { resourceVersion?: string } } | undefined;
+    try {
+      patched = await this.#slipway.patchStatus(kind, namespace, name, status, version);
+    } catch (err) {
+      // What this process remembers writing is not the object's latest: take the cache's next time.
+      if (isConflict(err)) this.#written.delete(key);
+      throw err;
+    }
     const written = mergePatched(before ?? {}, status) as Record<string, unknown>;
-    this.#written.set(writtenKey(object), written, this.#now().getTime());
+    this.#written.set(
+      key,
+      { status: written, resourceVersion: patched?.metadata?.resourceVersion },
+      this.#now().getTime(),
+    );
     const target = { apiVersion: object.apiVersion, kind, metadata: object.metadata };
     for (const e of events(before?.conditions, conditions))
       void this.#events.record(target, e.type, e.reason, e.message, 'Reconcile');

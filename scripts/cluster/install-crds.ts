@@ -1,14 +1,18 @@
-// Installs (or updates) the generated CRDs and waits until the API server serves them.
+// Installs (or updates) the generated CRDs and waits until the API server serves them, and the
+// admission policies that go with them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ApiextensionsV1Api,
+  KubernetesObjectApi,
+  loadAllYaml,
   loadYaml,
   type KubeConfig,
+  type KubernetesObject,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { waitFor } from '../../lib/wait.ts';
-import { CRD_DIR } from '../../crds/paths.ts';
+import { ADMISSION_DIR, CRD_DIR } from '../../crds/paths.ts';
 
 export function generatedCrds(): V1CustomResourceDefinition[] {
   return (
@@ -47,5 +51,29 @@ export async function installCrds(kc: KubeConfig, timeoutMs = 60_000): Promise<v
       },
       timeoutMs,
     );
+  }
+}
+
+/**
+ * Installs (or updates) the admission policies and their bindings (crds/admission.ts, rendered
+ * into deploy/admission/), as the chart does with `admissionPolicies.enabled`.
+ */
+export async function installAdmissionPolicies(kc: KubeConfig): Promise<void> {
+  const client = KubernetesObjectApi.makeApiClient(kc);
+  for (const file of readdirSync(ADMISSION_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
+    for (const object of loadAllYaml(readFileSync(join(ADMISSION_DIR, file), 'utf8')) as KubernetesObject[]) {
+      try {
+        await client.create(object);
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409) throw err;
+        const current = await client.read(object as KubernetesObject & { metadata: { name: string } });
+        await client.replace({
+          ...object,
+          metadata: { ...object.metadata, resourceVersion: current.metadata?.resourceVersion },
+        });
+      }
+    }
   }
 }

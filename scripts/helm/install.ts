@@ -50,6 +50,8 @@ export function realNodeValues(
   return {
     image: { repository: image.repository, tag: image.tag },
     crds: { enabled: crds },
+    // Installed like the CRDs: with the release, or already there (scripts/cluster/install-crds.ts).
+    admissionPolicies: { enabled: crds },
     operator: {
       replicas: 2,
       registry: `${node.registry}/builds`,
@@ -93,7 +95,7 @@ export async function installRelease(options: {
   node: RealNode;
   image: SlipwayImage;
   statusNamespace?: string;
-  /** Install the CRDs with the release (the chart's default); false when they are there already. */
+  /** Install the CRDs and admission policies with the release (the chart's default); false when they are there already. */
   crds?: boolean;
   timeout?: string;
 }): Promise<InstalledRelease> {

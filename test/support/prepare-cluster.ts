@@ -2,7 +2,7 @@
 // the run with kwok nodes or the real node; CRDs installed; recorded in STATE_FILE for the tests
 // and the global teardown.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { installCrds } from '../../scripts/cluster/install-crds.ts';
+import { installAdmissionPolicies, installCrds } from '../../scripts/cluster/install-crds.ts';
 import { kubeConfigFromFile } from '../../lib/kube.ts';
 import { clusterUp } from '../../scripts/cluster/control-plane.ts';
 import { KUBECTL_CACHE_DIR, STATE_DIR, STATE_FILE, type TestClusterState } from './state.ts';
@@ -28,6 +28,7 @@ export async function prepareTestCluster(options: {
     };
   }
   await installCrds(kubeConfigFromFile(state.kubeconfig));
+  await installAdmissionPolicies(kubeConfigFromFile(state.kubeconfig));
   mkdirSync(STATE_DIR, { recursive: true });
   writeFileSync(STATE_FILE, JSON.stringify(state));
   rmSync(KUBECTL_CACHE_DIR, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // POST /hooks/{slug}/{token}: a git provider's push notification.
 // Order of checks: 413 → 503 → 404 → 503 → 415 → 401 → 400 → action; a failed authentication
 // (404 or 401) becomes 429 once the client failed too often.
-import { HOOK_BODY_TIMEOUT_MS, MAX_HOOK_BODY_BYTES } from '../limits.ts';
+import { HOOK_BODY_TIMEOUT_MS, MAX_DELIVERY_BRANCH_CHANGES, MAX_HOOK_BODY_BYTES } from '../limits.ts';
 import { planBundles } from '../plan.ts';
 import {
   MalformedPayloadError,
@@ -68,6 +68,12 @@ export async function handleHook(
     sendJson(exchange, 202, { result: 'ignored', reason: delivery.reason });
     return;
   }
+  if (delivery.changes.length > MAX_DELIVERY_BRANCH_CHANGES)
+    throw new HttpError(
+      422,
+      'too_many_changes',
+      `the push updates ${delivery.changes.length} branches; a delivery may update at most ${MAX_DELIVERY_BRANCH_CHANGES}: push fewer branches at once`,
+    );
   exchange.log.changes = delivery.changes.map((c) => `${c.branch}@${c.commit}`);
   const plan = planBundles({
     project,

@@ -115,6 +115,11 @@ namespace, or the operator would never assign the ids the API serves.
 {{ include "slipway.serviceUrl" (dict "root" . "component" "gateway" "values" .Values.gateway) }}
 {{- end }}
 
+{{/* Where build Jobs download uploaded archives: the gateway stores them there, and the operator signs no other archive URL. */}}
+{{- define "slipway.archiveBaseUrl" -}}
+{{ .Values.gateway.archiveBaseUrl | default (include "slipway.gatewayServiceUrl" .) | trimSuffix "/" }}
+{{- end }}
+
 {{- define "slipway.statusApiUrl" -}}
 {{ include "slipway.publicUrl" (dict "root" . "component" "status-api" "values" .Values.statusApi) }}
 {{- end }}

@@ -37,6 +37,8 @@ function probeChart(dir: string): void {
     if (entry.isFile() && !entry.name.startsWith('_')) rmSync(join(dir, 'templates', entry.name));
   for (const file of readdirSync(join(dir, 'templates', 'crds')))
     rmSync(join(dir, 'templates', 'crds', file));
+  // Cluster-wide objects the test cluster has already (installed like the CRDs).
+  rmSync(join(dir, 'templates', 'admission'), { recursive: true });
   const names = `    kind: Bundle
     listKind: BundleList
     plural: bundles

@@ -52,7 +52,8 @@ beforeAll(async () => {
     release,
     CHART,
     '--set',
-    'operator.replicas=1,statusApi.replicas=1,crds.enabled=false',
+    // The test cluster has the CRDs and admission policies already, as every way of running it does.
+    'operator.replicas=1,statusApi.replicas=1,crds.enabled=false,admissionPolicies.enabled=false',
   ]);
   installed = true;
 }, HELM_BUILD_TIMEOUT_MS);

@@ -191,6 +191,16 @@ describe('chart Deployments', () => {
     expect(operatorKey?.valueFrom).toEqual(keyRef);
   });
 
+  it('tells the operator where the gateway serves archives: the only archive URLs it signs', () => {
+    const archiveBase = (m: Manifest[], process: 'operator' | 'gateway') =>
+      env(container(deployment(m, process))).SLIPWAY_ARCHIVE_BASE_URL;
+    expect(archiveBase(manifests, 'operator')).toBe('http://slipway-gateway.slipway-system.svc');
+    expect(archiveBase(manifests, 'operator')).toBe(archiveBase(manifests, 'gateway'));
+    const custom = template({ 'gateway.archiveBaseUrl': 'https://archives.example.com/' });
+    expect(archiveBase(custom, 'operator')).toBe('https://archives.example.com');
+    expect(archiveBase(custom, 'gateway')).toBe('https://archives.example.com');
+  });
+
   it('uses an existing signing-key Secret instead of generating one', () => {
     const custom = template({
       'gateway.archiveUrlKey.existingSecret': 'my-key',

@@ -2,6 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { admissionPolicies } from '../../../crds/admission.ts';
 import { customResourceDefinition } from '../../../crds/crd.ts';
 import { kinds } from '../../../crds/index.ts';
 import {
@@ -74,6 +75,26 @@ describe('chart options', () => {
     const unkept = ofKind(template({ 'crds.keep': false }), 'CustomResourceDefinition');
     expect(unkept).toHaveLength(7);
     for (const crd of unkept) expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
+  });
+
+  it('installs the admission policies as generated, with their bindings, unless admissionPolicies.enabled=false', () => {
+    const manifests = template({});
+    const policies = ofKind(manifests, 'ValidatingAdmissionPolicy') as Array<Manifest & { spec: unknown }>;
+    const bindings = ofKind(manifests, 'ValidatingAdmissionPolicyBinding');
+    const generated = admissionPolicies();
+    expect(policies.map((p) => p.metadata.name).sort()).toEqual([
+      'slipway-environment-references',
+      'slipway-project-references',
+    ]);
+    for (const policy of policies)
+      expect(policy.spec).toEqual(generated.find((g) => g.metadata.name === policy.metadata.name)!.spec);
+    expect(bindings.map((b) => b.metadata.name).sort()).toEqual(policies.map((p) => p.metadata.name).sort());
+    expect(policies[0]!.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
+    const off = template({ 'admissionPolicies.enabled': false });
+    expect([
+      ...ofKind(off, 'ValidatingAdmissionPolicy'),
+      ...ofKind(off, 'ValidatingAdmissionPolicyBinding'),
+    ]).toEqual([]);
   });
 
   it('exposes the gateway and the status API through Ingresses and derives the public URLs', () => {

@@ -25,7 +25,16 @@ export function finished(phase: 'Ready' | 'Failed' | 'Superseded' | 'Built'): Bu
   };
 }
 
-export function job(name: string, state: 'running' | 'succeeded' | 'failed', created = at(1)): V1Job {
+/**
+ * A Job as the operator makes it: controlled by its bundle (`<bundle>-build` or `<bundle>-backup`,
+ * uid `uid-<bundle>` as test/support/builders.ts's stored() gives it), unless `owner` says otherwise.
+ */
+export function job(
+  name: string,
+  state: 'running' | 'succeeded' | 'failed',
+  created = at(1),
+  owner: { name: string; uid: string } | null = ownerOf(name),
+): V1Job {
   const conditions =
     state === 'running'
       ? []
@@ -40,9 +49,25 @@ export function job(name: string, state: 'running' | 'succeeded' | 'failed', cre
             },
           ];
   return {
-    metadata: { name, namespace: NS, creationTimestamp: created as unknown as Date },
+    metadata: {
+      name,
+      namespace: NS,
+      creationTimestamp: created as unknown as Date,
+      ...(owner
+        ? {
+            ownerReferences: [
+              { apiVersion: 'slipway.dev/v1alpha1', kind: 'Bundle', controller: true, ...owner },
+            ],
+          }
+        : {}),
+    },
     status: { conditions: conditions as NonNullable<V1Job['status']>['conditions'] },
   };
+}
+
+function ownerOf(jobName: string): { name: string; uid: string } {
+  const bundle = jobName.replace(/-(build|backup)$/, '');
+  return { name: bundle, uid: `uid-${bundle}` };
 }
 
 export interface DeploymentOptions {

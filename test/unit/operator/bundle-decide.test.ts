@@ -25,6 +25,8 @@ import {
 import { condition, deployment, finished, job } from './builders.ts';
 
 const NOW = new Date(T0.getTime() + 100_000);
+/** An archive the gateway (at http://gw) stored for project shop of namespace NS. */
+const ARCHIVE_URL = `http://gw/archives/${NS}/shop/${'f'.repeat(64)}.tar.gz`;
 
 function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
   const b = overrides.bundle ?? bundle('b1', stored());
@@ -40,6 +42,7 @@ function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
     startedBuilds: new Set(),
     defaultBuildConcurrency: 1,
     image: `registry.test/${NS}/shop:${b.metadata.name}`,
+    archiveBaseUrl: 'http://gw',
     backupLocation: `pvc://backups/shop/staging/${b.metadata.name}.sql`,
     now: NOW,
     ...overrides,
@@ -156,6 +159,24 @@ describe('decideBundle: build', () => {
       then: 'Failed none finished',
       conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
     },
+    ...[
+      ['another namespace', `http://gw/archives/other/shop/${'f'.repeat(64)}.tar.gz`],
+      ['another project', `http://gw/archives/${NS}/blog/${'f'.repeat(64)}.tar.gz`],
+      ['another host', `http://evil.example/archives/${NS}/shop/${'f'.repeat(64)}.tar.gz`],
+      ['a path that is not an archive', 'http://gw/a.tgz'],
+    ].map(([where, url]) => ({
+      name: `an archive of ${where} is never signed: the bundle fails without a Job`,
+      in: {
+        project: project('shop', stored(), spec({ repository: undefined })),
+        bundle: bundle(
+          'b1',
+          stored(),
+          spec({ source: { archive: { url, sha256: 'f'.repeat(64), sizeBytes: 10 } } }),
+        ),
+      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/ForeignArchive Ready=False/ForeignArchive',
+    })),
     {
       name: 'a git bundle of a project without repository waits for one',
       in: { project: project('shop', stored(), spec({ repository: undefined })) },
@@ -169,7 +190,7 @@ describe('decideBundle: build', () => {
         bundle: bundle(
           'b1',
           stored(),
-          spec({ source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } }),
+          spec({ source: { archive: { url: ARCHIVE_URL, sha256: 'f'.repeat(64), sizeBytes: 10 } } }),
         ),
       },
       then: 'Building createBuildJob progressing',
@@ -180,6 +201,24 @@ describe('decideBundle: build', () => {
       in: { buildJob: job('b1-build', 'running') },
       then: 'Building none progressing',
       conditions: 'Built=Unknown/Building Ready=Unknown/Building',
+    },
+    {
+      name: "a succeeded Job of the bundle's name that another bundle (of the same name, since deleted) controls is never taken for its build",
+      in: { buildJob: job('b1-build', 'succeeded', at(1), { name: 'b1', uid: 'uid-of-a-deleted-b1' }) },
+      then: 'Failed none finished',
+      conditions: 'Built=False/JobNotOwned Ready=False/JobNotOwned',
+    },
+    {
+      name: 'a Job with the backup name and no controller is never taken for the backup',
+      in: {
+        bundle: bundle('b1', stored(), spec({ deploy: deployTo('staging', true) })),
+        buildJob: job('b1-build', 'succeeded'),
+        backupJob: job('b1-backup', 'succeeded', at(1), null),
+        environment: environment('staging', stored(), spec(database)),
+        deployment: deployment(),
+      },
+      then: 'Failed none finished',
+      conditions: 'Built=True/Succeeded BackedUp=False/JobNotOwned Ready=False/JobNotOwned',
     },
     {
       name: 'a failed build Job fails the bundle and deploys nothing',
@@ -272,7 +311,7 @@ describe('decideBundle: build', () => {
     const upload = bundle(
       'b-upload',
       stored(10),
-      spec({ source: { archive: { url: 'http://gw/a.tgz', sha256: 'f'.repeat(64), sizeBytes: 10 } } }),
+      spec({ source: { archive: { url: ARCHIVE_URL, sha256: 'f'.repeat(64), sizeBytes: 10 } } }),
     );
     const d = decideBundle(
       inputs({ project: noRepository, bundle: upload, projectBundles: [stuckGit, upload] }),

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
 import { createGatewayServer } from '../../../webhook-gateway/index.ts';
 import { FilesystemArchiveStore } from '../../../webhook-gateway/archive/index.ts';
-import { MAX_HOOK_BODY_BYTES } from '../../../webhook-gateway/limits.ts';
-import { TEST_SECRET, signedFixture } from './support/fixtures.ts';
+import { MAX_DELIVERY_BRANCH_CHANGES, MAX_HOOK_BODY_BYTES } from '../../../webhook-gateway/limits.ts';
+import { TEST_SECRET, loadFixture, resign, signedFixture } from './support/fixtures.ts';
 import { bundleStatusUrl } from '../../../rules/bundle-status-url.ts';
 import { SIGNING_KEY, hookPath, send, startGateway, type Harness } from './support/gateway.ts';
 import { NAMESPACE, PROJECT } from '../../support/builders.ts';
@@ -217,6 +217,42 @@ describe('POST /hooks/{slug}/{token}', () => {
     expect(reply.json).toMatchObject({
       error: { code: 'no_manual_bundle', message: expect.stringMatching(/no manual bundle yet/) },
     });
+  });
+
+  it('422 for a push that updates more branches than a delivery may, creating nothing', async () => {
+    const original = loadFixture('bitbucket-repo-push');
+    const payload = JSON.parse(original.body.toString('utf8')) as {
+      push: { changes: Array<{ new: { name: string; target: object } }> };
+    };
+    const change = payload.push.changes[0]!;
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        ...change,
+        new: {
+          ...change.new,
+          name: `feature/b${i}`,
+          target: { ...change.new.target, hash: `${i + 1}`.padStart(40, 'a') },
+        },
+      }));
+    const send422 = async (n: number) => {
+      const body = Buffer.from(JSON.stringify({ ...payload, push: { changes: many(n) } }));
+      return send(gateway.baseUrl, hookPath(), {
+        headers: resign(original.headers, body, TEST_SECRET),
+        body,
+      });
+    };
+    const reply = await send422(MAX_DELIVERY_BRANCH_CHANGES + 1);
+    expect(reply.status).toBe(422);
+    expect(reply.json).toMatchObject({
+      error: {
+        code: 'too_many_changes',
+        message: expect.stringMatching(/updates 21 branches; .* at most 20/),
+      },
+    });
+    expect(gateway.bundles.size).toBe(0);
+    // At the limit, the push builds (one bundle per matching branch).
+    expect((await send422(MAX_DELIVERY_BRANCH_CHANGES)).status).toBe(201);
+    expect(gateway.bundles.size).toBe(MAX_DELIVERY_BRANCH_CHANGES);
   });
 
   it('413 for a declared body over the limit, before reading it', async () => {

@@ -1,0 +1,132 @@
+// Admission checks that keep Slipway from acting for someone beyond their own rights (a confused
+// deputy): the operator rolls images into the Deployment an Environment names and reads the
+// Secrets an Environment or Project names, with its own, wider permissions. So whoever creates
+// or changes such a reference must be allowed to do that themselves — checked by the API server
+// with ValidatingAdmissionPolicy and CEL's `authorizer` against the requesting user (no webhook
+// server, as Kubernetes documents). A reference that does not change is not checked again, so
+// objects that exist keep working and metadata or status writes pass.
+import { GROUP } from './common.ts';
+
+interface Check {
+  /** What the reference is, for the variable names. */
+  name: string;
+  /** CEL: the referenced name in `object` (the new version), or '' when there is none. */
+  now: string;
+  /** The same in `oldObject`. */
+  before: string;
+  group: string;
+  resource: string;
+  verb: string;
+  /** CEL: the refusal, naming the missing permission. */
+  message: string;
+}
+
+/** A CEL expression for `path` under `root` that is '' when any step of it is absent. */
+function optionalName(root: 'object' | 'oldObject', path: string[]): string {
+  const guards = path.slice(0, -1).map((_, i) => `has(${[root, ...path.slice(0, i + 1)].join('.')})`);
+  const value = [root, ...path].join('.');
+  return `${root} != null && ${[...guards, `has(${value})`].join(' && ')} ? ${value} : ''`;
+}
+
+function reference(path: string[]): Pick<Check, 'now' | 'before'> {
+  return { now: optionalName('object', path), before: optionalName('oldObject', path) };
+}
+
+const forbidden = (kind: string, field: string, verb: string, what: string, variable: string) =>
+  `'${kind} ' + object.metadata.name + ': you may not ${verb} ${what} ' + variables.${variable} + ` +
+  `' in namespace ' + request.namespace + ', so ${field} may not name it (Slipway would use it for you). ` +
+  `Ask for "${verb}" on it, or name one you may ${verb}.'`;
+
+const ENVIRONMENT_CHECKS: Check[] = [
+  {
+    name: 'deployment',
+    ...reference(['spec', 'deploymentRef', 'name']),
+    group: 'apps',
+    resource: 'deployments',
+    verb: 'patch',
+    message: forbidden('Environment', 'spec.deploymentRef', 'patch', 'Deployment', 'deployment'),
+  },
+  {
+    name: 'databaseSecret',
+    ...reference(['spec', 'database', 'secretRef', 'name']),
+    group: '',
+    resource: 'secrets',
+    verb: 'get',
+    message: forbidden('Environment', 'spec.database.secretRef', 'get', 'Secret', 'databaseSecret'),
+  },
+];
+
+const PROJECT_CHECKS: Check[] = [
+  {
+    name: 'credentialsSecret',
+    ...reference(['spec', 'repository', 'credentialsSecretRef', 'name']),
+    group: '',
+    resource: 'secrets',
+    verb: 'get',
+    message: forbidden(
+      'Project',
+      'spec.repository.credentialsSecretRef',
+      'get',
+      'Secret',
+      'credentialsSecret',
+    ),
+  },
+  {
+    name: 'webhookSecret',
+    ...reference(['spec', 'webhookSecretRef', 'name']),
+    group: '',
+    resource: 'secrets',
+    verb: 'get',
+    message: forbidden('Project', 'spec.webhookSecretRef', 'get', 'Secret', 'webhookSecret'),
+  },
+];
+
+function policy(name: string, resource: string, checks: Check[]) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: {
+        resourceRules: [
+          { apiGroups: [GROUP], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: [resource] },
+        ],
+      },
+      variables: checks.flatMap((c) => [
+        { name: c.name, expression: c.now },
+        { name: `${c.name}Before`, expression: c.before },
+      ]),
+      validations: checks.map((c) => ({
+        expression:
+          `variables.${c.name} == '' || variables.${c.name} == variables.${c.name}Before || ` +
+          `authorizer.group('${c.group}').resource('${c.resource}').namespace(request.namespace)` +
+          `.name(variables.${c.name}).check('${c.verb}').allowed()`,
+        messageExpression: c.message,
+        reason: 'Forbidden',
+      })),
+    },
+  };
+}
+
+function binding(policyName: string) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name: policyName },
+    spec: { policyName, validationActions: ['Deny'] },
+  };
+}
+
+export const ENVIRONMENT_POLICY = 'slipway-environment-references';
+export const PROJECT_POLICY = 'slipway-project-references';
+
+/** The policies and their bindings, in the order they are applied. */
+export function admissionPolicies() {
+  return [
+    policy(ENVIRONMENT_POLICY, 'environments', ENVIRONMENT_CHECKS),
+    binding(ENVIRONMENT_POLICY),
+    policy(PROJECT_POLICY, 'projects', PROJECT_CHECKS),
+    binding(PROJECT_POLICY),
+  ];
+}
