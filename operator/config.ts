@@ -12,6 +12,43 @@ const bool = (fallback: boolean) =>
 const int = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional().default(fallback);
 
+/** Kubernetes quantities by resource name: `{"requests":{"cpu":"250m"},"limits":{"memory":"4Gi"}}`. */
+const quantity = z
+  .string()
+  .regex(/^[0-9.]+[a-zA-Z]*$/)
+  .optional();
+const quantities = z.object({ cpu: quantity, memory: quantity, 'ephemeral-storage': quantity }).strict();
+export type PodResources = { requests?: Record<string, string>; limits?: Record<string, string> };
+const resources = (fallback: PodResources) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback;
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'expected JSON like {"requests":{…},"limits":{…}}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.object({ requests: quantities.optional(), limits: quantities.optional() }).strict());
+
+/**
+ * Build and backup pods are bounded by default, so one project's build cannot take a node: the
+ * builds on the real node (2 cores) stay well inside these. Disk is limited but not requested
+ * (an explicit 0): a request would leave the pod unschedulable on nodes that do not report
+ * ephemeral storage (kwok's simulated ones), while the kubelet enforces the limit everywhere.
+ */
+export const DEFAULT_BUILD_RESOURCES: PodResources = {
+  requests: { cpu: '250m', memory: '512Mi', 'ephemeral-storage': '0' },
+  limits: { cpu: '2', memory: '4Gi', 'ephemeral-storage': '20Gi' },
+};
+export const DEFAULT_BACKUP_RESOURCES: PodResources = {
+  requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '0' },
+  limits: { cpu: '1', memory: '1Gi', 'ephemeral-storage': '2Gi' },
+};
+
 const text = (fallback: string) =>
   z
     .string()
@@ -36,6 +73,9 @@ const envSchema = z.object({
   SLIPWAY_BACKUP_IMAGE_MYSQL: text('mysql:8.4'),
   SLIPWAY_BACKUP_IMAGE_POSTGRESQL: text('postgres:17'),
   SLIPWAY_BUILD_CONCURRENCY: int(1, 1, 100),
+  SLIPWAY_MAX_BUILD_CONCURRENCY: int(10, 1, 100),
+  SLIPWAY_BUILD_RESOURCES: resources(DEFAULT_BUILD_RESOURCES),
+  SLIPWAY_BACKUP_RESOURCES: resources(DEFAULT_BACKUP_RESOURCES),
   SLIPWAY_BUILD_TIMEOUT_SECONDS: int(3600, 10, 86_400),
   SLIPWAY_BACKUP_TIMEOUT_SECONDS: int(3600, 10, 86_400),
   SLIPWAY_JOB_NODE_SELECTOR: optionalText.pipe(
@@ -75,6 +115,12 @@ export interface OperatorConfig {
   backupImages: { mysql: string; postgresql: string };
   /** Builds at the same time per project, unless the Project's annotation says otherwise. */
   buildConcurrency: number;
+  /** The most builds at the same time a Project's annotation may ask for. */
+  maxBuildConcurrency: number;
+  /** Requests and limits of the build Job's containers (fetch and build). */
+  buildResources: PodResources;
+  /** Requests and limits of the backup Job's container. */
+  backupResources: PodResources;
   buildTimeoutSeconds: number;
   backupTimeoutSeconds: number;
   /** Where build and backup Job pods may run (for example dedicated build nodes). */
@@ -121,6 +167,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appRoot: e.SLIPWAY_APP_ROOT,
     backupImages: { mysql: e.SLIPWAY_BACKUP_IMAGE_MYSQL, postgresql: e.SLIPWAY_BACKUP_IMAGE_POSTGRESQL },
     buildConcurrency: e.SLIPWAY_BUILD_CONCURRENCY,
+    maxBuildConcurrency: e.SLIPWAY_MAX_BUILD_CONCURRENCY,
+    buildResources: e.SLIPWAY_BUILD_RESOURCES,
+    backupResources: e.SLIPWAY_BACKUP_RESOURCES,
     buildTimeoutSeconds: e.SLIPWAY_BUILD_TIMEOUT_SECONDS,
     backupTimeoutSeconds: e.SLIPWAY_BACKUP_TIMEOUT_SECONDS,
     jobNodeSelector: e.SLIPWAY_JOB_NODE_SELECTOR

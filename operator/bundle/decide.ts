@@ -169,7 +169,7 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
     return chain.waiting('Pending', problem.reason, problem.message);
   }
 
-  const limit = buildConcurrency(project!, input.defaultBuildConcurrency);
+  const limit = buildConcurrency(project!, input.defaultBuildConcurrency, input.maxBuildConcurrency);
   const ahead = input.runningBuilds + olderBundlesWaitingToBuild(input).length;
   if (ahead >= limit) {
     // A stable message: one that counted the queue would change, and be written again, on every

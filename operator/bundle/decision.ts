@@ -38,6 +38,8 @@ export interface BundleInputs {
   startedBuilds: ReadonlySet<string>;
   /** Builds per project at the same time, unless the Project's annotation says otherwise. */
   defaultBuildConcurrency: number;
+  /** The most a Project's annotation may raise it to. */
+  maxBuildConcurrency: number;
   /** The image reference the build pushes to. */
   image: string;
   /** Where the gateway serves uploaded archives: the only archive URLs a build may be given. */

@@ -82,6 +82,7 @@ export class BundleGatherer {
       projectBundles: informers.bundles.byIndex(INDEX.project, objectKey(namespace, projectName)),
       ...this.projectBuilds(bundle),
       defaultBuildConcurrency: config.buildConcurrency,
+      maxBuildConcurrency: config.maxBuildConcurrency,
       image: bundleImage(config.registry, namespace, projectName, name),
       archiveBaseUrl: config.archiveBaseUrl,
       backupLocation: environment ? backupLocation(environment, name) : undefined,

@@ -10,6 +10,7 @@ import type {
   V1EnvVar,
   V1Job,
   V1OwnerReference,
+  V1ResourceRequirements,
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
@@ -31,12 +32,14 @@ export interface BuildJobSettings {
   appRoot: string;
   buildTimeoutSeconds: number;
   jobNodeSelector: Record<string, string> | undefined;
+  buildResources: V1ResourceRequirements;
 }
 
 export interface BackupJobSettings {
   backupImages: { mysql: string; postgresql: string };
   backupTimeoutSeconds: number;
   jobNodeSelector: Record<string, string> | undefined;
+  backupResources: V1ResourceRequirements;
 }
 
 const BUILD_UID = 1000;
@@ -217,6 +220,7 @@ export function buildJob(
     command: ['/bin/sh', '-c', FETCH_SCRIPT],
     env,
     volumeMounts: fetchMounts,
+    resources: settings.buildResources,
     // A failing step's last log lines become its termination message, shown on the pod.
     terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
@@ -244,6 +248,7 @@ export function buildJob(
       },
     ],
     volumeMounts: buildMounts,
+    resources: settings.buildResources,
     terminationMessagePolicy: 'FallbackToLogsOnError',
     // Rootless BuildKit needs its own user namespaces: no seccomp/AppArmor filtering, but no root.
     securityContext: {
@@ -369,6 +374,7 @@ export function backupJob(
                 { name: 'TARGET', value: `/backup/${path}` },
               ],
               volumeMounts: [{ name: 'backup', mountPath: '/backup' }],
+              resources: settings.backupResources,
               terminationMessagePolicy: 'FallbackToLogsOnError',
               securityContext: { allowPrivilegeEscalation: false },
             },

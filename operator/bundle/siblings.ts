@@ -52,10 +52,11 @@ export function olderBundlesWaitingToBuild(input: BundleInputs): BundleObject[] 
   });
 }
 
-export function buildConcurrency(project: ProjectObject, fallback: number): number {
+/** The project's build limit: its annotation (at most `max`, the operator's cap), else the default. */
+export function buildConcurrency(project: ProjectObject, fallback: number, max: number): number {
   const raw = project.metadata.annotations?.[ANNOTATION_BUILD_CONCURRENCY];
   const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n >= 1 ? n : fallback;
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : fallback;
 }
 
 /**

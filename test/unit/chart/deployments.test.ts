@@ -1,5 +1,6 @@
 // What a cluster admin checks first: every pod runs locked down, is probed on its admin port,
 // starts the right entry point from the one image, and gets the configuration it reads.
+import { DEFAULT_BACKUP_RESOURCES, DEFAULT_BUILD_RESOURCES, loadConfig } from '../../../operator/config.ts';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import {
   HELM_BUILD_TIMEOUT_MS,
@@ -231,6 +232,18 @@ describe('chart Deployments', () => {
       SLIPWAY_RATE_LIMIT_RPS: '25',
       SLIPWAY_PORT: '8080',
     });
+  });
+
+  it("bounds build and backup pods by default, in a form the operator's configuration reads", () => {
+    const vars = env(container(deployment(manifests, 'operator')));
+    const config = loadConfig(vars);
+    expect(config.buildResources).toEqual(DEFAULT_BUILD_RESOURCES);
+    expect(config.backupResources).toEqual(DEFAULT_BACKUP_RESOURCES);
+    expect(config.maxBuildConcurrency).toBe(10);
+    const custom = loadConfig(
+      env(container(deployment(template({ 'operator.buildResources.limits.memory': '8Gi' }), 'operator'))),
+    );
+    expect(custom.buildResources.limits).toEqual({ ...DEFAULT_BUILD_RESOURCES.limits, memory: '8Gi' });
   });
 
   it('passes configured builder, registry and backup images to the operator', () => {

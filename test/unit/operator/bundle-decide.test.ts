@@ -41,6 +41,7 @@ function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
     runningBuilds: 0,
     startedBuilds: new Set(),
     defaultBuildConcurrency: 1,
+    maxBuildConcurrency: 10,
     image: `registry.test/${NS}/shop:${b.metadata.name}`,
     archiveBaseUrl: 'http://gw',
     backupLocation: `pvc://backups/shop/staging/${b.metadata.name}.sql`,
@@ -278,6 +279,19 @@ describe('decideBundle: build', () => {
     const all = [older, newer];
     expect(decideBundle(inputs({ bundle: newer, projectBundles: all })).phase).toBe('Queued');
     expect(decideBundle(inputs({ bundle: older, projectBundles: all })).action.type).toBe('createBuildJob');
+  });
+
+  it("caps a Project's build-concurrency annotation at the operator's maximum", () => {
+    const greedy = {
+      ...project(),
+      metadata: { ...project().metadata, annotations: { 'slipway.dev/build-concurrency': '1000' } },
+    };
+    const queued = decideBundle(inputs({ project: greedy, runningBuilds: 10 }));
+    expect(queued.phase).toBe('Queued');
+    expect(queued.conditions.find((c) => c.type === 'Built')?.message).toMatch(
+      /runs at most 10 builds at a time/,
+    );
+    expect(decideBundle(inputs({ project: greedy, runningBuilds: 9 })).action.type).toBe('createBuildJob');
   });
 
   it('counts an older bundle whose build Job started once, before its status shows it', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { backupJob, backupLocation, buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
 import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
 import type { BundleDecision } from '../../../operator/bundle/decision.ts';
-import { loadConfig } from '../../../operator/config.ts';
+import { DEFAULT_BACKUP_RESOURCES, DEFAULT_BUILD_RESOURCES, loadConfig } from '../../../operator/config.ts';
 import { boundedName } from '../../../crds/labels.ts';
 import { buildJobName, bundleImage } from '../../../operator/names.ts';
 import { bundle, database, environment, project, spec, stored } from '../../support/builders.ts';
@@ -45,6 +45,29 @@ describe('build Job', () => {
     expect(build.command).toEqual(['buildctl-daemonless.sh']);
     expect(build.args).toContain('type=image,name=registry.test:5000/team/shop:b1,push=true');
     expect(job.spec?.backoffLimit).toBe(0);
+  });
+
+  it("bounds every container of build and backup pods, with the operator's settings", () => {
+    const build = buildJob(bundle('b1', stored()), project(), 'registry.test:5000/team/shop:b1', settings);
+    const pod = build.spec!.template.spec!;
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers])
+      expect(c.resources).toEqual(DEFAULT_BUILD_RESOURCES);
+    const env = environment('staging', stored(), spec(database));
+    const backup = backupJob(bundle('b1', stored()), env, settings);
+    for (const c of backup.spec!.template.spec!.containers)
+      expect(c.resources).toEqual(DEFAULT_BACKUP_RESOURCES);
+    const custom = loadConfig({ SLIPWAY_BUILD_RESOURCES: '{"limits":{"memory":"8Gi"}}' });
+    const customPod = buildJob(bundle('b1', stored()), project(), 'r/i:t', custom).spec!.template.spec!;
+    expect(customPod.containers[0]!.resources).toEqual({ limits: { memory: '8Gi' } });
+  });
+
+  it('refuses resources that are not JSON quantities, naming the setting', () => {
+    expect(() => loadConfig({ SLIPWAY_BUILD_RESOURCES: 'cpu=2' })).toThrow(
+      /SLIPWAY_BUILD_RESOURCES.*expected JSON/,
+    );
+    expect(() => loadConfig({ SLIPWAY_BACKUP_RESOURCES: '{"limits":{"gpu":"1"}}' })).toThrow(
+      /SLIPWAY_BACKUP_RESOURCES/,
+    );
   });
 
   it('tells BuildKit to use plain HTTP for an insecure registry, and only then', () => {
