@@ -238,6 +238,8 @@ export const bundleReasons = [
   'ProjectNotFound',
   'RepositoryNotConfigured',
   'CredentialsSecretNotFound',
+  'KnownHostsMissing',
+  'InsecureRepository',
   'EnvironmentNotFound',
   'EnvironmentProjectMismatch',
   'DeploymentNotFound',

@@ -76,5 +76,7 @@ export const projectReasons = [
   'SecretKeyNotFound',
   'SecretConflict',
   'CredentialsSecretNotFound',
+  'KnownHostsMissing',
+  'InsecureRepository',
 ] as const;
 export type ProjectReason = (typeof projectReasons)[number];

@@ -15,9 +15,17 @@ export const MANAGER = 'slipway-operator';
 export const ANNOTATION_ROLLOUT_STARTED = 'slipway.dev/rollout-started-at';
 /** On a Project: how many of its bundles may build at the same time. */
 export const ANNOTATION_BUILD_CONCURRENCY = 'slipway.dev/build-concurrency';
-/** A Project's Ready reason while the Secret its repository names for cloning is missing. */
-export const CREDENTIALS_SECRET_NOT_FOUND = 'CredentialsSecretNotFound' satisfies ProjectReason &
-  BundleReason;
+/**
+ * A Project's Ready reasons while its git bundles cannot clone (project/decide.ts): the Secret
+ * its repository names is missing, an SSH key comes without known_hosts, or a password would go
+ * over plain http. Its git bundles wait with the same reason (bundle/settings.ts).
+ */
+export const CLONE_PROBLEMS = [
+  'CredentialsSecretNotFound',
+  'KnownHostsMissing',
+  'InsecureRepository',
+] as const satisfies ReadonlyArray<ProjectReason & BundleReason>;
+export type CloneProblem = (typeof CLONE_PROBLEMS)[number];
 
 /** Job names become a pod label value, so they must fit in 63 characters. */
 export const buildJobName = (bundle: string) => boundedName(bundle, 'build');

@@ -127,13 +127,18 @@ if [ -n "\${ARCHIVE_URL:-}" ]; then
   tar -xzf /workspace/source.tar.gz -C /workspace/src
   rm -f /workspace/source.tar.gz
 else
+  # The URL as shown in messages, without credentials someone put into it (https://user:token@…).
+  shown=$(printf '%s' "$GIT_URL" | sed 's#//[^/@]*@#//#')
   if [ -f /credentials/ssh-privatekey ]; then
+    # Only the host keys the Secret names: never whoever answers first.
+    [ -s /credentials/known_hosts ] || { echo "the credentials Secret has an ssh-privatekey but no known_hosts: add the server's host keys" >&2; exit 1; }
     cp /credentials/ssh-privatekey "$HOME/id" && chmod 600 "$HOME/id"
-    known="-o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=$HOME/known_hosts"
-    [ -f /credentials/known_hosts ] && known="-o StrictHostKeyChecking=yes -o UserKnownHostsFile=/credentials/known_hosts"
-    export GIT_SSH_COMMAND="ssh -i $HOME/id $known"
+    export GIT_SSH_COMMAND="ssh -i $HOME/id -o StrictHostKeyChecking=yes -o UserKnownHostsFile=/credentials/known_hosts"
   elif [ -f /credentials/password ]; then
-    git config --global credential.helper '!f() { echo "username=$(cat /credentials/username 2>/dev/null || echo git)"; echo "password=$(cat /credentials/password)"; }; f'
+    # The password goes only to the repository's own host, and only over https.
+    case "$GIT_URL" in https://*) ;; *) echo "$shown is not https://: the password is sent only over https" >&2; exit 1;; esac
+    host=$(printf '%s' "$shown" | sed -E 's#^https://([^/?]+).*#\\1#')
+    git config --global "credential.https://$host.helper" '!f() { echo "username=$(cat /credentials/username 2>/dev/null || echo git)"; echo "password=$(cat /credentials/password)"; }; f'
   fi
   cd /workspace/src
   git init -q
@@ -144,8 +149,6 @@ else
   else
     # Servers that refuse fetching by commit id: fetch the branches, then look for it.
     git fetch -q origin '+refs/heads/*:refs/remotes/origin/*'
-    # The URL as shown in messages, without credentials someone put into it (https://user:token@…).
-    shown=$(printf '%s' "$GIT_URL" | sed 's#//[^/@]*@#//#')
     git checkout -q --detach "$GIT_COMMIT" 2>/dev/null || { echo "commit $GIT_COMMIT is not in the repository $shown" >&2; exit 1; }
   fi
   case "$(git rev-parse HEAD)" in "$GIT_COMMIT"*) ;; *) echo "checked out $(git rev-parse HEAD), not $GIT_COMMIT" >&2; exit 1;; esac

@@ -3,7 +3,7 @@
 import type { BundleObject, BundleReason, ProjectObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { foreignArchiveProblem } from '../../rules/archive-url.ts';
-import { CREDENTIALS_SECRET_NOT_FOUND } from '../names.ts';
+import { CLONE_PROBLEMS } from '../names.ts';
 
 export interface SettingsProblem {
   reason: BundleReason;
@@ -91,9 +91,10 @@ export function buildSettingsProblem(
       message: `bundle builds commit ${source.git.commit}, but project ${project.metadata.name} has no spec.repository to clone`,
       permanent: false,
     };
-  // The Project controller found the clone credentials missing (it reads the Secret; bundles do not).
+  // The Project controller found the clone credentials unusable (it reads the Secret; bundles do not).
   const projectReady = findCondition(project.status?.conditions, 'Ready');
-  if (source.git && projectReady?.reason === CREDENTIALS_SECRET_NOT_FOUND)
-    return { reason: CREDENTIALS_SECRET_NOT_FOUND, message: projectReady.message, permanent: false };
+  const cloneProblem = CLONE_PROBLEMS.find((p) => p === projectReady?.reason);
+  if (source.git && cloneProblem)
+    return { reason: cloneProblem, message: projectReady!.message, permanent: false };
   return undefined;
 }

@@ -12,11 +12,10 @@ import { isFinished } from '../../rules/bundle-outcome.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../reconcile/controller.ts';
-import { bundlesToPrune, claimSlug, protectedBundles } from './decide.ts';
+import { bundlesToPrune, claimSlug, cloneProblem, protectedBundles } from './decide.ts';
 import { effectiveSlug } from '../../rules/webhook-url.ts';
 import { GatewayAccess } from './gateway-access.ts';
 import { generateSecretValue, generatedSecretRef, ownedBy, webhookSecret } from './secret.ts';
-import { CREDENTIALS_SECRET_NOT_FOUND } from '../names.ts';
 
 /** Referenced Secrets are not watched (that would mean reading every Secret): look again this often. */
 export const PROJECT_RESYNC_MS = 5 * 60_000;
@@ -64,9 +63,9 @@ export class ProjectReconciler implements Reconciler {
         // Step: the clone credentials. A build pod whose Secret volume is missing waits in
         // ContainerCreating until the build's deadline, saying nothing: say it here, and git
         // bundles wait for it (bundle/settings.ts). The webhook works meanwhile.
-        const missing = await this.missingCredentials(project);
+        const missing = await this.cloneProblem(project);
         ready = missing
-          ? { type: 'Ready', status: 'False', reason: CREDENTIALS_SECRET_NOT_FOUND, message: missing }
+          ? { type: 'Ready', status: 'False', ...missing }
           : {
               type: 'Ready',
               status: 'True',
@@ -90,16 +89,19 @@ export class ProjectReconciler implements Reconciler {
     return { requeueAfterMs };
   }
 
-  /** Why git builds cannot clone yet: the credentials Secret the repository names is missing. */
-  private async missingCredentials(project: ProjectObject): Promise<string | undefined> {
+  /** Why git builds cannot clone yet (decide.ts), from the credentials Secret the repository names. */
+  private async cloneProblem(project: ProjectObject): Promise<ReturnType<typeof cloneProblem>> {
     const name = project.spec.repository?.credentialsSecretRef?.name;
     if (!name) return undefined;
     try {
-      await this.ctx.clients.core.readNamespacedSecret({ name, namespace: project.metadata.namespace });
-      return undefined;
+      const secret = await this.ctx.clients.core.readNamespacedSecret({
+        name,
+        namespace: project.metadata.namespace,
+      });
+      return cloneProblem(project, secret);
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      return `Secret ${name} (spec.repository.credentialsSecretRef) does not exist: git bundles wait for it before they build`;
+      return cloneProblem(project, undefined);
     }
   }
 

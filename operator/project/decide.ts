@@ -6,8 +6,41 @@ import { isNewer } from '../../rules/bundle-order.ts';
 import { effectiveSlug } from '../../rules/webhook-url.ts';
 import { runningBundle } from '../running-bundle.ts';
 import { timeMs } from '../../rules/timestamps.ts';
+import type { CloneProblem } from '../names.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * Why git bundles cannot clone with the credentials Secret the repository names (`secret`
+ * undefined: it does not exist), or undefined when they can. An SSH key needs the server's host
+ * keys beside it (known_hosts: never trust whoever answers first), and a password or token goes
+ * only over https.
+ */
+export function cloneProblem(
+  project: ProjectObject,
+  secret: { data?: Record<string, string> } | undefined,
+): { reason: CloneProblem; message: string } | undefined {
+  const name = project.spec.repository?.credentialsSecretRef?.name;
+  if (!name) return undefined;
+  if (!secret)
+    return {
+      reason: 'CredentialsSecretNotFound',
+      message: `Secret ${name} (spec.repository.credentialsSecretRef) does not exist: git bundles wait for it before they build`,
+    };
+  const has = (key: string) => (secret.data?.[key] ?? '') !== '';
+  if (has('ssh-privatekey') && !has('known_hosts'))
+    return {
+      reason: 'KnownHostsMissing',
+      message: `Secret ${name} has an ssh-privatekey but no known_hosts: add the git server's host keys (ssh-keyscan <host>) so builds can tell they reach the real server`,
+    };
+  const url = project.spec.repository?.url ?? '';
+  if (!has('ssh-privatekey') && has('password') && !/^https:\/\//i.test(url))
+    return {
+      reason: 'InsecureRepository',
+      message: `spec.repository.url ${url.replace(/\/\/[^/@]*@/, '//')} is not https://: the password in Secret ${name} is sent only over https`,
+    };
+  return undefined;
+}
 
 export const isValidSlug = (slug: string) => slug.length <= 63 && DNS_LABEL.test(slug);
 

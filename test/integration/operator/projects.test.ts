@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
+import { mergePatch } from '../../../lib/kube.ts';
 import { webhookUrl } from '../../../rules/webhook-url.ts';
 import { environment, bundle, project, webhook, inNamespace, spec } from '../../support/builders.ts';
 import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
@@ -132,6 +133,70 @@ describe('operator: projects', () => {
     // Looked at again within 10 s, without any change to the project.
     await readyProject(a.name, 'private');
     await waitForJob(kc, a.name, 'private-1-build');
+  });
+
+  it('an SSH key without known_hosts, or a password over http, stops git builds with the reason, without a Job', async () => {
+    const { slipway, core } = clients(kc);
+    await core.createNamespacedSecret({
+      namespace: a.name,
+      body: { metadata: { name: 'ssh-creds' }, stringData: { 'ssh-privatekey': 'KEY' } },
+    });
+    await core.createNamespacedSecret({
+      namespace: a.name,
+      body: { metadata: { name: 'token-creds' }, stringData: { username: 'ci', password: 'token' } },
+    });
+    const cases = [
+      [
+        'ssh',
+        'git@git.example.com:shop.git',
+        'ssh-creds',
+        'KnownHostsMissing',
+        /has an ssh-privatekey but no known_hosts/,
+      ],
+      [
+        'plain',
+        'http://git.example.com/shop.git',
+        'token-creds',
+        'InsecureRepository',
+        /is not https:\/\/: the password in Secret token-creds is sent only over https/,
+      ],
+    ] as const;
+    for (const [name, url, secret, reason, message] of cases) {
+      await slipway.create(
+        'Project',
+        project(
+          name,
+          inNamespace(a.name),
+          spec({ slug: `${name}-${a.name}`, repository: { url, credentialsSecretRef: { name: secret } } }),
+        ),
+      );
+      const p = await waitFor(reason, async () => {
+        const found = await get.project(kc, a.name, name);
+        return readyReason(found) === `False/${reason}` ? found : undefined;
+      });
+      expect(p.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(message);
+      // As with a missing Secret: git bundles made once the Project says why wait for it.
+      await slipway.create(
+        'Bundle',
+        bundle(`${name}-1`, inNamespace(a.name), spec({ projectRef: { name } })),
+      );
+      await waitFor(`the bundle of ${name} to wait with ${reason}`, async () => {
+        const b1 = await get.bundle(kc, a.name, `${name}-1`);
+        return readyReason(b1) === `False/${reason}` ? b1 : undefined;
+      });
+      expect(await jobsOf(kc, a.name, `${name}-1`)).toEqual([]);
+    }
+    // With the host keys beside the key, the build goes ahead.
+    await core.patchNamespacedSecret(
+      {
+        name: 'ssh-creds',
+        namespace: a.name,
+        body: { stringData: { known_hosts: 'git.example.com ssh-ed25519 AAAA' } },
+      },
+      mergePatch,
+    );
+    await readyProject(a.name, 'ssh');
+    await waitForJob(kc, a.name, 'ssh-1-build');
   });
 
   it('a later project with the same slug in another namespace gets SlugConflict and no URL, and recovers', async () => {

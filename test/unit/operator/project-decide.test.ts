@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { bundlesToPrune, claimSlug, protectedBundles } from '../../../operator/project/decide.ts';
+import {
+  bundlesToPrune,
+  claimSlug,
+  cloneProblem,
+  protectedBundles,
+} from '../../../operator/project/decide.ts';
 import { effectiveSlug } from '../../../rules/webhook-url.ts';
 import { generateSecretValue, webhookSecret } from '../../../operator/project/secret.ts';
 import type { BundleObject } from '../../../crds/index.ts';
@@ -116,5 +121,38 @@ describe('generated webhook secret', () => {
       expect.objectContaining({ kind: 'Project', name: 'shop', uid: 'uid-shop', controller: true }),
     ]);
     expect(s.stringData).toEqual({ secret: 'value' });
+  });
+});
+
+describe('clone credentials', () => {
+  const withRepository = (url: string) =>
+    project('shop', stored(), spec({ repository: { url, credentialsSecretRef: { name: 'git' } } }));
+  const b64 = (v: string) => Buffer.from(v).toString('base64');
+
+  it('needs the Secret, host keys beside an SSH key, and https for a password', () => {
+    expect(cloneProblem(withRepository('https://git.example.com/shop.git'), undefined)?.reason).toBe(
+      'CredentialsSecretNotFound',
+    );
+    const sshOnly = { data: { 'ssh-privatekey': b64('KEY') } };
+    expect(cloneProblem(withRepository('ssh://git@git.example.com/shop.git'), sshOnly)).toMatchObject({
+      reason: 'KnownHostsMissing',
+      message: expect.stringMatching(/Secret git has an ssh-privatekey but no known_hosts/),
+    });
+    const token = { data: { username: b64('ci'), password: b64('token') } };
+    expect(cloneProblem(withRepository('http://ci:token@git.example.com/shop.git'), token)).toMatchObject({
+      reason: 'InsecureRepository',
+      message:
+        'spec.repository.url http://git.example.com/shop.git is not https://: the password in Secret git is sent only over https',
+    });
+  });
+
+  it('accepts an SSH key with known_hosts, a password over https, and no credentials at all', () => {
+    const ssh = {
+      data: { 'ssh-privatekey': b64('KEY'), known_hosts: b64('git.example.com ssh-ed25519 AAAA') },
+    };
+    expect(cloneProblem(withRepository('git@git.example.com:shop.git'), ssh)).toBeUndefined();
+    const token = { data: { password: b64('token') } };
+    expect(cloneProblem(withRepository('https://git.example.com/shop.git'), token)).toBeUndefined();
+    expect(cloneProblem(project('shop', stored()), undefined)).toBeUndefined();
   });
 });
