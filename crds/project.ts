@@ -8,6 +8,7 @@ import {
   reasonColumn,
   secretKeyRef,
   statusBase,
+  timestamp,
   type KindDefinition,
 } from './common.ts';
 
@@ -49,6 +50,19 @@ export const projectStatus = z.object({
     .optional()
     .meta({ description: 'What to paste into the git provider.' }),
   uploadScriptUrl: z.string().optional().meta({ description: 'Where CI downloads upload.sh.' }),
+  prunedBundles: z
+    .array(
+      z.object({
+        name: z.string().meta({ description: 'The pruned bundle.' }),
+        prunedAt: timestamp().meta({ description: 'When it was pruned.' }),
+      }),
+    )
+    .max(1000)
+    .optional()
+    .meta({
+      description:
+        'Bundles pruned in the last 30 days (at most 1000, newest first): a delivery or upload that would make one of them again is answered as a duplicate and builds nothing.',
+    }),
 });
 
 export const Project: KindDefinition<typeof projectSpec, typeof projectStatus> = {

@@ -90,6 +90,7 @@ export class ClusterAdapter {
       provider: projectProvider(project.spec),
       webhooks: this.webhooks.byIndex(BY_PROJECT, key),
       latestManualBundle: newest(this.bundles.byIndex(BY_PROJECT, key)),
+      prunedBundles: new Set((project.status?.prunedBundles ?? []).map((p) => p.name)),
     };
   };
 }

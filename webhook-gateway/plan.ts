@@ -33,12 +33,16 @@ export interface PlanInput {
   trigger: BuildTrigger;
   /** When the push or upload arrived; orders bundles created within the same second. */
   receivedAt?: Date;
+  /** Bundles the project pruned lately: making one again is a replay, answered as a duplicate. */
+  prunedBundles?: ReadonlySet<string>;
 }
 
 export interface PlannedBundle {
   bundle: BundleObject;
   webhook: string | null;
   environment: string | null;
+  /** Made before and pruned since: not created again (rules/pruned-bundles.ts). */
+  pruned: boolean;
 }
 
 export type Plan =
@@ -127,7 +131,12 @@ function plannedBundle(
       : {}),
     ...(input.receivedAt ? { receivedAt: input.receivedAt } : {}),
   });
-  return { bundle, webhook: webhookName ?? null, environment: environment ?? null };
+  return {
+    bundle,
+    webhook: webhookName ?? null,
+    environment: environment ?? null,
+    pruned: input.prunedBundles?.has(bundle.metadata.name) === true,
+  };
 }
 
 /**

@@ -129,8 +129,10 @@ case $status in
       webhook=$(printf '%s' "$line" | sed -n 's/.*"webhook":"\([^"]*\)".*/\1/p')
       environment=$(printf '%s' "$line" | sed -n 's/.*"environment":"\([^"]*\)".*/\1/p')
       url=$(printf '%s' "$line" | sed -n 's/.*"statusUrl":"\([^"]*\)".*/\1/p')
+      # A bundle built before and pruned since is not built again: nothing to follow.
+      case $line in *'"pruned":true'*) pruned=1 ;; *) pruned=0 ;; esac
       # What to follow below: one bundle per line, its name and its status URL.
-      printf '%s %s\n' "$name" "$url" >>"$work/bundles"
+      [ "$pruned" = 1 ] || printf '%s %s\n' "$name" "$url" >>"$work/bundles"
       if [ -n "$webhook" ] && [ -n "$environment" ]; then
         detail=" (webhook $webhook, deploys to $environment)"
       elif [ -n "$webhook" ]; then
@@ -138,7 +140,11 @@ case $status in
       else
         detail=" (no webhook matches branch $branch: build only, no deployment)"
       fi
-      printf 'bundle %s %s%s\n' "$name" "$verb" "$detail"
+      if [ "$pruned" = 1 ]; then
+        printf 'bundle %s was built before and pruned since: not built again%s\n' "$name" "$detail"
+      else
+        printf 'bundle %s %s%s\n' "$name" "$verb" "$detail"
+      fi
     done
     if [ "$wait_for_bundles" = "0" ]; then
       printf 'follow with: kubectl --namespace %s get bundles.slipway.dev %s --watch\n' "$namespace" "$names"

@@ -13,6 +13,7 @@ import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../reconcile/controller.ts';
 import { bundlesToPrune, claimSlug, cloneProblem, protectedBundles } from './decide.ts';
+import { rememberPruned } from '../../rules/pruned-bundles.ts';
 import { effectiveSlug } from '../../rules/webhook-url.ts';
 import { GatewayAccess } from './gateway-access.ts';
 import { generateSecretValue, generatedSecretRef, ownedBy, webhookSecret } from './secret.ts';
@@ -179,6 +180,14 @@ export class ProjectReconciler implements Reconciler {
       informers.deployments.get(namespace, env.spec.deploymentRef.name),
     );
     const prune = bundlesToPrune(bundles, project.spec.bundleHistoryLimit, keep);
+    if (prune.length === 0) return;
+    // Remembered before they go (rules/pruned-bundles.ts): a replayed delivery of one builds nothing.
+    const remembered = this.ctx.status.current(project)?.prunedBundles;
+    const names = prune.map((b) => b.metadata.name);
+    await this.ctx.status.write('Project', project, {
+      fields: { prunedBundles: rememberPruned(remembered, names, this.ctx.now()) },
+      conditions: [],
+    });
     for (const bundle of prune) {
       try {
         await slipway.delete('Bundle', namespace, bundle.metadata.name);
@@ -186,14 +195,12 @@ export class ProjectReconciler implements Reconciler {
         if (!isNotFound(err)) throw err;
       }
     }
-    if (prune.length > 0) {
-      log.info({ project: key, pruned: prune.length }, 'pruned old bundles');
-      void events.normal(
-        { apiVersion: project.apiVersion, kind: 'Project', metadata: project.metadata },
-        'BundlesPruned',
-        `deleted ${prune.length} finished bundles beyond bundleHistoryLimit ${project.spec.bundleHistoryLimit}`,
-      );
-    }
+    log.info({ project: key, pruned: prune.length }, 'pruned old bundles');
+    void events.normal(
+      { apiVersion: project.apiVersion, kind: 'Project', metadata: project.metadata },
+      'BundlesPruned',
+      `deleted ${prune.length} finished bundles beyond bundleHistoryLimit ${project.spec.bundleHistoryLimit}`,
+    );
   }
 }
 

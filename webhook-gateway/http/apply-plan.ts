@@ -18,7 +18,12 @@ export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: P
 
   let creations;
   try {
-    creations = await ctx.createBundles(plan.bundles.map((p) => p.bundle));
+    // A bundle made before and pruned since is not made again: the delivery is a replay.
+    const made = await ctx.createBundles(plan.bundles.filter((p) => !p.pruned).map((p) => p.bundle));
+    const pruned = plan.bundles
+      .filter((p) => p.pruned)
+      .map((p) => ({ name: p.bundle.metadata.name, result: 'duplicate' as const }));
+    creations = [...made, ...pruned];
   } catch (error) {
     const created = error instanceof PartialCreationError ? error.created : [];
     if (created.length > 0) exchange.log.bundles = created.map((name) => `${name}:created`);
@@ -39,8 +44,9 @@ export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: P
       namespace: p.bundle.metadata.namespace,
       webhook: p.webhook,
       environment: p.environment,
-      // Where CI (upload.sh) and the provider's delivery log follow the bundle.
-      ...(ctx.archiveSigningKey === undefined
+      ...(p.pruned ? { pruned: true } : {}),
+      // Where CI (upload.sh) and the provider's delivery log follow the bundle (gone once pruned).
+      ...(ctx.archiveSigningKey === undefined || p.pruned
         ? {}
         : {
             statusUrl: bundleStatusUrl(

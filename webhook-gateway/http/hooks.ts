@@ -79,6 +79,7 @@ export async function handleHook(
     project,
     webhooks: project.webhooks,
     latestManualBundle: project.latestManualBundle,
+    ...(project.prunedBundles ? { prunedBundles: project.prunedBundles } : {}),
     receivedAt: ctx.now(),
     trigger: {
       type: 'Webhook',

@@ -17,6 +17,8 @@ export interface ProjectLookup {
   webhooks: readonly WebhookObject[];
   /** The project's most recent Bundle with trigger type Manual, if any. */
   latestManualBundle: BundleObject | undefined;
+  /** Bundles the project pruned lately (rules/pruned-bundles.ts): a delivery making one again is a duplicate. */
+  prunedBundles?: ReadonlySet<string>;
 }
 
 /** Rejects with SecretUnavailableError when the project's webhook secret cannot be read now. */

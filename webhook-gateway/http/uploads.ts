@@ -59,6 +59,7 @@ export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug
         project,
         webhooks: project.webhooks,
         latestManualBundle: project.latestManualBundle,
+        ...(project.prunedBundles ? { prunedBundles: project.prunedBundles } : {}),
         receivedAt: ctx.now(),
         trigger: {
           type: 'Upload',

@@ -315,5 +315,8 @@ describe('operator: projects', () => {
     });
     // hist-1 is the oldest beyond the limit of 2; hist-deployed is older still but the environment runs it.
     expect(names).toEqual(['hist-2', 'hist-3', 'hist-deployed']);
+    // Its name is remembered, so a replayed delivery of it builds nothing (rules/pruned-bundles.ts).
+    const hist = await get.project(kc, a.name, 'hist');
+    expect(hist.status?.prunedBundles?.map((p) => p.name)).toEqual(['hist-1']);
   });
 });

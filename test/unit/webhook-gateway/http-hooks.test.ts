@@ -86,6 +86,22 @@ describe('POST /hooks/{slug}/{token}', () => {
     expect(gateway.bundles.size).toBe(0);
   });
 
+  it('a replayed delivery whose bundle was pruned builds nothing: 200 duplicate, marked pruned', async () => {
+    const first = await deliver('github-push');
+    expect(first.status).toBe(201);
+    const [name] = [...gateway.bundles.keys()];
+    // The operator pruned it and remembered its name in the Project's status.
+    gateway.bundles.delete(name!);
+    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, prunedBundles: new Set([name!]) });
+    const replay = await deliver('github-push');
+    expect(replay.status).toBe(200);
+    expect(replay.json).toEqual({
+      result: 'duplicate',
+      bundles: [{ name, namespace: NAMESPACE, webhook: 'production', environment: 'prod', pruned: true }],
+    });
+    expect(gateway.bundles.size).toBe(0);
+  });
+
   it('a push to a branch no webhook matches is ignored with 202, naming the branch', async () => {
     gateway.projects.get(PROJECT)!.webhooks = [];
     const reply = await deliver('github-push-branch-created');

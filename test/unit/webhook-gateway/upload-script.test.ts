@@ -152,6 +152,19 @@ describe('upload.sh, as served by the gateway', () => {
     expect(again.stdout).toMatch(/already exists \(same commit and archive\)/);
   });
 
+  it('says a bundle pruned since is not built again, and does not wait for it', async () => {
+    const first = await run(['--no-wait', ...args()]);
+    expect(first.code).toBe(0);
+    const [name] = [...gateway.bundles.keys()];
+    gateway.bundles.delete(name!);
+    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, prunedBundles: new Set([name!]) });
+    const replay = await run(args());
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain(`bundle ${name} was built before and pruned since: not built again`);
+    expect(replay.stderr).not.toMatch(/cannot (wait|follow)/);
+    expect(gateway.bundles.size).toBe(0);
+  });
+
   it('prints usage and exits non-zero with missing arguments, without uploading', async () => {
     const before = gateway.observations.length;
     const result = await run([PROJECT, TEST_SECRET, '0123abc']);
