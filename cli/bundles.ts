@@ -1,5 +1,6 @@
 // What several commands say about bundles: one line per phase (as upload.sh prints them), and
 // following a bundle until its chain ends.
+import { escapeControlCharacters } from '../rules/text.ts';
 import { isFinished } from '../rules/bundle-outcome.ts';
 import type { BundleObject } from '../crds/index.ts';
 import { duration } from './commands/command.ts';
@@ -13,7 +14,9 @@ export const readyOf = (b: BundleObject) => b.status?.conditions?.find((c) => c.
 export function phaseLine(b: BundleObject): string {
   const ready = readyOf(b);
   const phase = b.status?.phase ?? 'Pending';
-  return `${phase}${ready?.reason ? ` (${ready.reason})` : ''}${ready?.message ? `: ${ready.message}` : ''}`;
+  // The message may quote a failed build's output (user code): never raw terminal controls.
+  const line = `${phase}${ready?.reason ? ` (${ready.reason})` : ''}${ready?.message ? `: ${ready.message}` : ''}`;
+  return escapeControlCharacters(line);
 }
 
 /** Whether a finished bundle ended well. */

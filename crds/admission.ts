@@ -19,6 +19,12 @@ interface Check {
   verb: string;
   /** CEL: the refusal, naming the missing permission. */
   message: string;
+  /**
+   * Other fields that change what the reference is used for: a change of any of them checks the
+   * reference again, even when its name stays (a new repository host for the same password, a
+   * new project deploying into the same Deployment, a new volume for the same database dump).
+   */
+  context: string[][];
 }
 
 /** A CEL expression for `path` under `root` that is '' when any step of it is absent. */
@@ -30,6 +36,11 @@ function optionalName(root: 'object' | 'oldObject', path: string[]): string {
 
 function reference(path: string[]): Pick<Check, 'now' | 'before'> {
   return { now: optionalName('object', path), before: optionalName('oldObject', path) };
+}
+
+/** The context fields of `root` as one string, to compare old and new in one step. */
+function contextOf(root: 'object' | 'oldObject', paths: string[][]): string {
+  return paths.length === 0 ? "''" : paths.map((p) => `(${optionalName(root, p)})`).join(" + '|' + ");
 }
 
 const forbidden = (kind: string, field: string, verb: string, what: string, variable: string) =>
@@ -45,6 +56,11 @@ const ENVIRONMENT_CHECKS: Check[] = [
     resource: 'deployments',
     verb: 'patch',
     message: forbidden('Environment', 'spec.deploymentRef', 'patch', 'Deployment', 'deployment'),
+    // Another project's pushes would deploy into it.
+    context: [
+      ['spec', 'projectRef', 'name'],
+      ['spec', 'deploymentRef', 'container'],
+    ],
   },
   {
     name: 'databaseSecret',
@@ -53,6 +69,13 @@ const ENVIRONMENT_CHECKS: Check[] = [
     resource: 'secrets',
     verb: 'get',
     message: forbidden('Environment', 'spec.database.secretRef', 'get', 'Secret', 'databaseSecret'),
+    // The dump would land elsewhere (a volume its new author can read).
+    context: [
+      ['spec', 'database', 'engine'],
+      ['spec', 'backupStorage', 'persistentVolumeClaim', 'claimName'],
+      ['spec', 'backupStorage', 'pathPrefix'],
+      ['spec', 'projectRef', 'name'],
+    ],
   },
 ];
 
@@ -70,6 +93,8 @@ const PROJECT_CHECKS: Check[] = [
       'Secret',
       'credentialsSecret',
     ),
+    // The password would go to the new repository's host.
+    context: [['spec', 'repository', 'url']],
   },
   {
     name: 'webhookSecret',
@@ -78,6 +103,8 @@ const PROJECT_CHECKS: Check[] = [
     resource: 'secrets',
     verb: 'get',
     message: forbidden('Project', 'spec.webhookSecretRef', 'get', 'Secret', 'webhookSecret'),
+    // Another key of the same Secret would become the webhook secret (and shape the public URL).
+    context: [['spec', 'webhookSecretRef', 'key']],
   },
 ];
 
@@ -96,10 +123,13 @@ function policy(name: string, resource: string, checks: Check[]) {
       variables: checks.flatMap((c) => [
         { name: c.name, expression: c.now },
         { name: `${c.name}Before`, expression: c.before },
+        { name: `${c.name}Context`, expression: contextOf('object', c.context) },
+        { name: `${c.name}ContextBefore`, expression: contextOf('oldObject', c.context) },
       ]),
       validations: checks.map((c) => ({
         expression:
-          `variables.${c.name} == '' || variables.${c.name} == variables.${c.name}Before || ` +
+          `variables.${c.name} == '' || ` +
+          `(variables.${c.name} == variables.${c.name}Before && variables.${c.name}Context == variables.${c.name}ContextBefore) || ` +
           `authorizer.group('${c.group}').resource('${c.resource}').namespace(request.namespace)` +
           `.name(variables.${c.name}).check('${c.verb}').allowed()`,
         messageExpression: c.message,

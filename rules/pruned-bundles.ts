@@ -14,6 +14,12 @@ export interface PrunedBundle {
   prunedAt: string;
 }
 
+/** The names pruned within the memory's 30 days, as the gateway checks deliveries against them. */
+export function recentlyPruned(remembered: readonly PrunedBundle[] | undefined, now: Date): Set<string> {
+  const since = now.getTime() - PRUNED_BUNDLE_MEMORY_DAYS * 86_400_000;
+  return new Set((remembered ?? []).filter((p) => Date.parse(p.prunedAt) >= since).map((p) => p.name));
+}
+
 /** The remembered list after pruning `names` at `now`: newest first, at most 30 days and 1,000 names. */
 export function rememberPruned(
   remembered: readonly PrunedBundle[] | undefined,

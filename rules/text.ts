@@ -3,9 +3,9 @@
 // says (bidirectional overrides), so they are removed where text is stored and escaped where
 // the CLI prints.
 
-/** C0 and C1 controls, DEL, and the bidirectional embedding, override and isolate characters. */
+/** C0 and C1 controls, DEL, the bidirectional marks, embeddings, overrides and isolates. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu;
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 /** The text without control characters; a tab or line break becomes a space. */
 export function withoutControlCharacters(text: string): string {

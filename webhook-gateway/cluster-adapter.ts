@@ -7,6 +7,7 @@ import { projectProvider } from '../providers/index.ts';
 import { archiveKeyFromPath } from '../rules/archive-url.ts';
 import { newest } from '../rules/bundle-order.ts';
 import { effectiveSlug } from '../rules/webhook-url.ts';
+import { recentlyPruned } from '../rules/pruned-bundles.ts';
 import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
@@ -90,7 +91,7 @@ export class ClusterAdapter {
       provider: projectProvider(project.spec),
       webhooks: this.webhooks.byIndex(BY_PROJECT, key),
       latestManualBundle: newest(this.bundles.byIndex(BY_PROJECT, key)),
-      prunedBundles: new Set((project.status?.prunedBundles ?? []).map((p) => p.name)),
+      prunedBundles: recentlyPruned(project.status?.prunedBundles, new Date()),
     };
   };
 }

@@ -1,6 +1,7 @@
 // kubectl slipway status: what the public status page shows now, read from the cluster objects
 // (the page state derived from the notices as the status API derives it, the component tree,
 // the notices in effect).
+import { escapeControlCharacters } from '../../rules/text.ts';
 import { stringify } from 'yaml';
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
 import { noticeAt, noticeFromObject, type Notice } from '../../rules/notice-timeline.ts';
@@ -90,6 +91,7 @@ export const statusCommand: Command = {
         `  #${notice.id} ${notice.type}${at.state ? ` ${at.state}` : ''}${at.timelineState === 'future' ? ' (upcoming)' : ''}: ${notice.subject}`,
         ...(at.latestUpdate ? [`      ${at.latestUpdate.content.split('\n')[0]}`] : []),
       );
-    ctx.out(lines.join('\n'));
+    // Notice subjects and updates are text people wrote: printed without terminal controls.
+    ctx.out(lines.map(escapeControlCharacters).join('\n'));
   },
 };

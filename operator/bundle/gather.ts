@@ -52,6 +52,8 @@ export class BundleGatherer {
     for (const job of jobs.byIndex(INDEX.project, key)) {
       const name = job.metadata?.name;
       if (job.metadata?.labels?.[LABEL_STEP] !== 'build' || !name || name === own) continue;
+      // Only bundles' own Jobs hold a build slot (a Job anyone made with the labels does not).
+      if (!job.metadata?.ownerReferences?.some((o) => o.controller === true && o.kind === 'Bundle')) continue;
       startedBuilds.add(name);
       if (jobState(job).state === 'running') runningBuilds += 1;
     }

@@ -56,7 +56,7 @@ export function olderBundlesWaitingToBuild(input: BundleInputs): BundleObject[] 
 export function buildConcurrency(project: ProjectObject, fallback: number, max: number): number {
   const raw = project.metadata.annotations?.[ANNOTATION_BUILD_CONCURRENCY];
   const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : fallback;
+  return Math.min(Number.isInteger(n) && n >= 1 ? n : fallback, max);
 }
 
 /**

@@ -117,6 +117,13 @@ describe('admission: Slipway acts only within its user’s rights', () => {
     const edited = environment('production', 'shop-api', 'shop-db');
     edited.spec.autoRollback = true;
     expect(await apply([edited], USER)).toEqual({ ok: true });
+    // Moving it to another project would deploy that project's pushes into the same Deployment: checked.
+    const moved = environment('production', 'shop-api', 'shop-db');
+    moved.spec.projectRef = { name: 'blog' };
+    expect(await apply([moved], USER)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/you may not patch Deployment shop-api/),
+    });
     // Pointing it at another Deployment is a new reference, and checked.
     expect(await apply([environment('production', 'shop-worker', 'shop-db')], USER)).toMatchObject({
       ok: false,
@@ -152,5 +159,30 @@ describe('admission: Slipway acts only within its user’s rights', () => {
     // A Project without Secret references, and the same ones from the admin, are fine.
     expect(await apply([build.project('plain', inNs())], USER)).toEqual({ ok: true });
     expect(await apply([withCredentials, withWebhookSecret])).toEqual({ ok: true });
+    // The user may not send the admin's password elsewhere by changing only the repository's URL,
+    // nor make another key of the admin's Secret the webhook secret.
+    const elsewhere = build.project(
+      'blog',
+      inNs(),
+      build.spec({
+        repository: {
+          url: 'https://attacker.example.com/blog.git',
+          credentialsSecretRef: { name: 'shop-git' },
+        },
+      }),
+    );
+    expect(await apply([elsewhere], USER)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/you may not get Secret shop-git/),
+    });
+    const otherKey = build.project(
+      'docs',
+      inNs(),
+      build.spec({ webhookSecretRef: { name: 'shop-db', key: 'username' } }),
+    );
+    expect(await apply([otherKey], USER)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/you may not get Secret shop-db/),
+    });
   });
 });

@@ -157,12 +157,18 @@ describe('upload.sh, as served by the gateway', () => {
     expect(first.code).toBe(0);
     const [name] = [...gateway.bundles.keys()];
     gateway.bundles.delete(name!);
-    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, prunedBundles: new Set([name!]) });
-    const replay = await run(args());
-    expect(replay.code).toBe(0);
-    expect(replay.stdout).toContain(`bundle ${name} was built before and pruned since: not built again`);
-    expect(replay.stderr).not.toMatch(/cannot (wait|follow)/);
-    expect(gateway.bundles.size).toBe(0);
+    // The gateway is shared by this file's tests: the project is put back as it was.
+    const project = gateway.projects.get(PROJECT)!;
+    gateway.projects.set(PROJECT, { ...project, prunedBundles: new Set([name!]) });
+    try {
+      const replay = await run(args());
+      expect(replay.code).toBe(0);
+      expect(replay.stdout).toContain(`bundle ${name} was built before and pruned since: not built again`);
+      expect(replay.stderr).not.toMatch(/cannot (wait|follow)/);
+      expect(gateway.bundles.size).toBe(0);
+    } finally {
+      gateway.projects.set(PROJECT, project);
+    }
   });
 
   it('prints usage and exits non-zero with missing arguments, without uploading', async () => {
