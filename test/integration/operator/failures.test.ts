@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
+import { buildJobName, jobLabels } from '../../../operator/names.ts';
 import { bundle, project, inNamespace, spec } from '../../support/builders.ts';
 import { kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
@@ -98,6 +99,41 @@ describe('operator: failed steps', () => {
     expect(conditionOf(b, 'Reconciling')).toBeUndefined();
     expect(await imageOf('env-build-web')).toBe(OLD_IMAGE);
     expect((await get.environment(kc, ns.name, 'env-build')).status?.lastDeployment).toBeUndefined();
+  });
+
+  it("a Job with the bundle's build name that the bundle does not control is never its build: JobNotOwned, the Job left alone", async () => {
+    // Someone who may create Jobs makes one with the name and labels the build would have.
+    const labels = { ...jobLabels('shop', 'squat', 'build'), 'slipway.dev/test': 'squatter' };
+    await clients(kc).batch.createNamespacedJob({
+      namespace: ns.name,
+      body: {
+        metadata: { name: buildJobName('squat'), labels },
+        spec: {
+          template: {
+            metadata: { labels },
+            spec: {
+              restartPolicy: 'Never',
+              nodeSelector: { 'slipway.dev/test-held': 'true' },
+              containers: [{ name: 'x', image: 'registry.slipway.test:5000/x:1' }],
+            },
+          },
+        },
+      },
+    });
+    await clients(kc).slipway.create('Bundle', bundle('squat', inNamespace(ns.name)));
+    const b = await bundleInPhase(kc, ns.name, 'squat', 'Failed');
+    expect(readyReason(b)).toBe('False/JobNotOwned');
+    expect(conditionOf(b, 'Built')).toBe('False/JobNotOwned');
+    expect(b.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
+      /^Job squat-build exists but is not this bundle's \(it has no controller\)/,
+    );
+    // Still there, as its owner made it: not stopped, not adopted, not labelled finished.
+    const job = await clients(kc).batch.readNamespacedJob({
+      name: buildJobName('squat'),
+      namespace: ns.name,
+    });
+    expect(job.metadata?.ownerReferences).toBeUndefined();
+    expect(job.metadata?.labels).toEqual(labels);
   });
 
   it('a failed backup gives BackupFailed and leaves the Deployment alone', async () => {
