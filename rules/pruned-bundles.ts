@@ -14,20 +14,24 @@ export interface PrunedBundle {
   prunedAt: string;
 }
 
-/** The names pruned within the memory's 30 days, as the gateway checks deliveries against them. */
-export function recentlyPruned(remembered: readonly PrunedBundle[] | undefined, now: Date): Set<string> {
+/** The entries still within the memory's 30 days at `now`. */
+function remembered(list: readonly PrunedBundle[] | undefined, now: Date): PrunedBundle[] {
   const since = now.getTime() - PRUNED_BUNDLE_MEMORY_DAYS * 86_400_000;
-  return new Set((remembered ?? []).filter((p) => Date.parse(p.prunedAt) >= since).map((p) => p.name));
+  return (list ?? []).filter((p) => Date.parse(p.prunedAt) >= since);
+}
+
+/** The names pruned within the memory's 30 days, as the gateway checks deliveries against them. */
+export function recentlyPruned(list: readonly PrunedBundle[] | undefined, now: Date): Set<string> {
+  return new Set(remembered(list, now).map((p) => p.name));
 }
 
 /** The remembered list after pruning `names` at `now`: newest first, at most 30 days and 1,000 names. */
 export function rememberPruned(
-  remembered: readonly PrunedBundle[] | undefined,
+  list: readonly PrunedBundle[] | undefined,
   names: readonly string[],
   now: Date,
 ): PrunedBundle[] {
-  const since = now.getTime() - PRUNED_BUNDLE_MEMORY_DAYS * 86_400_000;
   const fresh = names.map((name) => ({ name, prunedAt: now.toISOString() }));
-  const kept = (remembered ?? []).filter((p) => !names.includes(p.name) && Date.parse(p.prunedAt) >= since);
+  const kept = remembered(list, now).filter((p) => !names.includes(p.name));
   return [...fresh, ...kept].slice(0, PRUNED_BUNDLE_MEMORY_MAX);
 }

@@ -15,7 +15,7 @@ import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './observed.ts';
 import { backupLocation } from './jobs.ts';
-import { failedContainerOutput, jobState } from './workload-state.ts';
+import { controllingBundle, failedContainerOutput, jobState } from './workload-state.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 
 /** The label the Job controller puts on a Job's pods. */
@@ -53,7 +53,7 @@ export class BundleGatherer {
       const name = job.metadata?.name;
       if (job.metadata?.labels?.[LABEL_STEP] !== 'build' || !name || name === own) continue;
       // Only bundles' own Jobs hold a build slot (a Job anyone made with the labels does not).
-      if (!job.metadata?.ownerReferences?.some((o) => o.controller === true && o.kind === 'Bundle')) continue;
+      if (!controllingBundle(job)) continue;
       startedBuilds.add(name);
       if (jobState(job).state === 'running') runningBuilds += 1;
     }

@@ -41,10 +41,11 @@ export type BundleObserver = (event: BundleLifecycleEvent) => void;
 type BundleStatus = NonNullable<BundleObject['status']>;
 
 /** Where each step's outcome is written, and when each step began. */
-const STEPS: ReadonlyArray<[Condition['type'], BundleStep, 'Built' | 'BackedUp' | 'Deployed']> = [
-  ['Built', 'build', 'Built'],
-  ['BackedUp', 'backup', 'BackedUp'],
-  ['Deployed', 'deploy', 'Deployed'],
+/** Each step's condition, which is also the event published when it becomes True. */
+const STEPS: ReadonlyArray<['Built' | 'BackedUp' | 'Deployed', BundleStep]> = [
+  ['Built', 'build'],
+  ['BackedUp', 'backup'],
+  ['Deployed', 'deploy'],
 ];
 
 /**
@@ -77,10 +78,10 @@ export function lifecycleEvents(
   });
   const events: BundleLifecycleEvent[] = [];
   if (!before?.startedAt && after.startedAt) events.push(event('Started', find(after, 'Built')));
-  for (const [type, step, eventType] of STEPS) {
+  for (const [type, step] of STEPS) {
     const now = find(after, type);
     if (now?.status !== 'True' || find(before, type)?.status === 'True') continue;
-    events.push(event(eventType, now, step));
+    events.push(event(type, now, step));
     if (step === 'deploy' && bundle.spec.trigger.type === 'Rollback')
       events.push(event('RolledBack', now, step));
   }

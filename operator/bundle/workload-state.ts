@@ -17,12 +17,12 @@ export const podEnded = (pod: V1Pod): boolean =>
  */
 export function ownedBy(job: V1Job, bundle: BundleObject): boolean {
   const uid = bundle.metadata.uid;
-  return (
-    uid !== undefined &&
-    (job.metadata?.ownerReferences ?? []).some(
-      (o) => o.controller === true && o.kind === 'Bundle' && o.uid === uid,
-    )
-  );
+  return uid !== undefined && controllingBundle(job)?.uid === uid;
+}
+
+/** The Bundle that controls the Job, if one does. */
+export function controllingBundle(job: V1Job): { name: string; uid: string } | undefined {
+  return job.metadata?.ownerReferences?.find((o) => o.controller === true && o.kind === 'Bundle');
 }
 
 export type JobState = { state: 'running' } | { state: 'succeeded' } | { state: 'failed'; message: string };
