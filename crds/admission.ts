@@ -3,8 +3,12 @@
 // Secrets an Environment or Project names, with its own, wider permissions. So whoever creates
 // or changes such a reference must be allowed to do that themselves — checked by the API server
 // with ValidatingAdmissionPolicy and CEL's `authorizer` against the requesting user (no webhook
-// server, as Kubernetes documents). A reference that does not change is not checked again, so
-// objects that exist keep working and metadata or status writes pass.
+// server, as Kubernetes documents). Deciding what an Environment runs is a right of its own, the
+// custom verb `deploy` on environments.slipway.dev: a Bundle or Webhook naming an Environment
+// needs it on that one, and what sets a project's later builds (a Manual bundle, whose build
+// settings pushes copy; the repository URL) needs it on all of the namespace's. A reference that
+// does not change is not checked again, so objects that exist keep working and metadata or
+// status writes pass.
 import { GROUP } from './common.ts';
 
 interface Check {
@@ -17,6 +21,8 @@ interface Check {
   group: string;
   resource: string;
   verb: string;
+  /** Check the verb on every object of the resource in the namespace, not on the one named. */
+  anyName?: boolean;
   /** CEL: the refusal, naming the missing permission. */
   message: string;
   /**
@@ -79,6 +85,67 @@ const ENVIRONMENT_CHECKS: Check[] = [
   },
 ];
 
+/** The custom verb on Environments that lets a user decide what an Environment runs. */
+export const DEPLOY_VERB = 'deploy';
+
+const mayNotDeploy = (kind: string, variable: string, field: string) =>
+  `'${kind} ' + object.metadata.name + ': you may not ${DEPLOY_VERB} to Environment ' + variables.${variable} + ` +
+  `' in namespace ' + request.namespace + ', so ${field} may not name it (Slipway would deploy for you). ` +
+  `Ask for "${DEPLOY_VERB}" on environments.${GROUP} ' + variables.${variable} + '.'`;
+
+const mayNotDeployAll = (kind: string, what: string, why: string) =>
+  `'${kind} ' + object.metadata.name + ': you may not ${DEPLOY_VERB} to the Environments of namespace ' + ` +
+  `request.namespace + ', so you may not ${what} (${why}). Ask for "${DEPLOY_VERB}" on environments.${GROUP} in the namespace.'`;
+
+const deployTo = (
+  environment: string[],
+): Pick<Check, 'group' | 'resource' | 'verb'> & ReturnType<typeof reference> => ({
+  ...reference(environment),
+  group: GROUP,
+  resource: 'environments',
+  verb: DEPLOY_VERB,
+});
+
+const BUNDLE_CHECKS: Check[] = [
+  {
+    name: 'environment',
+    ...deployTo(['spec', 'deploy', 'environmentRef', 'name']),
+    message: mayNotDeploy('Bundle', 'environment', 'spec.deploy.environmentRef'),
+    context: [['spec', 'projectRef', 'name']],
+  },
+  {
+    // A manual bundle sets what the project's later pushes build (webhook and upload bundles
+    // copy its build settings) and so what they deploy, to any of the namespace's Environments.
+    name: 'manual',
+    now: `(${optionalName('object', ['spec', 'trigger', 'type'])}) == 'Manual' ? 'Manual' : ''`,
+    before: `(${optionalName('oldObject', ['spec', 'trigger', 'type'])}) == 'Manual' ? 'Manual' : ''`,
+    group: GROUP,
+    resource: 'environments',
+    verb: DEPLOY_VERB,
+    anyName: true,
+    message: mayNotDeployAll(
+      'Bundle',
+      'create a Manual bundle',
+      'pushes of the project copy its build settings into every Environment they deploy to',
+    ),
+    context: [['spec', 'projectRef', 'name']],
+  },
+];
+
+const WEBHOOK_CHECKS: Check[] = [
+  {
+    name: 'environment',
+    ...deployTo(['spec', 'environmentRef', 'name']),
+    message: mayNotDeploy('Webhook', 'environment', 'spec.environmentRef'),
+    // Other pushes would deploy into it.
+    context: [
+      ['spec', 'projectRef', 'name'],
+      ['spec', 'branch'],
+      ['spec', 'matchMode'],
+    ],
+  },
+];
+
 const PROJECT_CHECKS: Check[] = [
   {
     name: 'credentialsSecret',
@@ -106,6 +173,21 @@ const PROJECT_CHECKS: Check[] = [
     // Another key of the same Secret would become the webhook secret (and shape the public URL).
     context: [['spec', 'webhookSecretRef', 'key']],
   },
+  {
+    // Where the project's code comes from decides what each of its Environments runs.
+    name: 'repository',
+    ...reference(['spec', 'repository', 'url']),
+    group: GROUP,
+    resource: 'environments',
+    verb: DEPLOY_VERB,
+    anyName: true,
+    message: mayNotDeployAll(
+      'Project',
+      'set spec.repository.url',
+      'its pushes are built and deployed to the Environments of the project',
+    ),
+    context: [],
+  },
 ];
 
 function policy(name: string, resource: string, checks: Check[]) {
@@ -131,7 +213,8 @@ function policy(name: string, resource: string, checks: Check[]) {
           `variables.${c.name} == '' || ` +
           `(variables.${c.name} == variables.${c.name}Before && variables.${c.name}Context == variables.${c.name}ContextBefore) || ` +
           `authorizer.group('${c.group}').resource('${c.resource}').namespace(request.namespace)` +
-          `.name(variables.${c.name}).check('${c.verb}').allowed()`,
+          (c.anyName ? '' : `.name(variables.${c.name})`) +
+          `.check('${c.verb}').allowed()`,
         messageExpression: c.message,
         reason: 'Forbidden',
       })),
@@ -150,6 +233,8 @@ function binding(policyName: string) {
 
 export const ENVIRONMENT_POLICY = 'slipway-environment-references';
 export const PROJECT_POLICY = 'slipway-project-references';
+export const BUNDLE_POLICY = 'slipway-bundle-references';
+export const WEBHOOK_POLICY = 'slipway-webhook-references';
 
 /** The policies and their bindings, in the order they are applied. */
 export function admissionPolicies() {
@@ -158,5 +243,9 @@ export function admissionPolicies() {
     binding(ENVIRONMENT_POLICY),
     policy(PROJECT_POLICY, 'projects', PROJECT_CHECKS),
     binding(PROJECT_POLICY),
+    policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS),
+    binding(BUNDLE_POLICY),
+    policy(WEBHOOK_POLICY, 'webhooks', WEBHOOK_CHECKS),
+    binding(WEBHOOK_POLICY),
   ];
 }

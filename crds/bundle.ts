@@ -175,7 +175,10 @@ export const bundleStatus = z.object({
     .enum(bundlePhases)
     .optional()
     .meta({ description: 'Where the bundle is in its chain (kubectl get bundles shows it).' }),
-  image: z.string().optional().meta({ description: 'The image the build pushed.' }),
+  image: z.string().optional().meta({
+    description:
+      'The image the build pushed, by digest (`<registry>/<namespace>/<project>:<bundle>@sha256:…`): what rollouts and rollbacks deploy.',
+  }),
   buildJob: z.string().optional().meta({ description: 'Name of the build Job.' }),
   backup: z
     .object({
@@ -259,6 +262,7 @@ export const bundleReasons = [
   'InvalidSource',
   'ForeignArchive',
   'JobNotOwned',
+  'DigestUnknown',
   'SourceBundleNotFound',
   'SourceBundleNotBuilt',
 ] as const;

@@ -66,9 +66,11 @@ const envSchema = z.object({
     .transform((v) => v.replace(/\/+$/, '')),
   SLIPWAY_BUILDER_IMAGE: text('moby/buildkit:rootless'),
   SLIPWAY_FETCH_IMAGE: text('alpine/git:v2.45.1'),
+  SLIPWAY_PUSH_IMAGE: text('gcr.io/go-containerregistry/crane:v0.22.1'),
   SLIPWAY_REGISTRY: text('registry.slipway.svc.cluster.local:5000').transform((v) => v.replace(/\/+$/, '')),
   SLIPWAY_REGISTRY_INSECURE: bool(false),
   SLIPWAY_REGISTRY_PUSH_SECRET: optionalText,
+  SLIPWAY_REGISTRY_PULL_SECRET: optionalText,
   SLIPWAY_APP_ROOT: text('/app'),
   SLIPWAY_BACKUP_IMAGE_MYSQL: text('mysql:8.4'),
   SLIPWAY_BACKUP_IMAGE_POSTGRESQL: text('postgres:17'),
@@ -106,10 +108,14 @@ export interface OperatorConfig {
   gatewayBaseUrl: string;
   builderImage: string;
   fetchImage: string;
+  /** Has `crane` on its PATH: the build Job's push container (no user code runs there). */
+  pushImage: string;
   registry: string;
   registryInsecure: boolean;
   /** A kubernetes.io/dockerconfigjson Secret, looked up in the bundle's namespace, for pushing. */
   registryPushSecret: string | undefined;
+  /** The same, mounted for the build (base and builder images); never the push credentials. */
+  registryPullSecret: string | undefined;
   /** Where the directories of directoryMap land inside the bundle image. */
   appRoot: string;
   backupImages: { mysql: string; postgresql: string };
@@ -161,9 +167,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gatewayBaseUrl: e.SLIPWAY_GATEWAY_BASE_URL,
     builderImage: e.SLIPWAY_BUILDER_IMAGE,
     fetchImage: e.SLIPWAY_FETCH_IMAGE,
+    pushImage: e.SLIPWAY_PUSH_IMAGE,
     registry: e.SLIPWAY_REGISTRY,
     registryInsecure: e.SLIPWAY_REGISTRY_INSECURE,
     registryPushSecret: e.SLIPWAY_REGISTRY_PUSH_SECRET,
+    registryPullSecret: e.SLIPWAY_REGISTRY_PULL_SECRET,
     appRoot: e.SLIPWAY_APP_ROOT,
     backupImages: { mysql: e.SLIPWAY_BACKUP_IMAGE_MYSQL, postgresql: e.SLIPWAY_BACKUP_IMAGE_POSTGRESQL },
     buildConcurrency: e.SLIPWAY_BUILD_CONCURRENCY,

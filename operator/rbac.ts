@@ -30,6 +30,12 @@ export const operatorRules: readonly PolicyRule[] = [
   },
   {
     apiGroups: ['slipway.dev'],
+    resources: ['environments'],
+    verbs: ['deploy'],
+    why: 'the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback',
+  },
+  {
+    apiGroups: ['slipway.dev'],
     resources: ['projects/status', 'environments/status', 'webhooks/status', 'bundles/status'],
     verbs: ['patch'],
     why: 'status, conditions and observedGeneration (merge patches of /status)',

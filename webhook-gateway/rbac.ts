@@ -20,4 +20,10 @@ export const gatewayRules: readonly PolicyRule[] = [
     verbs: ['create'],
     why: 'a Bundle per matching webhook of a push, or per upload',
   },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['environments'],
+    verbs: ['deploy'],
+    why: "the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: a push's bundle deploys where its Webhook says",
+  },
 ];

@@ -1,4 +1,4 @@
-// kubectl slipway logs <bundle> [-f]: the fetch, build and backup logs of a bundle, in order.
+// kubectl slipway logs <bundle> [-f]: the fetch, build, push and backup logs of a bundle, in order.
 // Only the operator's own Job containers (they print no credentials); the application's pods are
 // the Deployment's, for kubectl logs.
 import type { V1Pod } from '@kubernetes/client-node';
@@ -38,9 +38,9 @@ function containers(pod: V1Pod): Array<{ name: string; started: boolean; ended: 
 
 export const logsCommand: Command = {
   name: 'logs',
-  summary: "a bundle's fetch, build and backup logs, in order; -f follows while it runs",
+  summary: "a bundle's fetch, build, push and backup logs, in order; -f follows while it runs",
   usage: 'logs <bundle> [-f]',
-  help: `Prints the logs of the bundle's build Job (fetch, then build) and backup Job (dump), each
+  help: `Prints the logs of the bundle's build Job (fetch, build, then push) and backup Job (dump), each
 under a "==> pod/container <==" line. With -f it keeps printing new lines until the bundle's
 chain has ended.`,
   options: { follow: { type: 'boolean', short: 'f' } },

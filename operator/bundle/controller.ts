@@ -20,7 +20,7 @@ import type { Reconciler } from '../reconcile/controller.ts';
 import { KeyedMutex } from '../reconcile/keyed-mutex.ts';
 import { act } from './act.ts';
 import { BuildExpectations } from './build-expectations.ts';
-import { decideBundle } from './decide.ts';
+import { awaitsPushedImage, decideBundle } from './decide.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
 import { BundleGatherer } from './gather.ts';
 import type { BundleLifecycle } from './lifecycle.ts';
@@ -84,7 +84,8 @@ export class BundleReconciler implements Reconciler {
     const cached = await this.gather.withRefusedPods(this.gather.fromCache(bundle));
     const first = this.decideCounting(cached);
     if (first.skip) return this.retire(cached);
-    if (first.action.type === 'none' && first.outcome !== 'finished') return this.write(cached, first);
+    if (first.action.type === 'none' && first.outcome !== 'finished' && !awaitsPushedImage(cached))
+      return this.write(cached, first);
     // Starting a build needs no fresh read: its slot is counted and reserved above, and the
     // Job's deterministic name makes the create its own check ("already exists" = made before).
     if (first.action.type === 'createBuildJob') return this.actAndWrite(cached, first);

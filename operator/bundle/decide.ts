@@ -4,7 +4,7 @@
 //
 //   project present → not superseded → Built → (environment free) → BackedUp → Deployed → Ready
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
-import type { BundleReason, EnvironmentObject } from '../../crds/index.ts';
+import type { BundleObject, BundleReason, EnvironmentObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { backupJobName, buildJobName } from '../names.ts';
@@ -57,7 +57,7 @@ function runChain(input: BundleInputs): ChainResult {
   // Step: Built.
   const built = buildStep(input, chain);
   if (built) return built;
-  if (!bundle.spec.deploy) return chain.succeeded('Built', `built image ${input.image}`);
+  if (!bundle.spec.deploy) return chain.succeeded('Built', `built image ${chain.status.image}`);
 
   // Step: the environment and its Deployment must be there and free.
   const target = deployTarget(input, chain);
@@ -84,7 +84,7 @@ function runChain(input: BundleInputs): ChainResult {
   }
 
   // Step: Deployed.
-  const image = chain.status.image ?? input.image;
+  const image = chain.status.image!;
   const deploymentName = deployment.metadata?.name ?? environment.spec.deploymentRef.name;
   if (running !== name && rolloutStarted(bundle)) {
     // Someone put another pod template back while this bundle rolled out (kubectl rollout undo
@@ -141,21 +141,47 @@ function runChain(input: BundleInputs): ChainResult {
   return chain.progressing('Deploying', 'Progressing', message);
 }
 
+/** Whether the build step waits for the live read of what the build Job pushed. */
+export function awaitsPushedImage(input: BundleInputs): boolean {
+  const { bundle, buildJob } = input;
+  return (
+    !bundle.spec.source.bundleRef &&
+    !builtBefore(bundle) &&
+    input.pushedImage === undefined &&
+    !!buildJob &&
+    jobState(buildJob).state === 'succeeded'
+  );
+}
+
+const builtBefore = (bundle: BundleObject): boolean =>
+  !!bundle.status?.image && findCondition(bundle.status.conditions, 'Built')?.status === 'True';
+
 function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
   const { bundle, project, buildJob } = input;
   if (bundle.spec.source.bundleRef) return reuseStep(input, chain, bundle.spec.source.bundleRef.name);
   const jobName = buildJobName(bundle.metadata.name);
-  if (bundle.status?.image && findCondition(bundle.status.conditions, 'Built')?.status === 'True') {
-    chain.status.image = bundle.status.image;
-    chain.set(cond('Built', 'True', 'Succeeded', `built image ${bundle.status.image}`));
+  if (builtBefore(bundle)) {
+    chain.status.image = bundle.status!.image;
+    chain.set(cond('Built', 'True', 'Succeeded', `built image ${chain.status.image}`));
     return undefined;
   }
   if (buildJob) {
     chain.status.buildJob = jobName;
     const ended = jobStep(input, chain, BUILD, buildJob, jobName);
     if (ended !== 'succeeded') return ended;
-    chain.status.image = input.image;
-    chain.set(cond('Built', 'True', 'Succeeded', `built image ${input.image}`));
+    if (input.pushedImage === undefined) {
+      // Read live next (awaitsPushedImage): the digest is what gets deployed, never the tag.
+      const message = `build Job ${jobName} succeeded; reading the digest it pushed`;
+      chain.set(cond('Built', 'Unknown', 'Building', message));
+      return chain.progressing('Building', 'Building', message);
+    }
+    if (input.pushedImage === null) {
+      const message = `build Job ${jobName} succeeded, but its push container's report of the pushed digest is gone (its pod was deleted?), so there is no image to deploy by digest: create the bundle again`;
+      chain.set(cond('Built', 'False', 'DigestUnknown', message));
+      return chain.failed('Failed', 'DigestUnknown', message);
+    }
+    chain.status.image = input.pushedImage;
+    chain.set(cond('Built', 'True', 'Succeeded', `built image ${input.pushedImage}`));
     return undefined;
   }
 

@@ -40,8 +40,13 @@ export interface BundleInputs {
   defaultBuildConcurrency: number;
   /** The most a Project's annotation may raise it to. */
   maxBuildConcurrency: number;
-  /** The image reference the build pushes to. */
+  /** The image reference (a tag) the build pushes to. */
   image: string;
+  /**
+   * What the build Job's push container reported pushing, `image@sha256:…`, read live once the
+   * Job succeeded (its pod has left the cache by then); null when its pod or report is missing.
+   */
+  pushedImage?: string | null;
   /** Where the gateway serves uploaded archives: the only archive URLs a build may be given. */
   archiveBaseUrl: string;
   /** Where the backup Job writes, as shown in status.backup.location. */

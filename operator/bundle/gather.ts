@@ -15,7 +15,9 @@ import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './observed.ts';
 import { backupLocation } from './jobs.ts';
-import { controllingBundle, failedContainerOutput, jobState } from './workload-state.ts';
+import { controllingBundle, failedContainerOutput, jobState, pushedDigest } from './workload-state.ts';
+import { awaitsPushedImage } from './decide.ts';
+import { PUSH_CONTAINER } from './jobs.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 
 /** The label the Job controller puts on a Job's pods. */
@@ -177,7 +179,7 @@ export class BundleGatherer {
     const [buildOutput, backupOutput] = await Promise.all(
       [buildJobObj, backupJobObj].map((job) => this.failedOutput(namespace, job)),
     );
-    return {
+    const fresh: BundleInputs = {
       ...cached,
       buildJob: buildJobObj,
       backupJob: backupJobObj,
@@ -185,6 +187,17 @@ export class BundleGatherer {
       failedOutput: { build: buildOutput, backup: backupOutput },
       now: this.ctx.now(),
     };
+    return awaitsPushedImage(fresh) ? { ...fresh, pushedImage: await this.pushedImage(fresh) } : fresh;
+  }
+
+  /** The reference, by digest, the succeeded build Job's push container reported pushing. */
+  private async pushedImage(input: BundleInputs): Promise<string | null> {
+    const pods = await this.ctx.clients.core.listNamespacedPod({
+      namespace: input.bundle.metadata.namespace,
+      labelSelector: `batch.kubernetes.io/job-name=${input.buildJob!.metadata!.name}`,
+    });
+    const digest = pushedDigest(pods.items, PUSH_CONTAINER);
+    return digest ? `${input.image}@${digest}` : null;
   }
 
   /** For a failed Job: its failed container's last log lines, read once as the chain ends. */

@@ -2,9 +2,13 @@
 //
 // Build Job: an init container fetches the source into an emptyDir (git clone of the commit with
 // the project's credentials, or the archive download checked against its size and sha256) and
-// writes a Dockerfile; the build container runs rootless BuildKit in daemonless mode and pushes
-// the image. User-controlled values reach the scripts only as environment variables, never
-// spliced into shell text.
+// writes a Dockerfile; a second init container runs rootless BuildKit in daemonless mode (and so
+// the build steps, the user's code) and writes the image as an OCI layout into another emptyDir;
+// then the push container, which runs no user code, is the only one holding the registry's push
+// credentials: it pushes the layout and leaves the pushed digest as its termination message (how
+// Tekton returns results), which the operator reads into the bundle's image reference.
+// User-controlled values reach the scripts only as environment variables, never spliced into
+// shell text.
 import type {
   V1Container,
   V1EnvVar,
@@ -27,8 +31,10 @@ import { isSafeRelativePath } from './settings.ts';
 export interface BuildJobSettings {
   fetchImage: string;
   builderImage: string;
+  pushImage: string;
   registryInsecure: boolean;
   registryPushSecret: string | undefined;
+  registryPullSecret: string | undefined;
   appRoot: string;
   buildTimeoutSeconds: number;
   jobNodeSelector: Record<string, string> | undefined;
@@ -43,6 +49,12 @@ export interface BackupJobSettings {
 }
 
 const BUILD_UID = 1000;
+
+/** Where the build leaves the image (an OCI layout) for the push container. */
+const IMAGE_LAYOUT = '/image/layout';
+
+/** The push container's name: its termination message is the pushed reference with digest. */
+export const PUSH_CONTAINER = 'push';
 
 export function ownerReference(bundle: BundleObject): V1OwnerReference {
   return {
@@ -204,19 +216,27 @@ export function buildJob(
   const buildMounts: V1VolumeMount[] = [
     { name: 'workspace', mountPath: '/workspace', readOnly: true },
     { name: 'buildkit', mountPath: '/home/user/.local/share/buildkit' },
+    { name: 'image', mountPath: '/image' },
   ];
-  if (settings.registryPushSecret) {
-    volumes.push({
-      name: 'registry-auth',
-      secret: {
-        secretName: settings.registryPushSecret,
-        items: [{ key: '.dockerconfigjson', path: 'config.json' }],
-        optional: true,
-      },
-    });
-    buildMounts.push({ name: 'registry-auth', mountPath: '/home/user/.docker', readOnly: true });
+  volumes.push({ name: 'image', emptyDir: {} });
+  const pushMounts: V1VolumeMount[] = [{ name: 'image', mountPath: '/image', readOnly: true }];
+  // Docker config Secrets, each only in the container that needs it: the build steps never see
+  // the push credentials.
+  const dockerConfig = (volume: string, secretName: string): V1Volume => ({
+    name: volume,
+    secret: { secretName, items: [{ key: '.dockerconfigjson', path: 'config.json' }], optional: true },
+  });
+  if (settings.registryPullSecret) {
+    volumes.push(dockerConfig('registry-pull', settings.registryPullSecret));
+    buildMounts.push({ name: 'registry-pull', mountPath: '/home/user/.docker', readOnly: true });
   }
-  const output = `type=image,name=${image},push=true${settings.registryInsecure ? ',registry.insecure=true' : ''}`;
+  const pushEnv: V1EnvVar[] = [];
+  if (settings.registryPushSecret) {
+    volumes.push(dockerConfig('registry-push', settings.registryPushSecret));
+    pushMounts.push({ name: 'registry-push', mountPath: '/registry-auth', readOnly: true });
+    pushEnv.push({ name: 'DOCKER_CONFIG', value: '/registry-auth' });
+  }
+  const output = `type=oci,dest=${IMAGE_LAYOUT},tar=false`;
   const fetch: V1Container = {
     name: 'fetch',
     image: settings.fetchImage,
@@ -225,6 +245,24 @@ export function buildJob(
     volumeMounts: fetchMounts,
     resources: settings.buildResources,
     // A failing step's last log lines become its termination message, shown on the pod.
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  };
+  const push: V1Container = {
+    name: PUSH_CONTAINER,
+    image: settings.pushImage,
+    command: [
+      'crane',
+      ...(settings.registryInsecure ? ['--insecure'] : []),
+      'push',
+      IMAGE_LAYOUT,
+      image,
+      '--image-refs',
+      '/dev/termination-log',
+    ],
+    env: pushEnv,
+    volumeMounts: pushMounts,
+    resources: settings.buildResources,
     terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
   };
@@ -286,8 +324,8 @@ export function buildJob(
             fsGroup: BUILD_UID,
             runAsNonRoot: true,
           },
-          initContainers: [fetch],
-          containers: [build],
+          initContainers: [fetch, build],
+          containers: [push],
           volumes,
         },
       },

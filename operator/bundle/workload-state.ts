@@ -40,6 +40,23 @@ export function jobState(job: V1Job): JobState {
   return { state: 'running' };
 }
 
+/**
+ * The digest the push container of a succeeded build reported (its termination message, which
+ * crane --image-refs writes as `<repository>@sha256:…`), from the newest pod that has one.
+ */
+export function pushedDigest(pods: readonly V1Pod[], container: string): string | undefined {
+  const newestFirst = [...pods].sort(
+    (a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0),
+  );
+  for (const pod of newestFirst) {
+    const terminated = pod.status?.containerStatuses?.find((s) => s.name === container)?.state?.terminated;
+    if (terminated?.exitCode !== 0) continue;
+    const digest = /@(sha256:[a-f0-9]{64})\s*$/.exec(terminated.message ?? '')?.[1];
+    if (digest) return digest;
+  }
+  return undefined;
+}
+
 /** At most this much of a failed container's output goes into a condition message. */
 const OUTPUT_LINES = 6;
 const OUTPUT_CHARS = 800;

@@ -15,8 +15,14 @@ BINARIES="etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwo
 
 log() { printf '[cluster:build] %s\n' "$*" >&2; }
 
+# kwok's own default stages (what its simulated kubelet does), read by control-plane.ts, which
+# adds what a build pod's push container reports.
+STAGES="$CACHE_ROOT/control-plane/$KEY/kwok-stages"
+STAGE_FILES="node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete"
+
 complete() {
   for b in $BINARIES; do [ -x "$BIN/$b" ] || return 1; done
+  [ -d "$STAGES" ]
 }
 
 if complete; then
@@ -60,9 +66,21 @@ kwok() {
   done
 }
 
+kwok_stages() {
+  [ -d "$STAGES" ] && return 0
+  dir=$(cd "$WORK" && go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+  mkdir -p "$STAGES.tmp"
+  for f in $STAGE_FILES; do
+    [ -f "$dir/kustomize/stage/$f.yaml" ] || { log "kwok stage $f not found in sigs.k8s.io/kwok@$KWOK_VERSION ($dir)"; exit 1; }
+    cp "$dir/kustomize/stage/$f.yaml" "$STAGES.tmp/$(basename "$f").yaml"
+  done
+  mv "$STAGES.tmp" "$STAGES"
+}
+
 log "building the local control plane into $BIN (one time; later runs reuse it)"
 etcd
 kwok
+kwok_stages
 kube
 step "done"
 echo "$BIN"

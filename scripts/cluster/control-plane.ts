@@ -3,12 +3,13 @@
 // kwokctl's binary runtime, with kwok playing the nodes — or, with `realNode`, one real
 // kubelet on this machine (real-node.ts). See docs/local-control-plane.md.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { waitFor } from '../../lib/wait.ts';
+import { kwokctlConfig } from './kwok-stages.ts';
 import { nodeScript, realNodeCluster, realNodeComplete } from './real-node.ts';
 
 const run = promisify(execFile);
@@ -56,6 +57,12 @@ function env(binDir: string): NodeJS.ProcessEnv {
     PATH: `${binDir}:${process.env.PATH}`,
   };
 }
+
+/** The kwokctl configuration a cluster was made with, kept in its folder. */
+const CONFIG_COPY = 'slipway-kwokctl.yaml';
+
+const readIfExists = (path: string): string | undefined =>
+  existsSync(path) ? readFileSync(path, 'utf8') : undefined;
 
 /** kwokctl's folder of the named cluster: its kubeconfig, pids/, logs/. */
 export function clusterDir(name: string): string {
@@ -109,7 +116,15 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
   const hasRealNode = realNodeCluster() === name;
   // (a real node whose bring-up failed halfway is started afresh, not reused)
   const nodeComplete = node !== 'real' || realNodeComplete();
-  if ((await answers(binDir, kubeconfig)) && hasRealNode === (node === 'real') && nodeComplete) {
+  // A cluster made with another configuration (older stages) is made again.
+  const wanted = kwokctlConfig(binDir);
+  const sameConfig = readIfExists(join(clusterDir(name), CONFIG_COPY)) === wanted;
+  if (
+    (await answers(binDir, kubeconfig)) &&
+    hasRealNode === (node === 'real') &&
+    nodeComplete &&
+    sameConfig
+  ) {
     log(`cluster ${name} is already running (${node} node)`);
     return { name, kubeconfig, binDir, created: false, node };
   }
@@ -129,14 +144,9 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
   }).catch(() => undefined);
   log(`starting cluster ${name} (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)`);
   const b = (n: string) => join(binDir, n);
-  // Pods reach the API server at the kubernetes Service's address (10.0.0.1, the first of the
-  // default service range), so its certificate must name that address too.
   const config = join(kwokWorkdir, 'slipway-kwokctl.yaml');
   mkdirSync(kwokWorkdir, { recursive: true });
-  writeFileSync(
-    config,
-    'apiVersion: config.kwok.x-k8s.io/v1alpha1\nkind: KwokctlConfiguration\noptions:\n  kubeApiserverCertSANs: ["10.0.0.1"]\n',
-  );
+  writeFileSync(config, wanted);
   await run(
     b('kwokctl'),
     [
@@ -181,6 +191,7 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
     });
   }
   await waitForNodes(binDir, kubeconfig);
+  writeFileSync(join(clusterDir(name), CONFIG_COPY), wanted);
   log(`cluster ${name} is up with ${node === 'real' ? 'a real node' : `${NODES} kwok nodes`}`);
   return { name, kubeconfig, binDir, created: true, node };
 }

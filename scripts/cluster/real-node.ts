@@ -25,6 +25,8 @@ export interface RealNode {
   images: {
     fetch: string;
     builder: string;
+    /** tools + crane: the build Job's push container. */
+    push: string;
     backupMysql: string;
     backupPostgresql: string;
     /** Debian with the slipway user: the base of Slipway's own image (scripts/image/build.ts). */
@@ -72,6 +74,7 @@ export function operatorEnvFor(node: RealNode): Record<string, string> {
     SLIPWAY_REGISTRY_INSECURE: 'true',
     SLIPWAY_FETCH_IMAGE: node.images.fetch,
     SLIPWAY_BUILDER_IMAGE: node.images.builder,
+    SLIPWAY_PUSH_IMAGE: node.images.push,
     SLIPWAY_BACKUP_IMAGE_MYSQL: node.images.backupMysql,
     SLIPWAY_BACKUP_IMAGE_POSTGRESQL: node.images.backupPostgresql,
   };

@@ -58,6 +58,7 @@ export function realNodeValues(
       registryInsecure: true,
       builderImage: node.images.builder,
       fetchImage: node.images.fetch,
+      pushImage: node.images.push,
       backupImages: { mysql: node.images.backupMysql, postgresql: node.images.backupPostgresql },
     },
     gateway: {

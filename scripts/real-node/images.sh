@@ -8,13 +8,14 @@
 #   tools       Debian minbase with git, wget, mariadb-client and postgresql-client: the build
 #               Job's fetch step and the MariaDB/MySQL and PostgreSQL backup Jobs
 #   buildkit    tools + rootless BuildKit (buildkitd, buildctl, rootlesskit) for build Jobs
+#   push        tools + crane: the build Job's push container (pushes the built OCI layout)
 #   slipway-base  Debian minbase with the slipway user (uid/gid 10001): the base of Slipway's
 #               own image (scripts/image/build.ts adds Node and the app, as the Dockerfile does)
 # A warm cache returns at once. Prints the images folder. Needs root (debootstrap, chroot).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.sh"
-IMAGES="pause static-web php composer tools buildkit slipway-base"
+IMAGES="pause static-web php composer tools buildkit push slipway-base"
 log() { printf '[real-node:images] %s\n' "$*" >&2; }
 start=$(date +%s)
 step() { log "[$(( $(date +%s) - start ))s] $*"; }
@@ -150,6 +151,12 @@ crane append -b "$(image tools)" -f "$work/buildkit.tar" -t "$(image buildkit)"
 crane mutate --user 1000:1000 --workdir /home/user -e HOME=/home/user -e USER=user -e XDG_RUNTIME_DIR=/run/user/1000 \
   -e TMPDIR=/home/user/.local/tmp -e BUILDKIT_HOST=unix:///run/user/1000/buildkit/buildkitd.sock \
   --entrypoint rootlesskit,buildkitd -t "$(image buildkit)" "$(image buildkit)"
+
+step "push (tools + crane)"
+mkdir -p "$work/push/usr/local/bin"
+cp "$BIN/crane" "$work/push/usr/local/bin/crane"; chmod 755 "$work/push/usr/local/bin/crane"
+layer push "$work/push"
+crane append -b "$(image tools)" -f "$work/push.tar" -t "$(image push)"
 
 for i in $IMAGES; do
   crane pull "$(image "$i")" "$NODE_IMAGES/$i.tar.tmp"

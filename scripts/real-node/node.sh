@@ -148,7 +148,7 @@ Y
   r="$REGISTRY/slipway"; t=$IMAGES_REVISION
   cat > "$NODE_DIR/node.json" <<Y
 {"hostAddress": "$HOST_ADDRESS", "registry": "$REGISTRY", "nodeName": "$NODE_NAME", "crane": "$BIN/crane",
- "images": {"fetch": "$r/tools:$t", "builder": "$r/buildkit:$t", "backupMysql": "$r/tools:$t", "backupPostgresql": "$r/tools:$t",
+ "images": {"fetch": "$r/tools:$t", "builder": "$r/buildkit:$t", "push": "$r/push:$t", "backupMysql": "$r/tools:$t", "backupPostgresql": "$r/tools:$t",
             "slipwayBase": "$r/slipway-base:$t"},
  "baseImages": {"static-web": {"image": "$r/static-web:$t", "port": 8080}, "php": {"image": "$r/php:$t", "port": 8080}},
  "builderImages": {"composer": "$r/composer:$t"},

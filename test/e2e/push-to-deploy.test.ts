@@ -84,6 +84,19 @@ async function push(commit: string, message: string): Promise<string> {
   return res.body.bundles![0]!.name;
 }
 
+/** The digest the registry gives the manifest of `image` (`host/repository:tag`). */
+async function registryDigest(image: string): Promise<string | null> {
+  const match = /^([^/]+)\/(.+):([^:/]+)$/.exec(image)!;
+  const res = await fetch(`http://${match[1]}/v2/${match[2]}/manifests/${match[3]}`, {
+    method: 'HEAD',
+    headers: {
+      accept:
+        'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json',
+    },
+  });
+  return res.headers.get('docker-content-digest');
+}
+
 const staging = (bundle?: string) => servedPage(kc, ns.name, 'site-staging', web.port, bundle);
 
 beforeAll(
@@ -147,6 +160,20 @@ describe('push to deploy on a real node', () => {
       expect(bundle.status?.phase).toBe('Ready');
       expect(bundle.status?.image).toContain(`${node.registry}/`);
       expect(await staging(name)).toBe('200 <h1>Site v1</h1>\n');
+      // Deployed by digest: the one the tag has in the registry, in the Deployment and its pod.
+      const [tagged, digest] = bundle.status!.image!.split('@');
+      expect(digest).toMatch(/^sha256:[a-f0-9]{64}$/);
+      expect(await registryDigest(tagged!)).toBe(digest);
+      const { stdout: running } = await kubectl([
+        'get',
+        'deployment',
+        'site-staging',
+        '-n',
+        ns.name,
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].image}',
+      ]);
+      expect(running).toBe(bundle.status?.image);
       expect(await mariadb.restoreRows(backupFile(bundle, backups))).toEqual(['one', 'two']);
     },
   );
@@ -363,6 +390,9 @@ describe('push to deploy on a real node', () => {
         expect(logs).toMatch(/^==> site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
         expect(logs).toMatch(/^==> site-php-build-\w+\/build <==\n[\s\S]*\+ composer install --no-dev/m);
         expect(logs.indexOf('/fetch <==')).toBeLessThan(logs.indexOf('/build <=='));
+        // The push container, apart from the build steps, pushed what BuildKit wrote.
+        expect(logs.indexOf('/build <==')).toBeLessThan(logs.indexOf('/push <=='));
+        expect(bundle.status?.image).toMatch(/@sha256:[a-f0-9]{64}$/);
         expect(logs).toMatch(/==> site-php-backup-\w+\/dump <==\n[\s\S]*backup written to/);
       },
     );

@@ -18,6 +18,10 @@
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
   verbs: ["create","delete"]
+# the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback
+- apiGroups: ["slipway.dev"]
+  resources: ["environments"]
+  verbs: ["deploy"]
 # status, conditions and observedGeneration (merge patches of /status)
 - apiGroups: ["slipway.dev"]
   resources: ["projects/status","environments/status","webhooks/status","bundles/status"]
@@ -78,6 +82,10 @@
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
   verbs: ["create"]
+# the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: a push's bundle deploys where its Webhook says
+- apiGroups: ["slipway.dev"]
+  resources: ["environments"]
+  verbs: ["deploy"]
 {{- end }}
 
 {{/* status-api/rbac.ts: in the status namespace only. */}}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig } from '../../support/cluster.ts';
+import { waitFor } from '../../../lib/wait.ts';
 
 const USER = 'slipway-author';
 let ns: { name: string; remove: () => Promise<void> };
@@ -22,6 +23,22 @@ async function apply(objects: object[], as?: string): Promise<{ ok: true } | { o
 }
 
 const inNs = () => build.inNamespace(ns.name);
+
+type Rule = { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] };
+const role = (name: string, rules: Rule[]) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'Role',
+  metadata: { name, namespace: ns.name },
+  rules,
+});
+/** A RoleBinding of the Role `name` to the namespace user. */
+const boundToUser = (name: string) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'RoleBinding',
+  metadata: { name, namespace: ns.name },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+  subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
+});
 const environment = (name: string, deployment: string, database?: string) =>
   build.environment(
     name,
@@ -37,22 +54,15 @@ const environment = (name: string, deployment: string, database?: string) =>
 beforeAll(async () => {
   ns = await createNamespace(testKubeConfig(), 'admission');
   // What a namespace user typically has: every Slipway kind, reading Deployments, nothing else.
-  const role = {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata: { name: 'slipway-author', namespace: ns.name },
-    rules: [
-      { apiGroups: ['slipway.dev'], resources: ['*'], verbs: ['*'] },
-      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
-    ],
-  };
-  const binding = {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name: 'slipway-author', namespace: ns.name },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'slipway-author' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
-  };
+  const author = role('slipway-author', [
+    // (Every verb a writer has; `*` would include the custom verb deploy.)
+    {
+      apiGroups: ['slipway.dev'],
+      resources: ['*'],
+      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'],
+    },
+    { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
+  ]);
   const secret = (name: string) => ({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -60,8 +70,8 @@ beforeAll(async () => {
     stringData: { username: 'u', password: 'p', host: 'db', database: 'shop', secret: 's' },
   });
   const created = await apply([
-    role,
-    binding,
+    author,
+    boundToUser('slipway-author'),
     secret('shop-db'),
     secret('shop-git'),
     build.project('shop', inNs()),
@@ -69,6 +79,16 @@ beforeAll(async () => {
   expect(created).toEqual({ ok: true });
 });
 afterAll(async () => ns.remove());
+
+/** Waits until the API server's authorizer has the user's new "deploy" grant on `what`. */
+async function granted(what: string): Promise<void> {
+  await waitFor(`${USER} may deploy ${what}`, async () => {
+    const answer = await kubectl(['auth', 'can-i', 'deploy', what, '-n', ns.name, '--as', USER]).catch(
+      () => undefined,
+    );
+    return answer?.stdout.trim() === 'yes';
+  });
+}
 
 describe('admission: Slipway acts only within its user’s rights', () => {
   it('refuses an Environment naming a Deployment its author may not patch, naming the permission', async () => {
@@ -85,22 +105,10 @@ describe('admission: Slipway acts only within its user’s rights', () => {
 
   it('refuses a database Secret its author may not read', async () => {
     // With patch on the Deployment granted, the Deployment passes and the Secret is what is missing.
-    const grant = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: 'patch-shop-web', namespace: ns.name },
-      rules: [
-        { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['shop-web'], verbs: ['patch'] },
-      ],
-    };
-    const grantBinding = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'patch-shop-web', namespace: ns.name },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'patch-shop-web' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
-    };
-    expect(await apply([grant, grantBinding])).toEqual({ ok: true });
+    const grant = role('patch-shop-web', [
+      { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['shop-web'], verbs: ['patch'] },
+    ]);
+    expect(await apply([grant, boundToUser('patch-shop-web')])).toEqual({ ok: true });
     expect(await apply([environment('preview', 'shop-web')], USER)).toEqual({ ok: true });
     const refused = await apply([environment('production', 'shop-web', 'shop-db')], USER);
     expect(refused).toMatchObject({
@@ -131,6 +139,91 @@ describe('admission: Slipway acts only within its user’s rights', () => {
     });
   });
 
+  it('lets only those who may deploy to an Environment point Bundles and Webhooks at it, or change what a project builds', async () => {
+    const bundleTo = (name: string, environment: string, type: 'Manual' | 'Webhook') =>
+      build.bundle(
+        name,
+        inNs(),
+        build.spec({ deploy: build.deployTo(environment), trigger: { type }, projectRef: { name: 'shop' } }),
+      );
+    const webhookTo = (name: string, environment: string) =>
+      build.webhook(
+        name,
+        inNs(),
+        build.spec({ environmentRef: { name: environment }, projectRef: { name: 'shop' } }),
+      );
+    const refusedWith = (pattern: RegExp) => ({ ok: false, message: expect.stringMatching(pattern) });
+
+    // Without "deploy", the user reaches no Environment through a Webhook or a Bundle…
+    expect(await apply([webhookTo('to-production', 'production')], USER)).toMatchObject(
+      refusedWith(
+        /Webhook to-production: you may not deploy to Environment production in namespace admission-\w+, so spec\.environmentRef may not name it .*Ask for "deploy" on environments\.slipway\.dev production/,
+      ),
+    );
+    expect(await apply([bundleTo('push-1', 'production', 'Webhook')], USER)).toMatchObject(
+      refusedWith(
+        /Bundle push-1: you may not deploy to Environment production .* spec\.deploy\.environmentRef/,
+      ),
+    );
+    // …nor sets what the project's pushes build: a manual bundle (pushes copy its build settings)
+    // or the repository.
+    const manual = build.bundle('manual-1', inNs(), build.spec({ projectRef: { name: 'shop' } }));
+    expect(await apply([manual], USER)).toMatchObject(
+      refusedWith(
+        /Bundle manual-1: you may not deploy to the Environments of namespace .*, so you may not create a Manual bundle/,
+      ),
+    );
+    const moved = build.project(
+      'shop',
+      inNs(),
+      build.spec({ repository: { url: 'https://attacker.example.com/shop.git' } }),
+    );
+    expect(await apply([moved], USER)).toMatchObject(
+      refusedWith(
+        /Project shop: you may not deploy to the Environments of namespace .*, so you may not set spec\.repository\.url/,
+      ),
+    );
+    // Nothing half-made.
+    await expect(kubectl(['get', 'webhook', 'to-production', '-n', ns.name])).rejects.toThrow(/NotFound/);
+    await expect(kubectl(['get', 'bundle', 'manual-1', '-n', ns.name])).rejects.toThrow(/NotFound/);
+
+    // "deploy" on one Environment opens that one alone.
+    const deployPreview = role('deploy-preview', [
+      {
+        apiGroups: ['slipway.dev'],
+        resources: ['environments'],
+        resourceNames: ['preview'],
+        verbs: ['deploy'],
+      },
+    ]);
+    expect(await apply([deployPreview, boundToUser('deploy-preview')])).toEqual({ ok: true });
+    await granted('environments.slipway.dev/preview');
+    expect(
+      await apply([webhookTo('to-preview', 'preview'), bundleTo('push-2', 'preview', 'Webhook')], USER),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await apply([webhookTo('to-production', 'production')], USER)).toMatchObject(
+      refusedWith(/you may not deploy to Environment production/),
+    );
+    // Re-pointing the allowed Webhook at another Environment is checked again.
+    expect(await apply([webhookTo('to-preview', 'production')], USER)).toMatchObject(
+      refusedWith(/you may not deploy to Environment production/),
+    );
+    expect(await apply([manual], USER)).toMatchObject(refusedWith(/may not create a Manual bundle/));
+
+    // "deploy" on every Environment of the namespace: manual bundles and the repository too.
+    const deployAll = role('deploy-all', [
+      { apiGroups: ['slipway.dev'], resources: ['environments'], verbs: ['deploy'] },
+    ]);
+    expect(await apply([deployAll, boundToUser('deploy-all')])).toEqual({ ok: true });
+    await granted('environments.slipway.dev');
+    expect(await apply([manual, webhookTo('to-production', 'production'), moved], USER)).toEqual({
+      ok: true,
+    });
+  });
+
+  // (The user may deploy in the namespace from here on: the Secret checks are what is left.)
   it('refuses a Project naming clone credentials or a webhook Secret its author may not read', async () => {
     const withCredentials = build.project(
       'blog',
@@ -156,8 +249,13 @@ describe('admission: Slipway acts only within its user’s rights', () => {
         /Project docs: you may not get Secret shop-db .* spec\.webhookSecretRef/,
       ),
     });
-    // A Project without Secret references, and the same ones from the admin, are fine.
-    expect(await apply([build.project('plain', inNs())], USER)).toEqual({ ok: true });
+    // A Project without Secret references (nor a repository: see below), and the same ones from
+    // the admin, are fine.
+    expect(
+      await apply([build.project('plain', inNs(), build.spec({ repository: undefined }))], USER),
+    ).toEqual({
+      ok: true,
+    });
     expect(await apply([withCredentials, withWebhookSecret])).toEqual({ ok: true });
     // The user may not send the admin's password elsewhere by changing only the repository's URL,
     // nor make another key of the admin's Secret the webhook secret.

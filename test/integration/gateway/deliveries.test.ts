@@ -2,23 +2,20 @@
 // provider deliveries (re-signed for that secret) reach the gateway on a real port, Bundles
 // appear with what the push said, and the real upload.sh uploads a real cluster with curl.
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
-import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
+import type { BundleObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
-import { loadConfig } from '../../../operator/config.ts';
-import { Operator } from '../../../operator/operator.ts';
 import { bundleWriter, ClusterAdapter } from '../../../webhook-gateway/cluster-adapter.ts';
 import { PartialCreationError } from '../../../webhook-gateway/index.ts';
-import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
+import { FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
+import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
@@ -31,14 +28,12 @@ const kc = testKubeConfig();
 const api = slipwayApi(kc);
 const log = logger.child({ test: 'gateway' });
 let ns: { name: string; remove: () => Promise<void> };
-let gateway: Server;
+let slipway: GatewayAndOperator;
 let cluster: ClusterAdapter;
-let operator: Operator;
+let archiveDir: string;
 let baseUrl: string;
 let hookUrl: string;
 let secret: string;
-const archiveDir = mkdtempSync(join(tmpdir(), 'slipway-archives-'));
-const archiveUrlKey = randomBytes(32).toString('hex');
 
 async function apply(...objects: unknown[]) {
   await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
@@ -55,51 +50,10 @@ const bundlesOf = async (labelSelector = '') =>
     (b) => b.spec.trigger.type !== 'Manual',
   );
 
-/** The webhook secret the operator published for `project`, read as a user would with kubectl. */
-async function webhookSecretOf(project: ProjectObject): Promise<string> {
-  const { secretRef } = project.status!.webhook!;
-  const { stdout } = await kubectl([
-    'get',
-    'secret',
-    secretRef.name,
-    '-n',
-    ns.name,
-    '-o',
-    `jsonpath={.data.${secretRef.key}}`,
-  ]);
-  return Buffer.from(stdout, 'base64').toString('utf8');
-}
-
 beforeAll(async () => {
   ns = await createNamespace(kc, 'gateway');
-  cluster = new ClusterAdapter(kc, ns.name, log);
-  // Listen first: the upload script the gateway serves carries its real address.
-  gateway = createServer();
-  gateway.listen(0, '127.0.0.1');
-  await new Promise((r) => gateway.once('listening', r));
-  baseUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
-  const handlers = createGateway({
-    publicBaseUrl: baseUrl,
-    projectBySlug: cluster.projectBySlug,
-    bundleByName: cluster.bundleByName,
-    createBundles: bundleWriter(api),
-    archiveStore: new FilesystemArchiveStore(archiveDir),
-    isReady: () => cluster.synced(),
-    archiveSigningKey: archiveUrlKey,
-    logger: log,
-  });
-  gateway.on('request', handlers.handleRequest);
-  gateway.on('checkContinue', handlers.handleCheckContinue);
-  await cluster.start();
-
-  const config = loadConfig({
-    SLIPWAY_GATEWAY_BASE_URL: baseUrl,
-    SLIPWAY_WATCH_NAMESPACE: ns.name,
-    SLIPWAY_LEADER_ELECTION: 'false',
-    SLIPWAY_ARCHIVE_URL_KEY: archiveUrlKey,
-  });
-  operator = new Operator(kc, config, log);
-  await operator.start();
+  slipway = await startGatewayAndOperator(kc, ns.name, log);
+  ({ baseUrl, archiveDir, cluster } = slipway);
 
   const slug = `shop-${ns.name.slice(-6)}`;
   await apply(
@@ -120,20 +74,12 @@ beforeAll(async () => {
       build.spec({ branch: 'feature/', matchMode: 'StartsWith' }),
     ),
   );
-  const project = await waitFor('the webhook URL', async () => {
-    const p = await api.get<ProjectObject>('Project', ns.name, 'shop');
-    return p.status?.webhook ? p : undefined;
-  });
-  hookUrl = project.status!.webhook!.url;
-  secret = await webhookSecretOf(project);
+  ({ url: hookUrl, secret } = await publishedWebhook(kc, ns.name, 'shop'));
 });
 
 afterAll(async () => {
-  await operator?.stop();
-  await cluster?.stop();
-  gateway?.close();
+  await slipway?.stop();
   await ns?.remove();
-  rmSync(archiveDir, { recursive: true, force: true });
 });
 
 describe('provider deliveries', () => {
@@ -331,11 +277,7 @@ describe("the project's provider", () => {
       ),
       build.bundle('long-manual-1', build.inNamespace(ns.name), build.spec({ projectRef: { name } })),
     );
-    const project = await waitFor("the long project's webhook URL", async () => {
-      const p = await api.get<ProjectObject>('Project', ns.name, name);
-      return p.status?.webhook ? p : undefined;
-    });
-    const longSecret = await webhookSecretOf(project);
+    const { project, secret: longSecret } = await publishedWebhook(kc, ns.name, name);
     const { headers, body } = signedFixture('github-push', longSecret);
     const created = await waitFor('the long project to take a delivery', async () => {
       const res = await fetch(project.status!.webhook!.url, { method: 'POST', headers, body });

@@ -1,6 +1,7 @@
 // Helpers for the operator's integration tests: run the operator in-process against the test
 // API server, make the objects a project needs, and play the node for Job pods that a test
 // wants to finish one way or the other.
+import { createHash } from 'node:crypto';
 import {
   AppsV1Api,
   BatchV1Api,
@@ -11,6 +12,7 @@ import {
   KubeConfig,
   type V1Deployment,
   type V1Job,
+  type V1Container,
   type V1Pod,
 } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../../crds/index.ts';
@@ -164,6 +166,18 @@ const statusPatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
  * Plays the kubelet for the (held, unscheduled) pod of `jobName`: marks it Succeeded or
  * Failed, which the real Job controller then turns into the Job's outcome.
  */
+/** The digest a build of `bundle` reports pushing in these tests: fixed per bundle image tag. */
+export function pushedDigest(image: string): string {
+  return `sha256:${createHash('sha256').update(image).digest('hex')}`;
+}
+
+function pushedReference(push: V1Container): string {
+  // crane [--insecure] push <layout> <tag> …
+  const args = push.command ?? [];
+  const tag = args[args.indexOf('push') + 2] ?? '';
+  return `${tag.replace(/:[^/:]+$/, '')}@${pushedDigest(tag)}`;
+}
+
 export async function finishJobPod(
   kc: KubeConfig,
   namespace: string,
@@ -199,6 +213,8 @@ export async function finishJobPod(
                 reason: outcome === 'Succeeded' ? 'Completed' : 'Error',
                 startedAt: now,
                 finishedAt: now,
+                // What crane --image-refs leaves in a build's push container (jobs.ts).
+                ...(outcome === 'Succeeded' && c.name === 'push' ? { message: pushedReference(c) } : {}),
               },
             },
           })),

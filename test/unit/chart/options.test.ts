@@ -83,8 +83,10 @@ describe('chart options', () => {
     const bindings = ofKind(manifests, 'ValidatingAdmissionPolicyBinding');
     const generated = admissionPolicies();
     expect(policies.map((p) => p.metadata.name).sort()).toEqual([
+      'slipway-bundle-references',
       'slipway-environment-references',
       'slipway-project-references',
+      'slipway-webhook-references',
     ]);
     for (const policy of policies)
       expect(policy.spec).toEqual(generated.find((g) => g.metadata.name === policy.metadata.name)!.spec);

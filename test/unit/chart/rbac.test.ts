@@ -132,10 +132,13 @@ describe('chart RBAC', () => {
     expect(rules.flatMap((r) => r.resources ?? [])).not.toContain('secrets');
   });
 
-  it('lets the gateway create bundles and only read everything else, without Events', () => {
+  it('lets the gateway create bundles (deploying where their Webhook says) and only read everything else, without Events', () => {
     const { of } = rbac(template());
     const rendered = of('gateway').flatMap((b) => b.grants);
-    expect(rendered.filter((g) => !/ (get|list|watch)$/.test(g))).toEqual(['slipway.dev/bundles create']);
+    expect(rendered.filter((g) => !/ (get|list|watch)$/.test(g))).toEqual([
+      'slipway.dev/bundles create',
+      'slipway.dev/environments deploy',
+    ]);
     expect(rendered.filter((g) => /\/events /.test(g))).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../../crds/index.ts';
-import { decideBundle } from '../../../operator/bundle/decide.ts';
+import { awaitsPushedImage, decideBundle } from '../../../operator/bundle/decide.ts';
 import {
   REQUEUE_NO_POD_MS,
   type BundleDecision,
@@ -28,6 +28,8 @@ const NOW = new Date(T0.getTime() + 100_000);
 /** An archive the gateway (at http://gw) stored for project shop of namespace NS. */
 const ARCHIVE_URL = `http://gw/archives/${NS}/shop/${'f'.repeat(64)}.tar.gz`;
 
+const DIGEST = `sha256:${'d'.repeat(64)}`;
+
 function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
   const b = overrides.bundle ?? bundle('b1', stored());
   return {
@@ -43,6 +45,8 @@ function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
     defaultBuildConcurrency: 1,
     maxBuildConcurrency: 10,
     image: `registry.test/${NS}/shop:${b.metadata.name}`,
+    // What the live read finds once a build Job succeeded (the cache path has none: see below).
+    pushedImage: `registry.test/${NS}/shop:${b.metadata.name}@${DIGEST}`,
     archiveBaseUrl: 'http://gw',
     backupLocation: `pvc://backups/shop/staging/${b.metadata.name}.sql`,
     now: NOW,
@@ -267,10 +271,35 @@ describe('decideBundle: build', () => {
     const done = decideBundle(inputs({ buildJob: job('b1-build', 'succeeded', at(5)) }));
     expect(done.status).toMatchObject({
       buildJob: 'b1-build',
-      image: `registry.test/${NS}/shop:b1`,
+      image: `registry.test/${NS}/shop:b1@${DIGEST}`,
       startedAt: at(5),
       finishedAt: NOW.toISOString(),
     });
+  });
+
+  it('deploys what the push container reported by digest, read live once the build Job succeeded', () => {
+    const fromCache = inputs({
+      bundle: bundle('b1', stored(), spec({ deploy: deployTo() })),
+      buildJob: job('b1-build', 'succeeded'),
+      environment: environment(undefined, stored()),
+      deployment: deployment(),
+      pushedImage: undefined,
+    });
+    // The cache cannot show it (the pod has ended): the controller reads it live, never deploys the tag.
+    expect(awaitsPushedImage(fromCache)).toBe(true);
+    expect(summary(decideBundle(fromCache)).then).toBe('Building none progressing');
+    expect(decideBundle(fromCache).status.image).toBeUndefined();
+    const live = decideBundle({ ...fromCache, pushedImage: `registry.test/${NS}/shop:b1@${DIGEST}` });
+    expect(live.action).toEqual({
+      type: 'startRollout',
+      container: 'web',
+      image: `registry.test/${NS}/shop:b1@${DIGEST}`,
+    });
+    // Its pod gone before the read: nothing to deploy by digest, said so, for good.
+    const gone = decideBundle({ ...fromCache, pushedImage: null });
+    expect(summary(gone).then).toBe('Failed none finished');
+    expect(gone.conditions.at(-1)).toMatchObject({ reason: 'DigestUnknown' });
+    expect(gone.conditions.at(-1)?.message).toMatch(/report of the pushed digest is gone/);
   });
 
   it('gives the build slot to the oldest waiting bundle first', () => {

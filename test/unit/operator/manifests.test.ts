@@ -10,11 +10,12 @@ import { condition } from './builders.ts';
 
 const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
 
-const envOf = (job: ReturnType<typeof buildJob>, container: 'fetch' | 'build') => {
+const containerOf = (job: ReturnType<typeof buildJob>, container: 'fetch' | 'build' | 'push') => {
   const spec = job.spec!.template.spec!;
-  const c = [...(spec.initContainers ?? []), ...spec.containers].find((x) => x.name === container)!;
-  return Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+  return [...(spec.initContainers ?? []), ...spec.containers].find((x) => x.name === container)!;
 };
+const envOf = (job: ReturnType<typeof buildJob>, container: 'fetch' | 'build' | 'push') =>
+  Object.fromEntries((containerOf(job, container).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
 
 describe('names', () => {
   it('are deterministic and fit in 63 characters, with a hash keeping long names apart', () => {
@@ -40,11 +41,51 @@ describe('build Job', () => {
     expect(job.metadata?.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'Bundle', name: 'b1', uid: 'uid-b1', controller: true }),
     ]);
-    const build = job.spec!.template.spec!.containers[0]!;
+    const pod = job.spec!.template.spec!;
+    expect(pod.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build']);
+    const build = containerOf(job, 'build');
     expect(build.image).toBe('moby/buildkit:rootless');
     expect(build.command).toEqual(['buildctl-daemonless.sh']);
-    expect(build.args).toContain('type=image,name=registry.test:5000/team/shop:b1,push=true');
+    // BuildKit (and the build steps) write an OCI layout; the push container pushes it.
+    expect(build.args).toContain('type=oci,dest=/image/layout,tar=false');
+    expect(pod.containers.map((c) => c.name)).toEqual(['push']);
+    expect(containerOf(job, 'push').command).toEqual([
+      'crane',
+      'push',
+      '/image/layout',
+      'registry.test:5000/team/shop:b1',
+      '--image-refs',
+      '/dev/termination-log',
+    ]);
     expect(job.spec?.backoffLimit).toBe(0);
+  });
+
+  it('gives the push credentials to the push container alone: the build steps never see them', () => {
+    const withSecrets = loadConfig({
+      SLIPWAY_REGISTRY: 'registry.test:5000',
+      SLIPWAY_REGISTRY_PUSH_SECRET: 'push-creds',
+      SLIPWAY_REGISTRY_PULL_SECRET: 'pull-creds',
+    });
+    const job = buildJob(
+      bundle('b1', stored()),
+      project(undefined, stored()),
+      'registry.test:5000/team/shop:b1',
+      withSecrets,
+    );
+    const pod = job.spec!.template.spec!;
+    const secretOf = (volume: string) => pod.volumes!.find((v) => v.name === volume)?.secret?.secretName;
+    const secretsMountedIn = (container: 'fetch' | 'build' | 'push') =>
+      (containerOf(job, container).volumeMounts ?? []).map((m) => secretOf(m.name)).filter(Boolean);
+    expect(secretsMountedIn('push')).toEqual(['push-creds']);
+    expect(envOf(job, 'push').DOCKER_CONFIG).toBe('/registry-auth');
+    expect(secretsMountedIn('build')).toEqual(['pull-creds']);
+    expect(secretsMountedIn('fetch')).toEqual([]);
+    // The image the build wrote reaches the push container read-only.
+    expect(containerOf(job, 'push').volumeMounts).toContainEqual({
+      name: 'image',
+      mountPath: '/image',
+      readOnly: true,
+    });
   });
 
   it("bounds every container of build and backup pods, with the operator's settings", () => {
@@ -87,9 +128,7 @@ describe('build Job', () => {
     expect(envOf(job, 'build').BUILDKITD_FLAGS).toBe(
       '--oci-worker-no-process-sandbox --config=/workspace/buildkitd.toml',
     );
-    expect(job.spec!.template.spec!.containers[0]!.args).toContain(
-      'type=image,name=172.30.255.1:5000/builds/team/shop:b1,push=true,registry.insecure=true',
-    );
+    expect(containerOf(job, 'push').command!.slice(0, 3)).toEqual(['crane', '--insecure', 'push']);
     const secure = buildJob(
       bundle('b1', stored()),
       project(undefined, stored()),
@@ -206,7 +245,7 @@ describe('build steps', () => {
       'registry.test:5000/team/shop:b1',
       settings,
     );
-    const args = job.spec!.template.spec!.containers[0]!.args!;
+    const args = containerOf(job, 'build').args!;
     const options = args.slice(args.indexOf('--output') + 2);
     expect(options).toEqual([
       '--opt',
