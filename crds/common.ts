@@ -10,7 +10,7 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
  * The git providers Slipway supports: the one list (a Bundle's trigger.provider, a Project's
  * spec.provider). Each has its module in providers/, and providers/registry.ts must name them all.
  */
-export const providers = ['github', 'gitlab', 'bitbucket', 'azure-devops'] as const;
+export const providers = ['github', 'gitlab', 'bitbucket', 'azure-devops', 'gitea'] as const;
 export type Provider = (typeof providers)[number];
 
 const timestamp = () => z.iso.datetime({ offset: true });

@@ -15,7 +15,7 @@ import {
 export const projectSpec = z.object({
   provider: z.enum(providers).optional().meta({
     description:
-      "The git provider that sends this project's push deliveries; the gateway verifies a delivery only by its scheme. Defaults to the provider of repository.url when that is github.com, gitlab.com, bitbucket.org or dev.azure.com; set it for self-hosted servers.",
+      "The git provider that sends this project's push deliveries; the gateway verifies a delivery only by its scheme. Defaults to the provider of repository.url when that is github.com, gitlab.com, bitbucket.org, dev.azure.com, gitea.com or codeberg.org; set it for self-hosted servers (gitea also for Forgejo).",
   }),
   slug: dnsLabel().optional().meta({
     description: 'Unique across the cluster; appears in the webhook URL. Defaults to metadata.name.',

@@ -1,4 +1,4 @@
-// GitHub: X-GitHub-Event names the event; a push carries one ref.
+// GitHub: X-GitHub-Event names the event; a push carries one ref (Gitea's has the same shape).
 // https://docs.github.com/webhooks/webhook-events-and-payloads#push
 import { z } from 'zod';
 import {
@@ -43,16 +43,26 @@ const pushPayload = z.object({
 });
 
 export function parseGitHub(headers: RequestHeaders, body: Buffer): ParsedDelivery {
-  const base = {
-    provider: 'github' as const,
-    deliveryId: deliveryId(headerValue(headers, 'x-github-delivery')),
-  };
-  const event = headerValue(headers, 'x-github-event') ?? '';
-  const payload = decodeJson(body);
-  if (event === 'ping') return { ...base, kind: 'ignored', reason: 'ping' };
-  if (event !== 'push') return { ...base, kind: 'ignored', reason: `GitHub event '${event}' is not a push` };
+  return parseGitHubStylePush(
+    { provider: 'github', title: 'GitHub', event: headerValue(headers, 'x-github-event') ?? '' },
+    headerValue(headers, 'x-github-delivery'),
+    body,
+  );
+}
 
-  const push = readPayload(pushPayload, payload, 'GitHub push');
+/** A push in GitHub's payload shape, which Gitea sends too: one ref, its new commit, the head commit. */
+export function parseGitHubStylePush(
+  source: { provider: 'github' | 'gitea'; title: string; event: string },
+  delivery: string | undefined,
+  body: Buffer,
+): ParsedDelivery {
+  const base = { provider: source.provider, deliveryId: deliveryId(delivery) };
+  const payload = decodeJson(body);
+  if (source.event === 'ping') return { ...base, kind: 'ignored', reason: 'ping' };
+  if (source.event !== 'push')
+    return { ...base, kind: 'ignored', reason: `${source.title} event '${source.event}' is not a push` };
+
+  const push = readPayload(pushPayload, payload, `${source.title} push`);
   const ref = classifyRef(push.ref);
   if (ref.kind === 'tag') return { ...base, kind: 'ignored', reason: 'tag push' };
   if (ref.kind === 'other') return { ...base, kind: 'ignored', reason: 'push to a ref that is not a branch' };

@@ -1,10 +1,11 @@
 // Every provider Slipway supports, in one list. The type below makes the compiler check that
 // each name of the API's provider list (crds/common.ts) has its module, and each module its name.
-// The order is the order deliveries are recognised in: providers known by a header first, Azure
-// DevOps (known by its body) last.
+// The order is the order deliveries are recognised in: providers known by a header first (Gitea
+// before GitHub, whose headers Gitea sends too), Azure DevOps (known by its body) last.
 import type { Provider } from '../crds/index.ts';
 import { azureDevOps } from './azure-devops.ts';
 import { bitbucket } from './bitbucket.ts';
+import { gitea } from './gitea.ts';
 import { github } from './github.ts';
 import { gitlab } from './gitlab.ts';
 import {
@@ -16,6 +17,7 @@ import {
 } from './provider.ts';
 
 export const registry: { readonly [P in Provider]: ProviderModule<P> } = {
+  gitea,
   github,
   gitlab,
   bitbucket,

@@ -5,8 +5,18 @@ import { constantTimeEqual } from '../lib/constant-time.ts';
 
 /** `sha256=<hex HMAC-SHA256(secret, body)>`, the format of GitHub and Bitbucket. */
 export function hmacSignatureMatches(header: string | undefined, body: Buffer, secret: string): boolean {
+  return hexHmacMatches(header, body, secret, 'sha256=');
+}
+
+/** `<prefix><hex HMAC-SHA256(secret, body)>`; Gitea's has no prefix. */
+export function hexHmacMatches(
+  header: string | undefined,
+  body: Buffer,
+  secret: string,
+  prefix = '',
+): boolean {
   if (header === undefined) return false;
-  const expected = 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  const expected = prefix + createHmac('sha256', secret).update(body).digest('hex');
   return constantTimeEqual(header.trim().toLowerCase(), expected);
 }
 

@@ -127,6 +127,33 @@ const expected: Record<string, ParsedDelivery> = {
     deliveryId: 'a9b08dcc-9185-51d5-b859-23ee1dcf015d',
     reason: 'tag push',
   },
+  // Captured from a real Gitea (SOURCES.md): it sends GitHub's headers too, and is still Gitea's.
+  'gitea-push': {
+    kind: 'push',
+    provider: 'gitea',
+    deliveryId: '9302a11d-2d34-4885-be1e-2d66e9a5ba28',
+    changes: [
+      { branch: 'main', commit: '90d948e5d990567242b1959ee3ac0129cf3ac1c4', comment: 'Add the home page' },
+    ],
+  },
+  'gitea-push-branch-created': {
+    kind: 'push',
+    provider: 'gitea',
+    deliveryId: 'a2e38a34-e039-45a5-b785-f4c26588b02f',
+    changes: [
+      {
+        branch: 'feature/x',
+        commit: '90d948e5d990567242b1959ee3ac0129cf3ac1c4',
+        comment: 'Add the home page',
+      },
+    ],
+  },
+  'gitea-push-tag-created': {
+    kind: 'ignored',
+    provider: 'gitea',
+    deliveryId: '00a03944-288e-4dbd-adcc-533ed0ed10a5',
+    reason: 'tag push',
+  },
   'azure-devops-git-push': {
     kind: 'push',
     provider: 'azure-devops',
@@ -305,6 +332,9 @@ describe('the provider of a project', () => {
     ['https://dev.azure.com/acme/shop/_git/shop', 'azure-devops'],
     ['git@ssh.dev.azure.com:v3/acme/shop/shop', 'azure-devops'],
     ['https://acme.visualstudio.com/shop/_git/shop', 'azure-devops'],
+    ['https://gitea.com/acme/shop.git', 'gitea'],
+    ['https://codeberg.org/acme/shop.git', 'gitea'],
+    ['https://gitea.example.com/acme/shop.git', undefined],
     ['https://git.example.com/acme/shop.git', undefined],
     ['https://github.com.evil.example/acme/shop.git', undefined],
     ['git://172.30.255.1:9418/shop.git', undefined],
@@ -330,6 +360,22 @@ describe('recognition', () => {
       recogniseProvider({ 'content-type': 'application/json' }, Buffer.from('{"ref":"refs/heads/main"}')),
     ).toBeUndefined();
     expect(recogniseProvider({}, Buffer.from('not json'))).toBeUndefined();
+  });
+
+  it("takes a Gitea delivery for Gitea's although it carries GitHub's headers and a valid GitHub signature", () => {
+    const delivery = loadFixture('gitea-push');
+    expect(delivery.headers['x-github-event']).toBe('push');
+    expect(recogniseProvider(delivery.headers, delivery.body)).toBe('gitea');
+    // A GitHub project does not take it: Gitea projects say spec.provider: gitea.
+    expect(verifyDelivery('gitea', delivery.headers, delivery.body, DOCUMENTED_SECRET, 'github')).toBe(false);
+    expect(verifyDelivery('gitea', delivery.headers, delivery.body, DOCUMENTED_SECRET, 'gitea')).toBe(true);
+    // Forgejo's own header names are Gitea's too.
+    const forgejo = {
+      'x-forgejo-event': 'push',
+      'x-forgejo-signature': delivery.headers['x-gitea-signature']!,
+    };
+    expect(recogniseProvider(forgejo, delivery.body)).toBe('gitea');
+    expect(verifyDelivery('gitea', forgejo, delivery.body, DOCUMENTED_SECRET, 'gitea')).toBe(true);
   });
 
   it('tells Bitbucket Cloud from Bitbucket Server by the headers each sends', () => {

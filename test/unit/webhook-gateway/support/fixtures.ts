@@ -42,6 +42,8 @@ export function resign(
   const hmac = 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
   if ('x-hub-signature-256' in headers) signed['x-hub-signature-256'] = hmac;
   if ('x-hub-signature' in headers && !('x-github-event' in headers)) signed['x-hub-signature'] = hmac;
+  const hex = createHmac('sha256', secret).update(body).digest('hex');
+  for (const name of ['x-gitea-signature', 'x-gogs-signature']) if (name in headers) signed[name] = hex;
   if ('x-gitlab-token' in headers) signed['x-gitlab-token'] = secret;
   if ('x-provider-service-key' in headers) signed['x-provider-service-key'] = secret;
   return signed;
@@ -55,6 +57,9 @@ export const ALL_FIXTURES = [
   'bitbucket-repo-push-tag-created',
   'bitbucket-server-repo-refs-changed',
   'bitbucket-server-repo-refs-changed-branch-deleted',
+  'gitea-push',
+  'gitea-push-branch-created',
+  'gitea-push-tag-created',
   'github-ping',
   'github-push',
   'github-push-branch-created',

@@ -1,0 +1,45 @@
+// Gitea (and Forgejo, its fork): X-Gitea-Event names the event (Forgejo also sends
+// X-Forgejo-Event); X-Gitea-Signature is the hex HMAC-SHA256 of the body with the hook's secret.
+// For compatibility Gitea also sends GitHub's headers (X-GitHub-Event, X-Hub-Signature-256), so
+// this module is asked before GitHub's (registry.ts): a Gitea delivery is Gitea's.
+// The push payload has GitHub's shape (ref, after, head_commit).
+// https://docs.gitea.com/usage/webhooks
+import { parseGitHubStylePush } from './github.ts';
+import { headerValue, type ProviderModule, type RequestHeaders } from './provider.ts';
+import { hexHmacMatches } from './signatures.ts';
+
+const event = (headers: RequestHeaders): string | undefined =>
+  headerValue(headers, 'x-gitea-event') ?? headerValue(headers, 'x-forgejo-event');
+
+export const gitea: ProviderModule<'gitea'> = {
+  name: 'gitea',
+  title: 'Gitea',
+  // Gitea's own service, and Codeberg (Forgejo).
+  publicHosts: /^(gitea\.com|codeberg\.org)$/,
+  recognisedBy: 'an X-Gitea-Event or X-Forgejo-Event header',
+  recognise: (headers) => (event(headers) !== undefined ? 'gitea' : undefined),
+  verify: (headers, body, secret) =>
+    hexHmacMatches(
+      headerValue(headers, 'x-gitea-signature') ?? headerValue(headers, 'x-forgejo-signature'),
+      body,
+      secret,
+    ),
+  parse: (headers, body) =>
+    parseGitHubStylePush(
+      { provider: 'gitea', title: 'Gitea', event: event(headers) ?? '' },
+      headerValue(headers, 'x-gitea-delivery') ?? headerValue(headers, 'x-forgejo-delivery'),
+      body,
+    ),
+  form: {
+    where: 'Repository → Settings → Webhooks → Add webhook → Gitea (Forgejo: Forgejo)',
+    fields: (url, secret) => [
+      ['Target URL', url],
+      ['HTTP method', 'POST'],
+      ['POST content type', 'application/json'],
+      ['Secret', secret],
+      ['Trigger on', 'Push events'],
+      ['Branch filter', '* (Slipway matches branches itself)'],
+      ['Also', 'Active'],
+    ],
+  },
+};

@@ -1,0 +1,139 @@
+// A real Gitea for tests (scripts/gitea/build.sh builds it once): its own folder, SQLite, on a
+// free loopback port, one admin user, webhooks allowed to any host. It hosts repositories over
+// HTTP, sends real push deliveries and answers the commit status API.
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { waitFor } from '../../lib/wait.ts';
+import { freePort } from '../../scripts/processes.ts';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Gitea {
+  url: string;
+  user: string;
+  password: string;
+  /** A call of Gitea's REST API (/api/v1…) as the admin user; throws unless it answers 2xx. */
+  api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** The repository's clone URL, with the admin's credentials in it (for git push). */
+  pushUrl(repo: string): string;
+  stop(): Promise<void>;
+}
+
+export async function startGitea(): Promise<Gitea> {
+  const dir = execFileSync('sh', [join(ROOT, 'scripts', 'gitea', 'build.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  const work = mkdtempSync(join(tmpdir(), 'slipway-gitea-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = join(work, 'app.ini');
+  writeFileSync(
+    config,
+    [
+      'RUN_MODE = prod',
+      `WORK_PATH = ${work}`,
+      '[server]',
+      'HTTP_ADDR = 127.0.0.1',
+      `HTTP_PORT = ${port}`,
+      `ROOT_URL = ${url}/`,
+      'DISABLE_SSH = true',
+      'OFFLINE_MODE = true',
+      `STATIC_ROOT_PATH = ${dir}`,
+      `APP_DATA_PATH = ${join(work, 'data')}`,
+      '[database]',
+      'DB_TYPE = sqlite3',
+      `PATH = ${join(work, 'gitea.db')}`,
+      '[security]',
+      'INSTALL_LOCK = true',
+      `SECRET_KEY = ${randomBytes(24).toString('hex')}`,
+      '[webhook]',
+      // By default Gitea delivers to no private or loopback address: the gateway is on one.
+      'ALLOWED_HOST_LIST = *',
+      'DELIVER_TIMEOUT = 10',
+      '[repository]',
+      `ROOT = ${join(work, 'repositories')}`,
+      '[log]',
+      'MODE = file',
+      'LEVEL = Warn',
+      `ROOT_PATH = ${join(work, 'log')}`,
+      '[service]',
+      'DISABLE_REGISTRATION = true',
+      '[mailer]',
+      'ENABLED = false',
+      '',
+    ].join('\n'),
+  );
+  const env = {
+    ...process.env,
+    GITEA_I_AM_BEING_UNSAFE_RUNNING_AS_ROOT: 'true',
+    GITEA_WORK_DIR: work,
+    HOME: work,
+  };
+  const gitea = join(dir, 'gitea');
+  await run(gitea, ['migrate', '-c', config], { env });
+  const user = 'slipway';
+  const password = randomBytes(12).toString('hex');
+  await run(
+    gitea,
+    [
+      'admin',
+      'user',
+      'create',
+      '--username',
+      user,
+      '--password',
+      password,
+      '--email',
+      'slipway@example.com',
+    ].concat(['--admin', '--must-change-password=false', '-c', config]),
+    { env },
+  );
+  const child: ChildProcess = spawn(gitea, ['web', '-c', config], { env, stdio: 'ignore' });
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const auth = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  await waitFor(
+    `Gitea to answer on ${url} (its log: ${join(work, 'log')})`,
+    async () => {
+      if (exited) throw new Error(`Gitea exited at start (its log: ${join(work, 'log')})`);
+      return (await fetch(`${url}/api/v1/version`).catch(() => undefined))?.ok;
+    },
+    60_000,
+    200,
+  );
+
+  return {
+    url,
+    user,
+    password,
+    async api<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const res = await fetch(`${url}/api/v1${path}`, {
+        method,
+        headers: {
+          authorization: auth,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`Gitea ${method} ${path}: ${res.status} ${text}`);
+      return (text ? JSON.parse(text) : undefined) as T;
+    },
+    pushUrl: (repo) => `http://${user}:${password}@127.0.0.1:${port}/${user}/${repo}.git`,
+    async stop() {
+      if (!exited) {
+        const gone = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await gone;
+      }
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
