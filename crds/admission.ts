@@ -54,6 +54,20 @@ const forbidden = (kind: string, field: string, verb: string, what: string, vari
   `' in namespace ' + request.namespace + ', so ${field} may not name it (Slipway would use it for you). ` +
   `Ask for "${verb}" on it, or name one you may ${verb}.'`;
 
+/** A Secret that `kind`'s `field` names (`path` its name): its author must be able to read it. */
+function secretCheck(kind: string, name: string, field: string, context: string[][]): Check {
+  const path = ['spec', ...field.replace(/^spec\./, '').split('.'), 'name'];
+  return {
+    name,
+    ...reference(path),
+    group: '',
+    resource: 'secrets',
+    verb: 'get',
+    message: forbidden(kind, field, 'get', 'Secret', name),
+    context,
+  };
+}
+
 const ENVIRONMENT_CHECKS: Check[] = [
   {
     name: 'deployment',
@@ -68,21 +82,13 @@ const ENVIRONMENT_CHECKS: Check[] = [
       ['spec', 'deploymentRef', 'container'],
     ],
   },
-  {
-    name: 'databaseSecret',
-    ...reference(['spec', 'database', 'secretRef', 'name']),
-    group: '',
-    resource: 'secrets',
-    verb: 'get',
-    message: forbidden('Environment', 'spec.database.secretRef', 'get', 'Secret', 'databaseSecret'),
-    // The dump would land elsewhere (a volume its new author can read).
-    context: [
-      ['spec', 'database', 'engine'],
-      ['spec', 'backupStorage', 'persistentVolumeClaim', 'claimName'],
-      ['spec', 'backupStorage', 'pathPrefix'],
-      ['spec', 'projectRef', 'name'],
-    ],
-  },
+  // The dump would land elsewhere (a volume its new author can read).
+  secretCheck('Environment', 'databaseSecret', 'spec.database.secretRef', [
+    ['spec', 'database', 'engine'],
+    ['spec', 'backupStorage', 'persistentVolumeClaim', 'claimName'],
+    ['spec', 'backupStorage', 'pathPrefix'],
+    ['spec', 'projectRef', 'name'],
+  ]),
 ];
 
 /** The custom verb on Environments that lets a user decide what an Environment runs. */
@@ -147,32 +153,18 @@ const WEBHOOK_CHECKS: Check[] = [
 ];
 
 const PROJECT_CHECKS: Check[] = [
-  {
-    name: 'credentialsSecret',
-    ...reference(['spec', 'repository', 'credentialsSecretRef', 'name']),
-    group: '',
-    resource: 'secrets',
-    verb: 'get',
-    message: forbidden(
-      'Project',
-      'spec.repository.credentialsSecretRef',
-      'get',
-      'Secret',
-      'credentialsSecret',
-    ),
-    // The password would go to the new repository's host.
-    context: [['spec', 'repository', 'url']],
-  },
-  {
-    name: 'webhookSecret',
-    ...reference(['spec', 'webhookSecretRef', 'name']),
-    group: '',
-    resource: 'secrets',
-    verb: 'get',
-    message: forbidden('Project', 'spec.webhookSecretRef', 'get', 'Secret', 'webhookSecret'),
-    // Another key of the same Secret would become the webhook secret (and shape the public URL).
-    context: [['spec', 'webhookSecretRef', 'key']],
-  },
+  // The password would go to the new repository's host.
+  secretCheck('Project', 'credentialsSecret', 'spec.repository.credentialsSecretRef', [
+    ['spec', 'repository', 'url'],
+  ]),
+  // Another key of the same Secret would become the webhook secret (and shape the public URL).
+  secretCheck('Project', 'webhookSecret', 'spec.webhookSecretRef', [['spec', 'webhookSecretRef', 'key']]),
+  // The token would go to another API, or another key of the Secret would become the token.
+  secretCheck('Project', 'reportToken', 'spec.report.tokenSecretRef', [
+    ['spec', 'report', 'apiUrl'],
+    ['spec', 'report', 'tokenSecretRef', 'key'],
+    ['spec', 'repository', 'url'],
+  ]),
   {
     // Where the project's code comes from decides what each of its Environments runs.
     name: 'repository',

@@ -175,6 +175,23 @@ export const bundleStatus = z.object({
     .enum(bundlePhases)
     .optional()
     .meta({ description: 'Where the bundle is in its chain (kubectl get bundles shows it).' }),
+  reported: z
+    .array(
+      z.object({
+        context: z
+          .string()
+          .meta({ description: 'The commit status context (slipway/build, slipway/deploy/<environment>).' }),
+        state: z
+          .enum(['pending', 'success', 'failure', 'error'])
+          .meta({ description: 'The state the provider accepted.' }),
+      }),
+    )
+    .max(16)
+    .optional()
+    .meta({
+      description:
+        'The commit statuses the provider accepted for this bundle (Project spec.report): after a restart only what is missing is sent again.',
+    }),
   image: z.string().optional().meta({
     description:
       'The image the build pushed, by digest (`<registry>/<namespace>/<project>:<bundle>@sha256:…`): what rollouts and rollbacks deploy.',

@@ -8,7 +8,7 @@ import {
   type environmentSpec,
   type environmentStatus,
 } from './environment.ts';
-import { Project, projectReasons, type projectSpec, type projectStatus } from './project.ts';
+import { Project, projectReasons, reportReasons, type projectSpec, type projectStatus } from './project.ts';
 import {
   StatusComponent,
   StatusNotice,
@@ -36,7 +36,8 @@ export const kinds = [Project, Environment, Webhook, Bundle, StatusPage, StatusC
 
 /** Every kind's condition reasons, as its docs section in docs/resources.md must list them. */
 export const reasonsByKind = {
-  Project: projectReasons,
+  // Ready's, then Reported's (spec.report).
+  Project: [...projectReasons, ...reportReasons],
   Environment: environmentReasons,
   Webhook: webhookReasons,
   Bundle: bundleReasons,

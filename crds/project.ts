@@ -32,6 +32,26 @@ export const projectSpec = z.object({
   webhookSecretRef: secretKeyRef().optional().meta({
     description: 'Webhook secret to use; when absent the operator generates one owned by the Project.',
   }),
+  report: z
+    .object({
+      tokenSecretRef: secretKeyRef().meta({
+        description:
+          'A token allowed to write commit statuses of the repository (GitHub: repo:status; GitLab: api; Bitbucket: a repository access token; Azure DevOps: a PAT with Code (status); Gitea: write:repository).',
+      }),
+      apiUrl: z
+        .url({ protocol: /^https?$/ })
+        .max(2048)
+        .optional()
+        .meta({
+          description:
+            "The provider's API. By default github.com's, gitlab.com's, Bitbucket Cloud's and Azure DevOps' public APIs, and for a self-hosted GitHub Enterprise, GitLab or Gitea the API on the repository's own host (/api/v3, /api/v4, /api/v1).",
+        }),
+    })
+    .optional()
+    .meta({
+      description:
+        "Report each bundle of a commit back to the provider: a commit status per step (slipway/build, slipway/deploy/<environment>) linking to the bundle. Failures show in the Project's Reported condition; builds never wait for the provider.",
+    }),
   bundleHistoryLimit: z.number().int().min(1).max(1000).default(20).meta({
     description: 'Finished bundles to keep; older ones are deleted (never one an environment runs).',
   }),
@@ -94,3 +114,7 @@ export const projectReasons = [
   'InsecureRepository',
 ] as const;
 export type ProjectReason = (typeof projectReasons)[number];
+
+/** The reasons of a Project's Reported condition (spec.report; docs/resources.md lists exactly these). */
+export const reportReasons = ['Reported', 'ReportFailed', 'TokenNotFound', 'NotReportable'] as const;
+export type ReportReason = (typeof reportReasons)[number];

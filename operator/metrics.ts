@@ -39,3 +39,10 @@ export const stepTotal = counter(
 );
 
 export const leader = gauge('slipway_operator_leader', '1 while this replica holds the leader lease.');
+
+/** Commit statuses sent to git providers (Project spec.report), by provider and result. */
+export const reportsTotal = counter(
+  'slipway_operator_reports_total',
+  'Commit statuses sent to git providers: accepted, refused (an answer that is not worth retrying) or failed (retries used up).',
+  ['provider', 'result'] as const,
+);

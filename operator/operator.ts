@@ -24,6 +24,7 @@ import { PageEntryReconciler, StatusPageReconciler } from './status-page/control
 import { PageIds } from './status-page/page-ids.ts';
 import { watchStatusPageEntries } from './status-page/watches.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
+import { Reporter } from './report/reporter.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
 
@@ -46,6 +47,8 @@ export class Operator {
   };
   /** A bundle's life-cycle events (started, built, backed up, deployed, rolled back, failed). */
   readonly bundleLifecycle: BundleLifecycle;
+  /** Reports bundles to their git provider; idle() waits for it in tests. */
+  readonly reporter: Reporter;
   private readonly elector: LeaderElector | undefined;
   private readonly log: Logger;
   private controllersRunning = false;
@@ -73,6 +76,9 @@ export class Operator {
     // Observers of bundles' life-cycle events subscribe here (docs/architecture.md).
     this.bundleLifecycle = new BundleLifecycle(log);
     this.bundleLifecycle.subscribe(countStep);
+    // Commit statuses on the git provider (Project spec.report), sent outside the reconcile.
+    this.reporter = new Reporter(ctx);
+    this.bundleLifecycle.subscribe(this.reporter.observe);
     const pageIds = new PageIds(slipway);
     this.controllers = {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
@@ -204,12 +210,15 @@ export class Operator {
     for (const [controller, cache] of watched) {
       for (const o of cache.list()) controller.enqueue(o.metadata?.namespace, o.metadata?.name);
     }
+    // And every recent bundle whose provider may not have its latest state yet.
+    this.reporter.resume();
     this.log.info('controllers started');
   }
 
   private async stopControllers(): Promise<void> {
     if (!this.controllersRunning) return;
     this.controllersRunning = false;
+    this.reporter.stop();
     await Promise.all(Object.values(this.controllers).map((c) => c.stop()));
     this.log.info('controllers stopped');
   }

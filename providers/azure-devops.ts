@@ -13,6 +13,7 @@ import {
   readPayload,
 } from './payload.ts';
 import { headerValue, type BranchChange, type ParsedDelivery, type ProviderModule } from './provider.ts';
+import { JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
 import { matchesSecret } from './signatures.ts';
 
 export const azureDevOps: ProviderModule<'azure-devops'> = {
@@ -24,6 +25,38 @@ export const azureDevOps: ProviderModule<'azure-devops'> = {
   recognise: (_headers, body) => (hasEventType(body) ? 'azure-devops' : undefined),
   verify: (headers, _body, secret) => matchesSecret(headerValue(headers, 'x-provider-service-key'), secret),
   parse: (_headers, body) => parseAzureDevOps(body),
+  report: {
+    token: 'a personal access token with Code (status) scope',
+    target(url, apiUrl) {
+      const at = repositoryLocation(url);
+      const parts = at ? azureRepository(at.host, at.path) : undefined;
+      if (!parts) return `cannot read organization/project/repository from ${url}`;
+      return {
+        apiUrl: trimSlash(apiUrl ?? 'https://dev.azure.com'),
+        repository: parts.map(encodeURIComponent).join('/'),
+      };
+    },
+    // https://learn.microsoft.com/rest/api/azure/devops/git/statuses/create?view=azure-devops-rest-7.1
+    commitStatus: (target, commit, token, status) => {
+      const [organization, project, repository] = target.repository.split('/');
+      return {
+        method: 'POST',
+        url: `${target.apiUrl}/${organization}/${project}/_apis/git/repositories/${repository}/commits/${commit}/statuses?api-version=7.1`,
+        headers: {
+          ...JSON_HEADERS,
+          accept: 'application/json',
+          authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}`,
+        },
+        body: {
+          state: AZURE_STATES[status.state],
+          description: status.description,
+          ...(status.targetUrl ? { targetUrl: status.targetUrl } : {}),
+          // Shown as genre/name: slipway/build.
+          context: { genre: 'slipway', name: status.context.replace(/^slipway\//, '') },
+        },
+      };
+    },
+  },
   form: {
     where: 'Project settings → Service hooks → + → Web Hooks; trigger "Code pushed"',
     fields: (url, secret) => [
@@ -34,6 +67,27 @@ export const azureDevOps: ProviderModule<'azure-devops'> = {
     ],
   },
 };
+
+const AZURE_STATES: Record<CommitState, string> = {
+  pending: 'pending',
+  success: 'succeeded',
+  failure: 'failed',
+  error: 'error',
+};
+
+/**
+ * organization, project and repository of an Azure Repos URL: https://dev.azure.com/{org}/{project}/_git/{repo},
+ * git@ssh.dev.azure.com:v3/{org}/{project}/{repo}, https://{org}.visualstudio.com/{project}/_git/{repo}.
+ */
+function azureRepository(host: string, path: string[]): [string, string, string] | undefined {
+  if (host === 'dev.azure.com' && path.length === 4 && path[2] === '_git')
+    return [path[0]!, path[1]!, path[3]!];
+  if (host === 'ssh.dev.azure.com' && path.length === 4 && path[0] === 'v3')
+    return [path[1]!, path[2]!, path[3]!];
+  const org = /^([a-z0-9-]+)\.visualstudio\.com$/.exec(host)?.[1];
+  if (org && path.length === 3 && path[1] === '_git') return [org, path[0]!, path[2]!];
+  return undefined;
+}
 
 function hasEventType(body: Buffer): boolean {
   let payload: unknown;

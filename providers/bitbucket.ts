@@ -18,10 +18,20 @@ import {
   type ProviderModule,
   type RequestHeaders,
 } from './provider.ts';
+import { clip, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
+import { createHash } from 'node:crypto';
 import { hmacSignatureMatches } from './signatures.ts';
 
 // Bitbucket Server / Data Center also sends X-Event-Key. Bitbucket Cloud always adds X-Hook-UUID and
 // X-Request-UUID; Server sends X-Request-Id and its own event keys instead.
+/** An error (superseded: the build did not finish) is stopped. */
+const BITBUCKET_STATES: Record<CommitState, string> = {
+  pending: 'INPROGRESS',
+  success: 'SUCCESSFUL',
+  failure: 'FAILED',
+  error: 'STOPPED',
+};
+
 const BITBUCKET_SERVER_EVENTS =
   /^(repo:refs_changed|repo:modified|repo:forked|repo:comment:|diagnostics:ping|pr:|mirror:)/;
 
@@ -48,6 +58,35 @@ export const bitbucket: ProviderModule<'bitbucket'> = {
           'Azure DevOps or the upload script',
       );
     return parseBitbucket(headers, body);
+  },
+  report: {
+    token: 'a repository access token with the repository scope (Repository settings → Access tokens)',
+    target(url, apiUrl) {
+      const at = repositoryLocation(url);
+      if (!at || at.path.length !== 2) return `cannot read workspace/repository from ${url}`;
+      return {
+        apiUrl: trimSlash(apiUrl ?? 'https://api.bitbucket.org/2.0'),
+        repository: at.path.map(encodeURIComponent).join('/'),
+      };
+    },
+    // https://developer.atlassian.com/cloud/bitbucket/rest/api-group-commit-statuses/
+    commitStatus: (target, commit, token, status) => ({
+      method: 'POST',
+      url: `${target.apiUrl}/repositories/${target.repository}/commit/${commit}/statuses/build`,
+      headers: { ...JSON_HEADERS, accept: 'application/json', authorization: `Bearer ${token}` },
+      body: {
+        // The key names the status (at most 40 characters): a longer context is hashed.
+        key:
+          status.context.length <= 40
+            ? status.context
+            : createHash('sha1').update(status.context).digest('hex'),
+        state: BITBUCKET_STATES[status.state],
+        name: clip(status.context, 254),
+        description: clip(status.description, 255),
+        // Bitbucket wants a URL: the commit's own page when there is no better one.
+        url: status.targetUrl ?? `https://bitbucket.org/${target.repository}/commits/${commit}`,
+      },
+    }),
   },
   form: {
     where: 'Repository settings → Webhooks → Add webhook',

@@ -4,8 +4,9 @@
 // this module is asked before GitHub's (registry.ts): a Gitea delivery is Gitea's.
 // The push payload has GitHub's shape (ref, after, head_commit).
 // https://docs.gitea.com/usage/webhooks
-import { parseGitHubStylePush } from './github.ts';
+import { githubStatusBody, parseGitHubStylePush } from './github.ts';
 import { headerValue, type ProviderModule, type RequestHeaders } from './provider.ts';
+import { JSON_HEADERS, repositoryLocation, trimSlash } from './report.ts';
 import { hexHmacMatches } from './signatures.ts';
 
 const event = (headers: RequestHeaders): string | undefined =>
@@ -30,6 +31,25 @@ export const gitea: ProviderModule<'gitea'> = {
       headerValue(headers, 'x-gitea-delivery') ?? headerValue(headers, 'x-forgejo-delivery'),
       body,
     ),
+  report: {
+    token: 'an access token with the write:repository scope (Settings → Applications)',
+    target(url, apiUrl) {
+      const at = repositoryLocation(url);
+      if (!at || at.path.length !== 2) return `cannot read owner/repository from ${url}`;
+      // Every Gitea serves its API at /api/v1 of its own origin.
+      return {
+        apiUrl: trimSlash(apiUrl ?? `${at.origin}/api/v1`),
+        repository: at.path.map(encodeURIComponent).join('/'),
+      };
+    },
+    // https://docs.gitea.com/api (repoCreateStatus)
+    commitStatus: (target, commit, token, status) => ({
+      method: 'POST',
+      url: `${target.apiUrl}/repos/${target.repository}/statuses/${commit}`,
+      headers: { ...JSON_HEADERS, accept: 'application/json', authorization: `token ${token}` },
+      body: githubStatusBody(status),
+    }),
+  },
   form: {
     where: 'Repository → Settings → Webhooks → Add webhook → Gitea (Forgejo: Forgejo)',
     fields: (url, secret) => [

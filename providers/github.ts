@@ -11,6 +11,7 @@ import {
   readPayload,
 } from './payload.ts';
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
+import { clip, JSON_HEADERS, repositoryLocation, trimSlash, type CommitStatus } from './report.ts';
 import { hmacSignatureMatches } from './signatures.ts';
 
 export const github: ProviderModule<'github'> = {
@@ -23,6 +24,30 @@ export const github: ProviderModule<'github'> = {
   verify: (headers, body, secret) =>
     hmacSignatureMatches(headerValue(headers, 'x-hub-signature-256'), body, secret),
   parse: (headers, body) => parseGitHub(headers, body),
+  report: {
+    token:
+      'a fine-grained token with "Commit statuses: write" on the repository, or a classic token with repo:status',
+    target(url, apiUrl) {
+      const at = repositoryLocation(url);
+      if (!at || at.path.length !== 2) return `cannot read owner/repository from ${url}`;
+      // github.com's API, or GitHub Enterprise Server's at /api/v3 of the same host.
+      const api =
+        apiUrl ?? (github.publicHosts.test(at.host) ? 'https://api.github.com' : `${at.origin}/api/v3`);
+      return { apiUrl: trimSlash(api), repository: at.path.map(encodeURIComponent).join('/') };
+    },
+    // https://docs.github.com/rest/commits/statuses#create-a-commit-status
+    commitStatus: (target, commit, token, status) => ({
+      method: 'POST',
+      url: `${target.apiUrl}/repos/${target.repository}/statuses/${commit}`,
+      headers: {
+        ...JSON_HEADERS,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        authorization: `Bearer ${token}`,
+      },
+      body: githubStatusBody(status),
+    }),
+  },
   form: {
     where: 'Repository → Settings → Webhooks → Add webhook',
     fields: (url, secret) => [
@@ -34,6 +59,16 @@ export const github: ProviderModule<'github'> = {
     ],
   },
 };
+
+/** GitHub's commit status body, which Gitea takes too: its states are GitHub's. */
+export function githubStatusBody(status: CommitStatus): Record<string, string> {
+  return {
+    state: status.state,
+    context: status.context,
+    description: clip(status.description, 140),
+    ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
+  };
+}
 
 const pushPayload = z.object({
   ref: z.string(),

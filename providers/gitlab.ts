@@ -11,6 +11,7 @@ import {
   readPayload,
 } from './payload.ts';
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
+import { clip, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
 import { matchesSecret } from './signatures.ts';
 
 export const gitlab: ProviderModule<'gitlab'> = {
@@ -21,6 +22,30 @@ export const gitlab: ProviderModule<'gitlab'> = {
   recognise: (headers) => (headerValue(headers, 'x-gitlab-event') !== undefined ? 'gitlab' : undefined),
   verify: (headers, _body, secret) => matchesSecret(headerValue(headers, 'x-gitlab-token'), secret),
   parse: (headers, body) => parseGitLab(headers, body),
+  report: {
+    token: 'a project access token (role Developer) with the api scope',
+    target(url, apiUrl) {
+      const at = repositoryLocation(url);
+      if (!at || at.path.length < 2) return `cannot read the project path from ${url}`;
+      // gitlab.com's API, or a self-managed GitLab's at /api/v4 of the same origin.
+      return {
+        apiUrl: trimSlash(apiUrl ?? `${at.origin}/api/v4`),
+        repository: encodeURIComponent(at.path.join('/')),
+      };
+    },
+    // https://docs.gitlab.com/api/commits/#set-the-pipeline-status-of-a-commit
+    commitStatus: (target, commit, token, status) => ({
+      method: 'POST',
+      url: `${target.apiUrl}/projects/${target.repository}/statuses/${commit}`,
+      headers: { ...JSON_HEADERS, 'private-token': token },
+      body: {
+        state: GITLAB_STATES[status.state],
+        name: status.context,
+        description: clip(status.description, 255),
+        ...(status.targetUrl ? { target_url: clip(status.targetUrl, 255) } : {}),
+      },
+    }),
+  },
   form: {
     where: 'Project → Settings → Webhooks → Add new webhook',
     fields: (url, secret) => [
@@ -30,6 +55,14 @@ export const gitlab: ProviderModule<'gitlab'> = {
       ['Also', 'SSL verification on'],
     ],
   },
+};
+
+/** A started build is running; an error (superseded) is canceled. */
+const GITLAB_STATES: Record<CommitState, string> = {
+  pending: 'running',
+  success: 'success',
+  failure: 'failed',
+  error: 'canceled',
 };
 
 const pushPayload = z.object({

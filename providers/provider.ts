@@ -3,6 +3,7 @@
 // webhook form asks for (`kubectl slipway hook --provider`), and the hosts of its public service.
 // The gateway, the CLI and (next) the operator's reporting read providers only through it.
 import type { Provider } from '../crds/index.ts';
+import type { ReportApi } from './report.ts';
 
 export type { Provider } from '../crds/index.ts';
 
@@ -31,6 +32,8 @@ export interface ProviderModule<P extends Provider = Provider> {
   verify(headers: RequestHeaders, body: Buffer, secret: string): boolean;
   /** Branch changes or a reason to ignore it. Throws MalformedPayloadError or UnsupportedProviderError (400). */
   parse(headers: RequestHeaders, body: Buffer, source: P | LookAlike): ParsedDelivery;
+  /** Commit statuses on the provider (providers/report.ts). */
+  readonly report: ReportApi;
   /** What to fill into the provider's webhook form (docs/providers.md, section 2). */
   readonly form: {
     where: string;

@@ -43,6 +43,7 @@ function checkedProvider(values: Values): Provider | undefined {
 
 function print(
   ctx: CliContext,
+  project: string,
   url: string,
   secretValue: string,
   secretRef: { name: string; key: string },
@@ -61,7 +62,12 @@ function print(
       secretRef,
       ...(show ? { secret: secretValue } : {}),
       ...(form
-        ? { provider, where: form.where, fields: Object.fromEntries(form.fields(shownUrl, secret)) }
+        ? {
+            provider,
+            where: form.where,
+            fields: Object.fromEntries(form.fields(shownUrl, secret)),
+            report: { token: module!.report.token, ...reportSetup(ctx, project) },
+          }
         : {}),
     })
   )
@@ -75,6 +81,13 @@ function print(
     const fields = form.fields(shownUrl, secret);
     const width = Math.max(...fields.map(([k]) => k.length));
     for (const [k, v] of fields) lines.push(`  ${`${k}:`.padEnd(width + 1)}  ${v}`);
+    const setup = reportSetup(ctx, project);
+    lines.push(
+      '',
+      `Commit statuses on ${module!.title} (optional, spec.report): ${module!.report.token}; store it with`,
+      `  ${setup.storeToken}`,
+      `  and set spec.report: ${JSON.stringify(setup.spec)}`,
+    );
   } else {
     lines.push('', `What to paste where: add --provider ${PROVIDERS.join('|')}`);
   }
@@ -85,12 +98,22 @@ function print(
   ctx.out(lines.join('\n'));
 }
 
+/** How to store the reporting token and point the Project at it (docs/providers.md §7). */
+function reportSetup(ctx: CliContext, project: string) {
+  const name = `${project}-git-token`;
+  return {
+    storeToken: `kubectl -n ${ctx.namespace} create secret generic ${name} --from-literal=token=<token>`,
+    spec: { tokenSecretRef: { name, key: 'token' } },
+  };
+}
+
 export const hookCommand: Command = {
   name: 'hook',
   summary: "a project's webhook URL and secret, and what to paste into your git provider's form",
   usage: `hook <project> [--provider ${PROVIDERS.join('|')}] [--show-secret]\n       kubectl slipway hook rotate <project> [--show-secret]`,
   help: `hook <project> prints the webhook URL and where its secret is; --provider adds exactly what to
-fill into that provider's form and which events to pick. The secret is printed only with
+fill into that provider's form and which events to pick, and which token commit statuses need
+(spec.report) with how to store it. The secret is printed only with
 --show-secret. "hook rotate" replaces a generated secret with a new one (the URL changes with it:
 paste both again) and waits until the operator publishes the new URL.`,
   options: { provider: { type: 'string' }, 'show-secret': { type: 'boolean' } },
@@ -104,7 +127,7 @@ paste both again) and waits until the operator publishes the new URL.`,
     const [name] = positionals(args, ['project']);
     checkedProvider(values);
     const hook = await readHook(ctx, name!);
-    print(ctx, hook.webhook.url, hook.value, hook.webhook.secretRef, values);
+    print(ctx, name!, hook.webhook.url, hook.value, hook.webhook.secretRef, values);
   },
 };
 
@@ -144,5 +167,5 @@ async function rotate(ctx: CliContext, name: string, values: Values) {
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   ctx.err(`rotated the webhook secret of project ${name}: paste the new URL and secret into your provider`);
-  print(ctx, url, fresh, webhook.secretRef, values);
+  print(ctx, name, url, fresh, webhook.secretRef, values);
 }

@@ -150,7 +150,18 @@ describe('kubectl slipway', () => {
     expect(shown).toMatchObject({ url, secret, provider: 'azure-devops' });
     expect(shown.fields['HTTP headers']).toBe(`X-Provider-Service-Key: ${secret}`);
     expect((await cli('hook', 'nope')).code).toBe(1);
-    expect((await cli('hook', 'shop', '--provider', 'gitea')).code).toBe(2);
+    expect((await cli('hook', 'shop', '--provider', 'gogs')).code).toBe(2);
+    // Gitea's form, and what commit statuses (spec.report) need.
+    const gitea = await cli('-n', ns.name, 'hook', 'shop', '--provider', 'gitea');
+    expect(gitea.stdout).toMatch(/Gitea: Repository → Settings → Webhooks → Add webhook → Gitea/);
+    expect(gitea.stdout).toMatch(/Target URL: +/);
+    expect(gitea.stdout).toMatch(
+      /Commit statuses on Gitea \(optional, spec\.report\): an access token with the write:repository scope/,
+    );
+    expect(gitea.stdout).toContain(
+      `kubectl -n ${ns.name} create secret generic shop-git-token --from-literal=token=<token>`,
+    );
+    expect(gitea.stdout).toContain('spec.report: {"tokenSecretRef":{"name":"shop-git-token","key":"token"}}');
   });
 
   it('hook rotate: a new secret, and the operator publishes the URL that goes with it', async () => {

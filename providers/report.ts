@@ -1,0 +1,87 @@
+// Reporting a bundle back to its provider: a commit status per step. Each provider module builds
+// its own documented request (pure: no I/O); the operator sends them (operator/report/).
+//   GitHub       POST {api}/repos/{owner}/{repo}/statuses/{sha}                     Authorization: Bearer
+//   GitLab       POST {api}/projects/{url-encoded path}/statuses/{sha}              PRIVATE-TOKEN
+//   Bitbucket    POST {api}/repositories/{workspace}/{repo}/commit/{sha}/statuses/build   Authorization: Bearer
+//   Azure DevOps POST {api}/{org}/{project}/_apis/git/repositories/{repo}/commits/{sha}/statuses?api-version=7.1   Basic :PAT
+//   Gitea        POST {api}/repos/{owner}/{repo}/statuses/{sha}                     Authorization: token
+
+/** What a commit status says, in GitHub's words; each provider maps the state to its own. */
+export type CommitState = 'pending' | 'success' | 'failure' | 'error';
+
+export interface CommitStatus {
+  state: CommitState;
+  /** Starts with `slipway`: `slipway/build`, `slipway/deploy/<environment>`. */
+  context: string;
+  description: string;
+  /** Where a person sees the bundle. */
+  targetUrl?: string;
+}
+
+/** One HTTP request to a provider's API. */
+export interface ApiRequest {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** Where statuses go: the API's base URL and the repository as that API names it. */
+export interface ReportTarget {
+  apiUrl: string;
+  repository: string;
+}
+
+export interface ReportApi {
+  /** Which token to make for spec.report, and the scopes it needs (kubectl slipway hook). */
+  readonly token: string;
+  /**
+   * The API and repository of a clone URL (https://, ssh://, git@host:path); `apiUrl` overrides
+   * the default API (required for self-hosted servers whose API cannot be told from the URL).
+   * A string says why it cannot be reported to.
+   */
+  target(repositoryUrl: string, apiUrl: string | undefined): ReportTarget | string;
+  commitStatus(target: ReportTarget, commit: string, token: string, status: CommitStatus): ApiRequest;
+}
+
+/** The host and path segments of a clone URL, without `.git`, user info or port. */
+export function repositoryLocation(
+  url: string,
+): { origin: string; host: string; path: string[] } | undefined {
+  let host: string;
+  let origin: string;
+  let path: string;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return undefined;
+    }
+    host = parsed.hostname.toLowerCase();
+    // An ssh:// or git:// URL says nothing of the web's port: the API is on https.
+    origin = /^https?:$/.test(parsed.protocol) ? `${parsed.protocol}//${parsed.host}` : `https://${host}`;
+    path = parsed.pathname;
+  } else {
+    const scp = /^(?:[^@/:?#\\]+@)?([a-z0-9.-]+):(.+)$/i.exec(url);
+    if (!scp) return undefined;
+    host = scp[1]!.toLowerCase();
+    origin = `https://${host}`;
+    path = scp[2]!;
+  }
+  const segments = path
+    .replace(/\.git\/?$/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s));
+  return segments.length === 0 ? undefined : { origin, host, path: segments };
+}
+
+/** `value` cut to `max` characters, with an ellipsis when cut. */
+export function clip(value: string, max: number): string {
+  return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
+}
+
+export const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+export const JSON_HEADERS = { 'content-type': 'application/json', 'user-agent': 'slipway' } as const;
