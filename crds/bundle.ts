@@ -262,6 +262,7 @@ export const bundleReasons = [
   'InsecureRepository',
   'EnvironmentNotFound',
   'EnvironmentProjectMismatch',
+  'EnvironmentNotReady',
   'DeploymentNotFound',
   'ContainerNotFound',
   'BackupNotConfigured',

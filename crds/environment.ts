@@ -48,6 +48,10 @@ export const environmentSpec = z.object({
     })
     .optional()
     .meta({ description: 'Where backups go: <pathPrefix>/<environment>/<bundle>.sql or .dump.' }),
+  waitTimeoutSeconds: z.number().int().min(10).max(86_400).optional().meta({
+    description:
+      'How long a built bundle waits for this Environment to be usable (its Deployment, container, database Secret and backup claim there and Ready) before it fails with the reason it waited for. Default 300.',
+  }),
   autoRollback: z
     .boolean()
     .optional()

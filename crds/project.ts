@@ -29,6 +29,10 @@ export const projectSpec = z.object({
     })
     .optional()
     .meta({ description: 'The git repository git bundles are built from.' }),
+  requireSignature: z.boolean().optional().meta({
+    description:
+      "Bitbucket only: refuse deliveries without an X-Hub-Signature. By default a Bitbucket webhook set up with the URL alone (no secret in its form) is authenticated by the URL's token; a delivery that is signed is always checked. The other providers always sign or send the secret.",
+  }),
   webhookSecretRef: secretKeyRef().optional().meta({
     description: 'Webhook secret to use; when absent the operator generates one owned by the Project.',
   }),

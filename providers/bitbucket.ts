@@ -45,10 +45,12 @@ export const bitbucket: ProviderModule<'bitbucket'> = {
     if (eventKey === undefined) return undefined;
     return isBitbucketServer(headers, eventKey) ? 'bitbucket-server' : 'bitbucket';
   },
-  // Bitbucket signs when a secret is entered in its webhook form; an unsigned delivery would be
-  // authenticated by the URL alone, so it is refused. (Server signs the same way.)
+  // Bitbucket signs when a secret is entered in its webhook form (Server signs the same way).
   verify: (headers, body, secret) =>
     hmacSignatureMatches(headerValue(headers, 'x-hub-signature'), body, secret),
+  // Its form also works with the URL alone (the seed's setup): a delivery with no signature at all
+  // is then authenticated by the URL's token, for a Bitbucket project that does not require one.
+  unsigned: (headers) => headerValue(headers, 'x-hub-signature') === undefined,
   parse(headers, body, source) {
     // A 4xx rather than a 202: the provider's delivery log then shows the hook as failing, so the
     // user learns at the first test delivery that this setup can never build.
@@ -92,7 +94,10 @@ export const bitbucket: ProviderModule<'bitbucket'> = {
     where: 'Repository settings → Webhooks → Add webhook',
     fields: (url, secret) => [
       ['URL', url],
-      ['Secret', secret],
+      [
+        'Secret',
+        `${secret} (optional, recommended: deliveries are then signed; set spec.requireSignature: true to refuse unsigned ones)`,
+      ],
       ['Triggers', 'Repository push'],
       ['Also', 'Status: Active'],
     ],

@@ -28,8 +28,13 @@ export interface ProviderModule<P extends Provider = Provider> {
   readonly recognisedBy: string;
   /** This provider's delivery (or a look-alike's); undefined when it is not. Modules are asked in registry order. */
   recognise(headers: RequestHeaders, body: Buffer): P | LookAlike | undefined;
-  /** Whether the delivery is authentic: constant-time, and never on the URL token alone. */
+  /** Whether the delivery's signature or secret is right: constant-time. */
   verify(headers: RequestHeaders, body: Buffer, secret: string): boolean;
+  /**
+   * Providers whose form may leave the secret out (Bitbucket): whether this delivery carries no
+   * signature at all, so that the URL's token is its only authentication (registry.ts decides).
+   */
+  readonly unsigned?: (headers: RequestHeaders) => boolean;
   /** Branch changes or a reason to ignore it. Throws MalformedPayloadError or UnsupportedProviderError (400). */
   parse(headers: RequestHeaders, body: Buffer, source: P | LookAlike): ParsedDelivery;
   /** Commit statuses on the provider (providers/report.ts). */

@@ -55,8 +55,10 @@ export function unrecognisedDeliveryMessage(): string {
 
 /**
  * Whether the delivery is authentic. `expected` is the project's provider (spec.provider, or its
- * repository's host): a delivery dressed as any other provider fails, and no delivery
- * is ever accepted on the URL token alone (every provider can sign or send the secret).
+ * repository's host): a delivery dressed as any other provider fails. The caller has checked the
+ * URL's token; that alone authenticates only an unsigned delivery of a provider whose form may
+ * leave the secret out (Bitbucket), to a project of that provider that does not require
+ * signatures (spec.requireSignature). A signature that is present is always checked.
  */
 export function verifyDelivery(
   source: DeliverySource,
@@ -64,9 +66,11 @@ export function verifyDelivery(
   body: Buffer,
   secret: string,
   expected: Provider | undefined,
+  options: { requireSignature?: boolean } = {},
 ): boolean {
   const module = providerModule(source);
   if (expected !== undefined && module.name !== expected) return false;
+  if (expected !== undefined && !options.requireSignature && module.unsigned?.(headers)) return true;
   return module.verify(headers, body, secret);
 }
 

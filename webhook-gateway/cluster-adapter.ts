@@ -89,6 +89,7 @@ export class ClusterAdapter {
       // Not yet published by the operator (or a slug conflict): answered as an unknown project (404).
       secret: ref ? await this.secrets.value(namespace, ref.name, ref.key) : undefined,
       provider: projectProvider(project.spec),
+      requireSignature: project.spec.requireSignature === true,
       webhooks: this.webhooks.byIndex(BY_PROJECT, key),
       latestManualBundle: newest(this.bundles.byIndex(BY_PROJECT, key)),
       prunedBundles: recentlyPruned(project.status?.prunedBundles, new Date()),

@@ -72,6 +72,30 @@ export class Chain {
     );
   }
 
+  /**
+   * Waiting for something outside the bundle, but not for ever: once it has waited `limitMs`
+   * since `sinceMs`, the bundle fails with the same reason (its step condition `step` False), so
+   * nothing (CI, upload.sh) hangs on a setup that cannot work. Looked at again when it is due.
+   */
+  waitingAtMost(
+    phase: BundlePhase,
+    step: BundleCondition,
+    reason: BundleReason,
+    message: string,
+    sinceMs: number,
+    limitMs: number,
+  ): ChainResult {
+    const waited = this.input.now.getTime() - sinceMs;
+    if (waited >= limitMs) {
+      const gaveUp = `${message}; gave up after waiting ${Math.round(limitMs / 1000)} s (the Environment's spec.waitTimeoutSeconds)`;
+      this.set(cond(step, 'False', reason, gaveUp));
+      return this.failed('Failed', reason, gaveUp);
+    }
+    this.set(cond(step, 'Unknown', reason, message));
+    const result = this.waiting(phase, reason, message);
+    return { ...result, requeueAfterMs: Math.min(REQUEUE_WAITING_MS, limitMs - waited + 250) };
+  }
+
   /** A step whose pods cannot run: Ready=False with the cause, looked at again soon. */
   blocked(phase: BundlePhase, problem: PodProblem): ChainResult {
     return this.end(

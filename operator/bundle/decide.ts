@@ -6,6 +6,7 @@
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { BundleObject, BundleReason, EnvironmentObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
+import { timeMs } from '../../rules/timestamps.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { backupJobName, buildJobName } from '../names.ts';
 import { podProblem } from './pod-problems.ts';
@@ -214,13 +215,30 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
 type Target =
   { stop: ChainResult } | { environment: EnvironmentObject; deployment: V1Deployment; container: string };
 
+/** How long a built bundle waits for its Environment to be usable before it fails (default). */
+export const DEFAULT_WAIT_TIMEOUT_SECONDS = 300;
+
+/** Waiting since the bundle was built (or took its image), for at most the Environment's limit. */
+function waitForEnvironment(
+  input: BundleInputs,
+  chain: Chain,
+  step: 'Deployed' | 'BackedUp',
+  reason: BundleReason,
+  message: string,
+): ChainResult {
+  const built = findCondition(input.bundle.status?.conditions, 'Built');
+  const since =
+    (built?.status === 'True' ? timeMs(built.lastTransitionTime) : undefined) ?? input.now.getTime();
+  const limit = (input.environment?.spec.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS) * 1000;
+  return chain.waitingAtMost('Built', step, reason, message, since, limit);
+}
+
 function deployTarget(input: BundleInputs, chain: Chain): Target {
   const { bundle, environment, deployment } = input;
   const envName = bundle.spec.deploy!.environmentRef.name;
-  const blocked = (reason: BundleReason, message: string): Target => {
-    chain.set(cond('Deployed', 'Unknown', reason, message));
-    return { stop: chain.waiting('Built', reason, message) };
-  };
+  const blocked = (reason: BundleReason, message: string): Target => ({
+    stop: waitForEnvironment(input, chain, 'Deployed', reason, message),
+  });
   if (!environment || environment.metadata.deletionTimestamp)
     return blocked('EnvironmentNotFound', `environment ${envName} does not exist`);
   if (environment.spec.projectRef.name !== bundle.spec.projectRef.name)
@@ -239,6 +257,14 @@ function deployTarget(input: BundleInputs, chain: Chain): Target {
       wanted
         ? `Deployment ${deploymentName} has no container ${wanted}`
         : `Deployment ${deploymentName} has no containers`,
+    );
+  // Nothing starts that cannot work: no backup or rollout while the Environment says it is not
+  // ready (a missing database Secret or backup claim, …).
+  const ready = findCondition(environment.status?.conditions, 'Ready');
+  if (ready?.status === 'False')
+    return blocked(
+      'EnvironmentNotReady',
+      `environment ${envName} is not ready (${ready.reason}): ${ready.message}`,
     );
   return { environment, deployment, container: container.name };
 }
@@ -261,13 +287,11 @@ function backupStep(
     if (!environment.spec.database || !environment.spec.backupStorage) {
       const missing = !environment.spec.database ? 'spec.database' : 'spec.backupStorage';
       const message = `a backup was asked for, but environment ${envName} has no ${missing}`;
-      chain.set(cond('BackedUp', 'Unknown', 'BackupNotConfigured', message));
-      return chain.waiting('Built', 'BackupNotConfigured', message);
+      return waitForEnvironment(input, chain, 'BackedUp', 'BackupNotConfigured', message);
     }
     if (!input.backupLocation) {
       const message = `environment ${envName} has a spec.backupStorage.pathPrefix that is not a relative path without ".."`;
-      chain.set(cond('BackedUp', 'Unknown', 'BackupNotConfigured', message));
-      return chain.waiting('Built', 'BackupNotConfigured', message);
+      return waitForEnvironment(input, chain, 'BackedUp', 'BackupNotConfigured', message);
     }
   }
   chain.status.backup = { job: jobName, ...(input.backupLocation ? { location: input.backupLocation } : {}) };

@@ -47,7 +47,8 @@ export async function handleHook(
     throw new HttpError(400, 'unrecognised_delivery', unrecognisedDeliveryMessage());
   }
   exchange.observation.provider = source;
-  if (!verifyDelivery(source, headers, body, project.secret, project.provider)) {
+  const options = { requireSignature: project.requireSignature === true };
+  if (!verifyDelivery(source, headers, body, project.secret, project.provider, options)) {
     throw authFailure(ctx, exchange, new HttpError(401, 'unauthenticated', NOT_AUTHENTICATED));
   }
 

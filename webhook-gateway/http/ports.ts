@@ -13,6 +13,8 @@ export interface ProjectLookup {
   secret: string | undefined;
   /** The provider deliveries must come from (projectProvider); undefined: any signed scheme. */
   provider?: Provider;
+  /** spec.requireSignature: an unsigned Bitbucket delivery is refused even with the right URL. */
+  requireSignature?: boolean;
   /** The project's Webhook objects (any order). */
   webhooks: readonly WebhookObject[];
   /** The project's most recent Bundle with trigger type Manual, if any. */

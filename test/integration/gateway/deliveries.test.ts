@@ -18,7 +18,7 @@ import { FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
+import { loadFixture, signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { LABEL_PROJECT, labelValue } from '../../../crds/labels.ts';
 import { archiveKeyFromPath } from '../../../rules/archive-url.ts';
 import { collectOrphanArchives } from '../../../webhook-gateway/archive/collector.ts';
@@ -234,6 +234,51 @@ describe("the project's provider", () => {
     expect(await stored()).not.toContain(key);
   });
 
+  it('a Bitbucket project connected with the URL alone (no secret in its form) builds on push', async () => {
+    const inNs = build.inNamespace(ns.name);
+    await apply(
+      build.project(
+        'bb',
+        inNs,
+        build.spec({
+          slug: `bb-${ns.name.slice(-6)}`,
+          repository: { url: 'https://bitbucket.org/acme/bb.git' },
+        }),
+      ),
+      build.webhook('bb-push', inNs, build.spec({ projectRef: { name: 'bb' }, branch: 'name-of-branch' })),
+      build.bundle('bb-manual-1', inNs, build.spec({ projectRef: { name: 'bb' } })),
+    );
+    const { url } = await publishedWebhook(kc, ns.name, 'bb');
+    // As Bitbucket sends it without a secret: no X-Hub-Signature at all.
+    const { headers, body } = loadFixture('bitbucket-repo-push');
+    delete headers['x-hub-signature'];
+    delete headers['content-length'];
+    const created = await waitFor('the gateway to take the unsigned delivery', async () => {
+      const res = await fetch(url, { method: 'POST', headers, body });
+      return res.status === 201 ? ((await res.json()) as { bundles: Array<{ name: string }> }) : undefined;
+    });
+    const made = await api.get<BundleObject>('Bundle', ns.name, created.bundles[0]!.name);
+    expect(made.spec.trigger).toMatchObject({
+      type: 'Webhook',
+      provider: 'bitbucket',
+      webhookRef: { name: 'bb-push' },
+    });
+    // With spec.requireSignature the same delivery is refused; signed, it is taken.
+    await kubectl([
+      'patch',
+      'project',
+      'bb',
+      '-n',
+      ns.name,
+      '--type=merge',
+      '-p',
+      '{"spec":{"requireSignature":true}}',
+    ]);
+    await waitFor('the gateway to require signatures', async () =>
+      (await fetch(url, { method: 'POST', headers, body })).status === 401 ? true : undefined,
+    );
+  });
+
   it('a GitHub project refuses a Bitbucket-dressed delivery without a signature, and any other provider, with 401', async () => {
     await kubectl([
       'patch',
@@ -297,5 +342,39 @@ describe("the project's provider", () => {
     expect(failure).toBeInstanceOf(PartialCreationError);
     expect((failure as PartialCreationError).created).toEqual(['partly-1']);
     expect((await api.get<BundleObject>('Bundle', ns.name, 'partly-1')).metadata.name).toBe('partly-1');
+  });
+});
+
+// After the archive collector's test: its upload stays referenced by its failed bundle.
+describe('an upload to an environment that cannot take it', () => {
+  it('ends upload.sh non-zero with the reason within the Environment’s waitTimeoutSeconds, printing it while it waits', async () => {
+    const inNs = build.inNamespace(ns.name);
+    await apply(
+      build.environment(
+        'nowhere',
+        inNs,
+        build.spec({ deploymentRef: { name: 'not-there' }, waitTimeoutSeconds: 10 }),
+      ),
+      build.webhook('ci-to-nowhere', inNs, build.spec({ branch: 'ci', environmentRef: { name: 'nowhere' } })),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'nowhere-'));
+    mkdirSync(join(dir, 'web'));
+    writeFileSync(join(dir, 'web', 'index.html'), 'hi\n');
+    const scriptFile = join(dir, '..', `upload-nowhere-${ns.name}.sh`);
+    writeFileSync(scriptFile, await (await fetch(`${baseUrl}/upload.sh`)).text());
+    const slug = `shop-${ns.name.slice(-6)}`;
+    const ended = await run('sh', [scriptFile, slug, secret, 'c0ffee5678', dir, 'To nowhere', 'ci'], {
+      env: { ...process.env, SLIPWAY_WAIT_INTERVAL: '1' },
+    }).then(
+      () => ({ code: 0, stdout: '' }),
+      (err: { code: number; stdout: string }) => err,
+    );
+    rmSync(dir, { recursive: true, force: true });
+    expect(ended.code).toBe(3);
+    // While it waited, it said what for; then why it gave up.
+    expect(ended.stdout).toMatch(/: Built \(DeploymentNotFound\): Deployment not-there does not exist$/m);
+    expect(ended.stdout).toMatch(
+      /: Failed \(DeploymentNotFound\): Deployment not-there does not exist; gave up after waiting 10 s/m,
+    );
   });
 });

@@ -15,6 +15,7 @@ import {
   finishJobPod,
   get,
   heldOperatorNamespace,
+  jobsOf,
   readyReason,
   waitForJob,
   type TestNamespace,
@@ -163,7 +164,7 @@ describe('operator: what blocks a bundle, within seconds', () => {
     await reasonIs('True/Valid');
   });
 
-  it('a backup whose claim does not exist: ClaimNotFound, and nothing is deployed', async () => {
+  it('a backup whose claim does not exist: no backup Job starts, the bundle says why, and nothing is deployed', async () => {
     const { slipway } = clients(kc);
     await createEnvironment(kc, ns.name, 'noclaim', { deployment: 'noclaim-web', engine: 'postgresql' });
     await slipway.patch('Environment', ns.name, 'noclaim', {
@@ -180,14 +181,14 @@ describe('operator: what blocks a bundle, within seconds', () => {
       ),
     );
     await waitForJob(kc, ns.name, 'noclaim-build');
-    await finishJobPod(kc, ns.name, 'noclaim-build', 'Succeeded');
-    await waitForJob(kc, ns.name, 'noclaim-backup');
     const since = Date.now();
-    const b = await blockedWith('noclaim', 'ClaimNotFound', since);
-    expect(conditionOf(b, 'BackedUp')).toBe('Unknown/ClaimNotFound');
+    await finishJobPod(kc, ns.name, 'noclaim-build', 'Succeeded');
+    // The Environment says its claim is missing: nothing that cannot work is started.
+    const b = await blockedWith('noclaim', 'EnvironmentNotReady', since);
     expect(b.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
-      /^pod noclaim-backup-\w+ cannot be scheduled: persistentvolumeclaim "no-such-claim" not found$/,
+      /^environment noclaim is not ready \(BackupClaimNotFound\): .*no-such-claim/,
     );
-    expect(conditionOf(b, 'Deployed')).toBeUndefined();
+    expect(conditionOf(b, 'Deployed')).toBe('Unknown/EnvironmentNotReady');
+    expect((await jobsOf(kc, ns.name, 'noclaim')).map((j) => j.metadata?.name)).toEqual(['noclaim-build']);
   });
 });

@@ -83,6 +83,62 @@ const built = (name: string, ...modifiers: Modifier<BundleObject>[]) =>
 const deployBundle = (name: string, created = 0, backup = false) =>
   built(name, stored(created), spec({ deploy: deployTo('staging', backup) }));
 
+describe('decideBundle: waiting for the environment, not for ever', () => {
+  // Built at T0; NOW is 100 s later.
+  const env = (waitTimeoutSeconds?: number, ready?: ReturnType<typeof condition>) =>
+    environment(
+      undefined,
+      stored(),
+      spec({ ...database, ...(waitTimeoutSeconds ? { waitTimeoutSeconds } : {}) }),
+      status(ready ? { conditions: [ready] } : undefined),
+    );
+
+  it('waits with the reason, and looks again when the limit is due', () => {
+    const waiting = decideBundle(
+      inputs({ bundle: deployBundle('b1'), environment: env(), deployment: undefined }),
+    );
+    expect(summary(waiting)).toEqual({
+      then: 'Built none waiting',
+      conditions: 'Built=True/Succeeded Deployed=Unknown/DeploymentNotFound Ready=False/DeploymentNotFound',
+    });
+    expect(waiting.requeueAfterMs).toBe(60_000);
+    const soon = decideBundle(
+      inputs({ bundle: deployBundle('b1'), environment: env(120), deployment: undefined }),
+    );
+    expect(soon.requeueAfterMs).toBe(20_250);
+  });
+
+  it("fails with the reason it waited for once the Environment's waitTimeoutSeconds have passed", () => {
+    const gaveUp = decideBundle(
+      inputs({ bundle: deployBundle('b1'), environment: env(60), deployment: undefined }),
+    );
+    expect(summary(gaveUp)).toEqual({
+      then: 'Failed none finished',
+      conditions: 'Built=True/Succeeded Deployed=False/DeploymentNotFound Ready=False/DeploymentNotFound',
+    });
+    expect(gaveUp.conditions.at(-1)?.message).toMatch(
+      /^Deployment shop-web does not exist; gave up after waiting 60 s \(the Environment's spec.waitTimeoutSeconds\)$/,
+    );
+  });
+
+  it('starts no backup or rollout while the Environment is not ready, saying why', () => {
+    const notReady = condition('Ready', 'False', 'DatabaseSecretNotFound', 'Secret db does not exist');
+    const d = decideBundle(
+      inputs({
+        bundle: deployBundle('b1', 0, true),
+        environment: env(undefined, notReady),
+        deployment: deployment(),
+      }),
+    );
+    expect(d.action).toEqual({ type: 'none' });
+    expect(summary(d).then).toBe('Built none waiting');
+    expect(d.conditions.at(-1)).toMatchObject({
+      reason: 'EnvironmentNotReady',
+      message: 'environment staging is not ready (DatabaseSecretNotFound): Secret db does not exist',
+    });
+  });
+});
+
 describe('decideBundle: finished and deleted bundles', () => {
   it.each(['Ready', 'Failed', 'Superseded', 'Built'] as const)(
     'does nothing for a bundle finished as %s',

@@ -306,10 +306,26 @@ describe('verification rejects', () => {
     expect(verifyDelivery(source, headers, body, TEST_SECRET, source as GitProvider)).toBe(false);
   });
 
-  it('refuses an unsigned Bitbucket delivery: the URL alone authenticates nothing', () => {
+  it("takes an unsigned Bitbucket delivery on the URL's token only for a Bitbucket project that does not require signatures", () => {
     const unsigned = without(bitbucket, 'x-hub-signature');
-    for (const expected of ['bitbucket', 'github', undefined] as const)
+    // The seed's setup: Bitbucket's form with the URL alone.
+    expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, 'bitbucket')).toBe(true);
+    expect(
+      verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, 'bitbucket', {
+        requireSignature: true,
+      }),
+    ).toBe(false);
+    // Dressed as Bitbucket to a project of another provider, or of none known: refused.
+    for (const expected of ['github', undefined] as const)
       expect(verifyDelivery('bitbucket', unsigned, bitbucket.body, TEST_SECRET, expected)).toBe(false);
+    // A signature that is there is always checked.
+    const wrong = { ...bitbucket.headers, 'x-hub-signature': 'sha256=00' };
+    expect(verifyDelivery('bitbucket', wrong, bitbucket.body, TEST_SECRET, 'bitbucket')).toBe(false);
+    // The other providers never take a delivery without their signature or secret.
+    const github = signedFixture('github-push');
+    expect(
+      verifyDelivery('github', without(github, 'x-hub-signature-256'), github.body, TEST_SECRET, 'github'),
+    ).toBe(false);
   });
 
   it('refuses a correctly signed delivery of another provider than the project names', () => {

@@ -130,14 +130,33 @@ describe('POST /hooks/{slug}/{token}', () => {
       (await send(gateway.baseUrl, hookPath(), { headers: gitlab.headers, body: gitlab.body })).status,
     ).toBe(401);
     expect(gateway.bundles.size).toBe(0);
-    // Not even a Bitbucket project takes it unsigned; signed, it does.
-    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, provider: 'bitbucket' });
+    // A Bitbucket project that requires signatures does not take it unsigned; signed, it does.
+    gateway.projects.set(PROJECT, {
+      ...gateway.projects.get(PROJECT)!,
+      provider: 'bitbucket',
+      requireSignature: true,
+    });
     expect((await send(gateway.baseUrl, hookPath(), { headers, body: bitbucket.body })).status).toBe(401);
     const signed = await send(gateway.baseUrl, hookPath(), {
       headers: bitbucket.headers,
       body: bitbucket.body,
     });
     expect(signed.status).toBeLessThan(300);
+  });
+
+  it("takes an unsigned Bitbucket delivery on the URL's token, as Bitbucket's form with the URL alone sends it", async () => {
+    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, provider: 'bitbucket' });
+    const bitbucket = signedFixture('bitbucket-repo-push');
+    const headers = Object.fromEntries(
+      Object.entries(bitbucket.headers).filter(([name]) => name.toLowerCase() !== 'x-hub-signature'),
+    );
+    const unsigned = await send(gateway.baseUrl, hookPath(), { headers, body: bitbucket.body });
+    expect(unsigned.status).toBeLessThan(300);
+    // The token is still what finds the project: a wrong one is the same 404 as ever.
+    expect(
+      (await send(gateway.baseUrl, hookPath(PROJECT, 'another-secret'), { headers, body: bitbucket.body }))
+        .status,
+    ).toBe(404);
   });
 
   it('an unknown project and a wrong token get the same 404', async () => {
