@@ -30,8 +30,11 @@ interface Check {
    * reference again, even when its name stays (a new repository host for the same password, a
    * new project deploying into the same Deployment, a new volume for the same database dump).
    */
-  context: string[][];
+  context: ContextField[];
 }
+
+/** A field's path, or a CEL expression (of `object` or `oldObject`) giving a string for it. */
+type ContextField = string[] | { cel: (root: 'object' | 'oldObject') => string };
 
 /** A CEL expression for `path` under `root` that is '' when any step of it is absent. */
 function optionalName(root: 'object' | 'oldObject', path: string[]): string {
@@ -45,9 +48,16 @@ function reference(path: string[]): Pick<Check, 'now' | 'before'> {
 }
 
 /** The context fields of `root` as one string, to compare old and new in one step. */
-function contextOf(root: 'object' | 'oldObject', paths: string[][]): string {
-  return paths.length === 0 ? "''" : paths.map((p) => `(${optionalName(root, p)})`).join(" + '|' + ");
+function contextOf(root: 'object' | 'oldObject', fields: ContextField[]): string {
+  if (fields.length === 0) return "''";
+  return fields.map((f) => `(${Array.isArray(f) ? optionalName(root, f) : f.cel(root)})`).join(" + '|' + ");
 }
+
+/** A boolean field as a string for the context ('true' or ''). */
+const flag = (path: string[]): ContextField => ({
+  cel: (root) =>
+    `${optionalName(root, path).replace(/ \? .*$/, '')} && ${[root, ...path].join('.')} ? 'true' : ''`,
+});
 
 const forbidden = (kind: string, field: string, verb: string, what: string, variable: string) =>
   `'${kind} ' + object.metadata.name + ': you may not ${verb} ${what} ' + variables.${variable} + ` +
@@ -175,10 +185,11 @@ const PROJECT_CHECKS: Check[] = [
     anyName: true,
     message: mayNotDeployAll(
       'Project',
-      'set spec.repository.url',
-      'its pushes are built and deployed to the Environments of the project',
+      'set spec.repository.url, spec.provider or spec.requireSignature',
+      'they decide which pushes are built and deployed to the Environments of the project',
     ),
-    context: [],
+    // Which deliveries count as pushes: a Bitbucket project takes unsigned ones on the URL.
+    context: [['spec', 'provider'], flag(['spec', 'requireSignature'])],
   },
 ];
 

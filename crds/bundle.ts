@@ -184,6 +184,11 @@ export const bundleStatus = z.object({
         state: z
           .enum(['pending', 'success', 'failure', 'error'])
           .meta({ description: 'The state the provider accepted.' }),
+        deploymentId: z
+          .string()
+          .max(64)
+          .optional()
+          .meta({ description: "The provider's deployment of this rollout (GitHub), once made." }),
       }),
     )
     .max(16)

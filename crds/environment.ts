@@ -48,6 +48,14 @@ export const environmentSpec = z.object({
     })
     .optional()
     .meta({ description: 'Where backups go: <pathPrefix>/<environment>/<bundle>.sql or .dump.' }),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional()
+    .meta({
+      description:
+        "Where people open this environment (for example https://staging.shop.example.com): the deployment on the git provider links to it (GitHub's environment_url).",
+    }),
   waitTimeoutSeconds: z.number().int().min(10).max(86_400).optional().meta({
     description:
       'How long a built bundle waits for this Environment to be usable (its Deployment, container, database Secret and backup claim there and Ready) before it fails with the reason it waited for. Default 300.',

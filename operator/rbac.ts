@@ -62,7 +62,7 @@ export const operatorRules: readonly PolicyRule[] = [
     apiGroups: [''],
     resources: ['pods'],
     verbs: ['list', 'watch'],
-    why: "an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines",
+    why: "an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines; the digest a succeeded build's push container reported",
   },
   {
     apiGroups: [''],

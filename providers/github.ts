@@ -39,14 +39,41 @@ export const github: ProviderModule<'github'> = {
     commitStatus: (target, commit, token, status) => ({
       method: 'POST',
       url: `${target.apiUrl}/repos/${target.repository}/statuses/${commit}`,
-      headers: {
-        ...JSON_HEADERS,
-        accept: 'application/vnd.github+json',
-        'x-github-api-version': '2022-11-28',
-        authorization: `Bearer ${token}`,
-      },
+      headers: githubHeaders(token),
       body: githubStatusBody(status),
     }),
+    // https://docs.github.com/rest/deployments/deployments and …/statuses
+    deployment: {
+      create: (target, commit, token, environment, description) => ({
+        method: 'POST',
+        url: `${target.apiUrl}/repos/${target.repository}/deployments`,
+        headers: githubHeaders(token),
+        // No merge of the default branch, no wait for other checks: the rollout has happened.
+        body: {
+          ref: commit,
+          environment,
+          description: clip(description, 140),
+          auto_merge: false,
+          required_contexts: [],
+          production_environment: /^prod(uction)?$/i.test(environment),
+        },
+      }),
+      idOf: (answer) => {
+        const id = (answer as { id?: unknown } | undefined)?.id;
+        return typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
+      },
+      status: (target, id, token, state, details) => ({
+        method: 'POST',
+        url: `${target.apiUrl}/repos/${target.repository}/deployments/${encodeURIComponent(id)}/statuses`,
+        headers: githubHeaders(token),
+        body: {
+          state: state === 'pending' ? 'in_progress' : state,
+          description: clip(details.description, 140),
+          ...(details.logUrl ? { log_url: details.logUrl } : {}),
+          ...(details.environmentUrl ? { environment_url: details.environmentUrl } : {}),
+        },
+      }),
+    },
   },
   form: {
     where: 'Repository → Settings → Webhooks → Add webhook',
@@ -59,6 +86,13 @@ export const github: ProviderModule<'github'> = {
     ],
   },
 };
+
+const githubHeaders = (token: string) => ({
+  ...JSON_HEADERS,
+  accept: 'application/vnd.github+json',
+  'x-github-api-version': '2022-11-28',
+  authorization: `Bearer ${token}`,
+});
 
 /** GitHub's commit status body, which Gitea takes too: its states are GitHub's. */
 export function githubStatusBody(status: CommitStatus): Record<string, string> {

@@ -32,6 +32,26 @@ export interface ReportTarget {
   repository: string;
 }
 
+/** A rollout as a deployment on the provider (GitHub Deployments). */
+export interface DeploymentApi {
+  /** Creates the deployment of `commit` to `environment`; its id is read with `idOf`. */
+  create(
+    target: ReportTarget,
+    commit: string,
+    token: string,
+    environment: string,
+    description: string,
+  ): ApiRequest;
+  idOf(answer: unknown): string | undefined;
+  status(
+    target: ReportTarget,
+    id: string,
+    token: string,
+    state: CommitState,
+    details: { description: string; logUrl?: string; environmentUrl?: string },
+  ): ApiRequest;
+}
+
 export interface ReportApi {
   /** Which token to make for spec.report, and the scopes it needs (kubectl slipway hook). */
   readonly token: string;
@@ -42,6 +62,8 @@ export interface ReportApi {
    */
   target(repositoryUrl: string, apiUrl: string | undefined): ReportTarget | string;
   commitStatus(target: ReportTarget, commit: string, token: string, status: CommitStatus): ApiRequest;
+  /** Providers with deployments report rollouts as those instead of a commit status. */
+  readonly deployment?: DeploymentApi;
 }
 
 /** The host and path segments of a clone URL, without `.git`, user info or port. */
@@ -75,6 +97,18 @@ export function repositoryLocation(
     .filter(Boolean)
     .map((s) => decodeURIComponent(s));
   return segments.length === 0 ? undefined : { origin, host, path: segments };
+}
+
+/** An API the token would reach in clear text: http:// anywhere but this machine (loopback). */
+export function cleartextApi(apiUrl: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    return true;
+  }
+  if (url.protocol === 'https:') return false;
+  return !/^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/.test(url.hostname);
 }
 
 /** `value` cut to `max` characters, with an ellipsis when cut. */

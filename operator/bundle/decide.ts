@@ -215,6 +215,9 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
 type Target =
   { stop: ChainResult } | { environment: EnvironmentObject; deployment: V1Deployment; container: string };
 
+/** An Environment's Ready reasons that stop only bundles that back up. */
+const BACKUP_REASONS = new Set(['DatabaseSecretNotFound', 'DatabaseSecretIncomplete', 'BackupClaimNotFound']);
+
 /** How long a built bundle waits for its Environment to be usable before it fails (default). */
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 300;
 
@@ -259,9 +262,11 @@ function deployTarget(input: BundleInputs, chain: Chain): Target {
         : `Deployment ${deploymentName} has no containers`,
     );
   // Nothing starts that cannot work: no backup or rollout while the Environment says it is not
-  // ready (a missing database Secret or backup claim, …).
+  // ready — for a reason that matters to this bundle (its database and backup claim only when it
+  // backs up), and not once its own rollout has begun (the Deployment is rolling already).
   const ready = findCondition(environment.status?.conditions, 'Ready');
-  if (ready?.status === 'False')
+  const backupOnly = BACKUP_REASONS.has(ready?.reason ?? '') && !bundle.spec.deploy!.backupBeforeDeploy;
+  if (ready?.status === 'False' && !backupOnly && !rolloutStarted(bundle))
     return blocked(
       'EnvironmentNotReady',
       `environment ${envName} is not ready (${ready.reason}): ${ready.message}`,

@@ -192,11 +192,14 @@ export class BundleGatherer {
 
   /** The reference, by digest, the succeeded build Job's push container reported pushing. */
   private async pushedImage(input: BundleInputs): Promise<string | null> {
+    const job = input.buildJob!;
+    // The Job's own pods (its controller-uid), not any pod that carries its name.
     const pods = await this.ctx.clients.core.listNamespacedPod({
       namespace: input.bundle.metadata.namespace,
-      labelSelector: `batch.kubernetes.io/job-name=${input.buildJob!.metadata!.name}`,
+      labelSelector: `batch.kubernetes.io/controller-uid=${job.metadata!.uid}`,
     });
-    const digest = pushedDigest(pods.items, PUSH_CONTAINER);
+    const repository = input.image.replace(/:[^/:]+$/, '');
+    const digest = pushedDigest(pods.items, PUSH_CONTAINER, repository);
     return digest ? `${input.image}@${digest}` : null;
   }
 

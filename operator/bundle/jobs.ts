@@ -251,14 +251,15 @@ export function buildJob(
   const push: V1Container = {
     name: PUSH_CONTAINER,
     image: settings.pushImage,
+    // The image stays the fourth word (kwok's simulated report reads it there: kwok-stages.ts).
     command: [
       'crane',
-      ...(settings.registryInsecure ? ['--insecure'] : []),
       'push',
       IMAGE_LAYOUT,
       image,
       '--image-refs',
       '/dev/termination-log',
+      ...(settings.registryInsecure ? ['--insecure'] : []),
     ],
     env: pushEnv,
     volumeMounts: pushMounts,

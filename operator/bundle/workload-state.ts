@@ -42,17 +42,25 @@ export function jobState(job: V1Job): JobState {
 
 /**
  * The digest the push container of a succeeded build reported (its termination message, which
- * crane --image-refs writes as `<repository>@sha256:…`), from the newest pod that has one.
+ * crane --image-refs writes as `<repository>@sha256:…`), from the newest pod that has one for
+ * `repository` (the image's, without its tag): a report of any other repository is not taken.
+ * (A hostname with a port has a colon too: only a last segment's `:tag` is a tag.)
  */
-export function pushedDigest(pods: readonly V1Pod[], container: string): string | undefined {
+export function pushedDigest(
+  pods: readonly V1Pod[],
+  container: string,
+  repository: string,
+): string | undefined {
   const newestFirst = [...pods].sort(
     (a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0),
   );
   for (const pod of newestFirst) {
     const terminated = pod.status?.containerStatuses?.find((s) => s.name === container)?.state?.terminated;
     if (terminated?.exitCode !== 0) continue;
-    const digest = /@(sha256:[a-f0-9]{64})\s*$/.exec(terminated.message ?? '')?.[1];
-    if (digest) return digest;
+    const reported = /^(.+)@(sha256:[a-f0-9]{64})\s*$/.exec((terminated.message ?? '').trim());
+    // crane names the repository; a report by the tag names the same one.
+    const named = reported?.[1]?.replace(/:[^/:]+$/, '');
+    if (reported && named === repository) return reported[2];
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 // What a bundle's commit statuses should say now (pure): one per step context, read from the
 // bundle's status, so a status that is sent late or again after a restart is still the latest.
-//   slipway/build                 pending while queued or building; success once built; failure
+//   slipway/build[/<environment>] pending while queued or building; success once built; failure
 //                                 when the build (or what comes before it) failed; error when a
 //                                 newer bundle superseded it first
 //   slipway/deploy/<environment>  once built: pending while backing up and rolling out; success
@@ -11,6 +11,12 @@ import { findCondition } from '../../lib/conditions.ts';
 import type { CommitState, CommitStatus } from '../../providers/report.ts';
 
 export const BUILD_CONTEXT = 'slipway/build';
+/**
+ * A bundle that deploys names its environment in its build's context too: one push that two
+ * Webhooks match makes two bundles of the same commit, and neither may overwrite the other's.
+ */
+export const buildContext = (environment: string | undefined) =>
+  environment ? `${BUILD_CONTEXT}/${environment}` : BUILD_CONTEXT;
 export const deployContext = (environment: string) => `slipway/deploy/${environment}`;
 
 /** The commit a bundle built, when it names one (git bundles; uploads that say theirs). */
@@ -38,16 +44,17 @@ export function desiredStatuses(bundle: BundleObject, targetUrl: string | undefi
   });
   const statuses: CommitStatus[] = [];
   const name = bundle.metadata.name;
-  if (built?.status === 'True') statuses.push(at('success', BUILD_CONTEXT, `Built bundle ${name}`));
-  else if (built?.status === 'False' || phase === 'Failed')
-    statuses.push(at('failure', BUILD_CONTEXT, said(built?.message ?? ready?.message, 'the build failed')));
-  else if (phase === 'Superseded')
-    statuses.push(at('error', BUILD_CONTEXT, said(ready?.message, 'superseded by a newer bundle')));
-  else if (phase === 'Queued') statuses.push(at('pending', BUILD_CONTEXT, `Bundle ${name} is queued`));
-  else if (phase === 'Building' || status.startedAt)
-    statuses.push(at('pending', BUILD_CONTEXT, `Building bundle ${name}`));
-
   const environment = bundle.spec.deploy?.environmentRef.name;
+  const BUILD = buildContext(environment);
+  if (built?.status === 'True') statuses.push(at('success', BUILD, `Built bundle ${name}`));
+  else if (built?.status === 'False' || phase === 'Failed')
+    statuses.push(at('failure', BUILD, said(built?.message ?? ready?.message, 'the build failed')));
+  else if (phase === 'Superseded')
+    statuses.push(at('error', BUILD, said(ready?.message, 'superseded by a newer bundle')));
+  else if (phase === 'Queued') statuses.push(at('pending', BUILD, `Bundle ${name} is queued`));
+  else if (phase === 'Building' || status.startedAt)
+    statuses.push(at('pending', BUILD, `Building bundle ${name}`));
+
   if (!environment || built?.status !== 'True') return statuses;
   const context = deployContext(environment);
   const deployed = findCondition(status.conditions, 'Deployed');

@@ -1,6 +1,6 @@
 // Reports bundles to their git provider (Project spec.report), outside the reconcile path: the
-// bundle controller's life-cycle events only queue a bundle here, and a few workers send what its
-// status says now (desired.ts) with retries (retry.ts). A slow or failing provider never delays
+// bundle controller's life-cycle events only queue a bundle here (outbound/bundle-queue.ts), and
+// a few workers send what its status says now (desired.ts) with retries (outbound/call.ts). A slow or failing provider never delays
 // a build or a rollout. The final statuses the provider accepted are kept on the bundle
 // (status.reported), so after a restart only what is missing is sent, and what could not be
 // reported shows on the Project (condition Reported, with the provider's answer, the token cut).
@@ -10,109 +10,74 @@ import { objectKey } from '../../lib/informer.ts';
 import { isNotFound } from '../../lib/kube.ts';
 import { projectProvider, registry } from '../../providers/index.ts';
 import type { Provider } from '../../providers/provider.ts';
-import type { ApiRequest, CommitState } from '../../providers/report.ts';
+import { cleartextApi, type ApiRequest, type CommitState } from '../../providers/report.ts';
 import { bundleStatusUrl } from '../../rules/bundle-status-url.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import type { BundleLifecycleEvent } from '../bundle/lifecycle.ts';
 import type { OperatorContext } from '../context.ts';
 import { reportsTotal } from '../metrics.ts';
-import { bundleCommit, desiredStatuses, isFinal } from './desired.ts';
-import { MAX_ATTEMPTS, retryable, retryDelayMs, type Answer } from './retry.ts';
+import { bundleCommit, deployContext, desiredStatuses, isFinal } from './desired.ts';
+import { BundleQueue } from '../outbound/bundle-queue.ts';
+import { call, type CallResult } from '../outbound/call.ts';
 
-const WORKERS = 4;
-const CALL_TIMEOUT_MS = 10_000;
 const TOKEN_TTL_MS = 30_000;
 /** After a restart, finished bundles older than this are not reported again. */
 const RESUME_WINDOW_MS = 24 * 3600_000;
 
-type Sent = { ok: true } | { ok: false; problem: string };
+/** What the provider took for one context of a bundle: its state, and the deployment made for it. */
+interface Taken {
+  state?: CommitState;
+  deploymentId?: string;
+}
+
+/** The environment of a `slipway/deploy/<environment>` context. */
+function deployedEnvironment(context: string): string | undefined {
+  const prefix = deployContext('');
+  return context.startsWith(prefix) ? context.slice(prefix.length) : undefined;
+}
 
 export class Reporter {
   readonly #ctx: OperatorContext;
   readonly #fetch: typeof fetch;
-  readonly #queue: string[] = [];
-  readonly #queued = new Set<string>();
-  readonly #busy = new Set<string>();
-  /** What each provider accepted, per bundle: context → state (finals also in status.reported). */
-  readonly #accepted = new Map<string, Map<string, CommitState>>();
-  /** The newest status the bundle controller wrote, per bundle, until a round reads it. */
-  readonly #written = new Map<string, BundleObject>();
+  readonly #queue: BundleQueue;
+  /** What each provider took, per bundle and context (finals and deployments also in status.reported). */
+  readonly #accepted = new Map<string, Map<string, Taken>>();
   readonly #tokens = new Map<string, { at: number; value: string | undefined }>();
-  /** Pending waits (retries, re-reads), each with what ends it early when the reporter stops. */
-  readonly #timers = new Map<NodeJS.Timeout, () => void>();
-  #workers = 0;
-  #stopped = false;
-  #idle: Array<() => void> = [];
+  /** Rounds in a row that could not report a bundle: the next is tried later each time. */
+  readonly #failures = new Map<string, number>();
 
   constructor(ctx: OperatorContext, fetchImpl: typeof fetch = fetch) {
     this.#ctx = ctx;
     this.#fetch = fetchImpl;
+    this.#queue = new BundleQueue(ctx.log, (key) => this.#report(key));
   }
 
-  /**
-   * A bundle life-cycle observer: queues the bundle, never waits. The event carries the status
-   * just written, which the informer cache may not show yet: it is what gets reported.
-   */
-  readonly observe = (event: BundleLifecycleEvent): void => {
-    const { namespace, name } = event.bundle.metadata;
-    if (this.#written.size > 10_000) this.#written.clear();
-    this.#written.set(objectKey(namespace, name), event.bundle);
-    this.enqueue(event.bundle);
-  };
+  /** A bundle life-cycle observer: queues the bundle, never waits. */
+  readonly observe = (event: BundleLifecycleEvent): void => this.#queue.observe(event);
 
   /** After a (re)start: every recent bundle whose provider may not know its latest state. */
   resume(): void {
-    this.#stopped = false;
     const now = this.#ctx.now().getTime();
-    for (const bundle of this.#ctx.informers.bundles.list()) {
-      const finished = timeMs(bundle.status?.finishedAt);
-      if (finished !== undefined && now - finished > RESUME_WINDOW_MS) continue;
-      if (bundleCommit(bundle) && this.#project(bundle)?.spec.report) this.enqueue(bundle);
-    }
+    this.#queue.resume(
+      this.#ctx.informers.bundles.list().filter((bundle) => {
+        const finished = timeMs(bundle.status?.finishedAt);
+        if (finished !== undefined && now - finished > RESUME_WINDOW_MS) return false;
+        return !!bundleCommit(bundle) && !!this.#project(bundle)?.spec.report;
+      }),
+    );
   }
 
+  /** On losing leadership: nothing queued or remembered survives (the next leader reads status.reported). */
   stop(): void {
-    this.#stopped = true;
-    for (const [timer, end] of this.#timers) {
-      clearTimeout(timer);
-      end();
-    }
-    this.#timers.clear();
-  }
-
-  enqueue(bundle: BundleObject): void {
-    const key = objectKey(bundle.metadata.namespace, bundle.metadata.name);
-    if (this.#stopped || this.#queued.has(key)) return;
-    this.#queued.add(key);
-    this.#queue.push(key);
-    this.#pump();
+    this.#queue.stop();
+    this.#accepted.clear();
+    this.#tokens.clear();
+    this.#failures.clear();
   }
 
   /** Resolves when nothing is queued or being sent (tests). */
   idle(): Promise<void> {
-    if (this.#workers === 0 && this.#queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
-  }
-
-  #pump(): void {
-    while (this.#workers < WORKERS && this.#queue.length > 0) {
-      // A bundle being sent waits for that round to end; its next round reads its latest status.
-      const index = this.#queue.findIndex((k) => !this.#busy.has(k));
-      if (index < 0) return;
-      const [key] = this.#queue.splice(index, 1);
-      this.#queued.delete(key!);
-      this.#busy.add(key!);
-      this.#workers += 1;
-      void this.#report(key!)
-        .catch((err: unknown) => this.#ctx.log.warn({ err, bundle: key }, 'reporting a bundle failed'))
-        .finally(() => {
-          this.#busy.delete(key!);
-          this.#workers -= 1;
-          this.#pump();
-          if (this.#workers === 0 && this.#queue.length === 0)
-            for (const done of this.#idle.splice(0)) done();
-        });
-    }
+    return this.#queue.idle();
   }
 
   #project(bundle: BundleObject): ProjectObject | undefined {
@@ -121,10 +86,9 @@ export class Reporter {
 
   async #report(key: string): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
+    // The newest status: what this process wrote last may not be in the cache yet.
     const cached = this.#ctx.informers.bundles.get(namespace, name);
-    const written = this.#written.get(key);
-    this.#written.delete(key);
-    const bundle = cached && written ? { ...cached, status: written.status } : cached;
+    const bundle = cached && { ...cached, status: this.#ctx.status.current(cached) };
     const project = bundle && this.#project(bundle);
     const commit = bundle && bundleCommit(bundle);
     if (!bundle || !project?.spec.report || !commit) return;
@@ -139,6 +103,13 @@ export class Reporter {
     const report = registry[provider].report;
     const target = report.target(project.spec.repository?.url ?? '', project.spec.report.apiUrl);
     if (typeof target === 'string') return this.#condition(project, 'False', 'NotReportable', target);
+    if (cleartextApi(target.apiUrl))
+      return this.#condition(
+        project,
+        'False',
+        'NotReportable',
+        `the token is sent only over https, and ${target.apiUrl} is not (set spec.report.apiUrl to the https:// API)`,
+      );
     const token = await this.#token(project);
     if (!token) {
       const ref = project.spec.report.tokenSecretRef;
@@ -156,11 +127,38 @@ export class Reporter {
     const accepted = this.#acceptedFor(key, bundle);
     let sent = 0;
     for (const status of desiredStatuses(bundle, targetUrl)) {
-      if (accepted.get(status.context) === status.state) continue;
-      const answer = await this.#send(report.commitStatus(target, commit, token, status), provider, token);
-      if (this.#stopped) return;
+      const taken = accepted.get(status.context) ?? {};
+      if (taken.state === status.state) continue;
+      const environment = deployedEnvironment(status.context);
+      let answer: CallResult;
+      if (environment !== undefined && report.deployment) {
+        // A rollout is a deployment there: made once, then its statuses.
+        const api = report.deployment;
+        if (!taken.deploymentId) {
+          const made = await this.#send(
+            api.create(target, commit, token, environment, status.description),
+            provider,
+            token,
+          );
+          const id = made.ok ? api.idOf(made.answer) : undefined;
+          if (made.ok && id) accepted.set(status.context, { ...taken, deploymentId: id });
+          answer =
+            made.ok && !id
+              ? { ok: false, refused: true, problem: 'its answer named no deployment id' }
+              : made;
+        } else answer = { ok: true };
+        const id = accepted.get(status.context)?.deploymentId;
+        if (answer.ok && id) {
+          const environmentUrl = this.#ctx.informers.environments.get(namespace, environment)?.spec.url;
+          const details = { description: status.description, logUrl: targetUrl, environmentUrl };
+          answer = await this.#send(api.status(target, id, token, status.state, details), provider, token);
+        }
+      } else answer = await this.#send(report.commitStatus(target, commit, token, status), provider, token);
+      if (this.#queue.stopped) return;
       if (!answer.ok) {
         const what = `${status.context} ${status.state} for commit ${commit.slice(0, 12)} (bundle ${name})`;
+        await this.#persist(bundle, accepted);
+        this.#retryLater(key, bundle);
         return this.#condition(
           project,
           'False',
@@ -168,7 +166,7 @@ export class Reporter {
           `${registry[provider].title} did not take ${what}: ${answer.problem}`,
         );
       }
-      accepted.set(status.context, status.state);
+      accepted.set(status.context, { ...accepted.get(status.context), state: status.state });
       sent += 1;
     }
     if (sent > 0)
@@ -178,40 +176,64 @@ export class Reporter {
         'Reported',
         `commit statuses are reported to ${registry[provider].title} at ${target.apiUrl}`,
       );
+    this.#failures.delete(key);
     await this.#persist(bundle, accepted);
   }
 
-  #acceptedFor(key: string, bundle: BundleObject): Map<string, CommitState> {
+  /**
+   * A bundle that could not be reported is tried again later, each time twice as late (1 min up
+   * to 1 h; 1 s up for a status write that lost to the controller's), while it is recent: a
+   * provider down for a while, or a token fixed, still gets the final state.
+   */
+  #retryLater(key: string, bundle: BundleObject, firstDelayMs = 60_000): void {
+    const failures = (this.#failures.get(key) ?? 0) + 1;
+    const finished = timeMs(bundle.status?.finishedAt);
+    if (finished !== undefined && this.#ctx.now().getTime() - finished > RESUME_WINDOW_MS) {
+      this.#failures.delete(key);
+      return;
+    }
+    if (this.#failures.size > 10_000) this.#failures.clear();
+    this.#failures.set(key, failures);
+    this.#queue.later(bundle, Math.min(firstDelayMs * 2 ** (failures - 1), 3600_000));
+  }
+
+  #acceptedFor(key: string, bundle: BundleObject): Map<string, Taken> {
     let accepted = this.#accepted.get(key);
     if (!accepted) {
-      accepted = new Map((bundle.status?.reported ?? []).map((r) => [r.context, r.state]));
+      accepted = new Map(
+        (bundle.status?.reported ?? []).map((r): [string, Taken] => [
+          r.context,
+          { state: r.state, ...(r.deploymentId ? { deploymentId: r.deploymentId } : {}) },
+        ]),
+      );
       if (this.#accepted.size > 10_000) this.#accepted.clear();
       this.#accepted.set(key, accepted);
     }
     return accepted;
   }
 
-  /** The final states accepted, on the bundle: after a restart, they are not sent again. */
-  async #persist(bundle: BundleObject, accepted: Map<string, CommitState>): Promise<void> {
+  /**
+   * The final states taken, and the deployments made, on the bundle: after a restart they are not
+   * sent or made again.
+   */
+  async #persist(bundle: BundleObject, accepted: Map<string, Taken>): Promise<void> {
     const reported = [...accepted]
-      .filter(([, state]) => isFinal(state))
-      .map(([context, state]) => ({ context, state }))
+      .filter(([, t]) => (t.state !== undefined && isFinal(t.state)) || t.deploymentId !== undefined)
+      .map(([context, t]) => ({
+        context,
+        state: t.state ?? 'pending',
+        ...(t.deploymentId ? { deploymentId: t.deploymentId } : {}),
+      }))
       .sort((a, b) => a.context.localeCompare(b.context));
     const before = bundle.status?.reported ?? [];
     if (JSON.stringify(before) === JSON.stringify(reported)) return;
     try {
       await this.#ctx.status.write('Bundle', bundle, { fields: { reported }, conditions: [] });
     } catch (err) {
-      // The controller wrote first (409), or the bundle is gone: the next round writes it again.
-      if (!isNotFound(err)) this.#later(bundle, 1000);
+      // The controller wrote first (409), or the bundle is gone: a later round writes it again.
+      if (!isNotFound(err))
+        this.#retryLater(objectKey(bundle.metadata.namespace, bundle.metadata.name), bundle, 1000);
     }
-  }
-
-  #later(bundle: BundleObject, ms: number): void {
-    void this.#sleep(ms).then(() => {
-      const latest = this.#ctx.informers.bundles.get(bundle.metadata.namespace, bundle.metadata.name);
-      if (latest) this.enqueue(latest);
-    });
   }
 
   /** The Project's Reported condition (written only when it changes). */
@@ -264,48 +286,17 @@ export class Reporter {
   }
 
   /** One request, retried as the provider asks; the token never appears in what is returned. */
-  async #send(request: ApiRequest, provider: Provider, token: string): Promise<Sent> {
-    let problem = '';
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS && !this.#stopped; attempt += 1) {
-      let answer: Answer | undefined;
-      try {
-        const res = await this.#fetch(request.url, {
-          method: request.method,
-          headers: request.headers,
-          body: JSON.stringify(request.body),
-          redirect: 'manual',
-          signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-        });
-        const text = (await res.text()).replaceAll(token, '…').replace(/\s+/g, ' ').slice(0, 300);
-        if (res.status >= 200 && res.status < 300) {
-          reportsTotal.inc({ provider, result: 'accepted' });
-          return { ok: true };
-        }
-        // GitLab refuses to set a state the status already has: it is there.
-        if (res.status === 400 && /cannot transition status/i.test(text)) return { ok: true };
-        problem = `HTTP ${res.status}${text ? `: ${text}` : ''}`;
-        if (!retryable(res)) {
-          reportsTotal.inc({ provider, result: 'refused' });
-          return { ok: false, problem };
-        }
-        answer = res;
-      } catch (err) {
-        problem = String((err as Error).message ?? err).replaceAll(token, '…');
-      }
-      if (attempt === MAX_ATTEMPTS) break;
-      await this.#sleep(retryDelayMs(answer, attempt, Date.now()));
-    }
-    reportsTotal.inc({ provider, result: 'failed' });
-    return { ok: false, problem: `${problem} (after ${MAX_ATTEMPTS} attempts)` };
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#timers.delete(timer);
-        resolve();
-      }, ms);
-      this.#timers.set(timer, resolve);
+  async #send(request: ApiRequest, provider: Provider, token: string): Promise<CallResult> {
+    const result = await call(request, {
+      fetch: this.#fetch,
+      secrets: [token],
+      sleep: (ms) => this.#queue.sleep(ms),
+      stopped: () => this.#queue.stopped,
+      // GitLab refuses to set a state the status already has: it is there.
+      alreadyDone: (status, text) => status === 400 && /cannot transition status/i.test(text),
     });
+    if (!this.#queue.stopped)
+      reportsTotal.inc({ provider, result: result.ok ? 'accepted' : result.refused ? 'refused' : 'failed' });
+    return result;
   }
 }

@@ -24,7 +24,8 @@ export function kwokctlConfig(binDir: string): string {
       if (!text.includes(COMPLETED_AT)) throw new Error(`kwok's pod-complete stage changed shape (${dir})`);
       return text.replace(
         COMPLETED_AT,
-        `${COMPLETED_AT}            {{ if eq $item.name "push" }}message: "simulated@${EMPTY_DIGEST}"{{ end }}\n`,
+        // `crane push <layout> <image> …`: the image it would have pushed, by that digest.
+        `${COMPLETED_AT}            {{ if eq $item.name "push" }}message: "{{ index $item.command 3 }}@${EMPTY_DIGEST}"{{ end }}\n`,
       );
     });
   // Pods reach the API server at the kubernetes Service's address (10.0.0.1, the first of the

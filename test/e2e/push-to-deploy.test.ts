@@ -292,33 +292,41 @@ describe('push to deploy on a real node', () => {
     });
 
     it$(
-      'a database Secret without its password blocks the backup in seconds; fixed, the deploy goes on',
+      'a database Secret without its password: no backup starts, the bundle says why in seconds; fixed, the deploy goes on',
       async () => {
         const withoutPassword = databaseSecret('db-staging', mariadb);
         delete (withoutPassword.stringData as Partial<typeof withoutPassword.stringData>).password;
         await kubectl(['delete', 'secret', 'db-staging', '-n', ns.name]);
         await apply(withoutPassword);
+        const environment = await waitFor('the environment to say its Secret lacks a key', async () => {
+          const env = await api.get<{ status?: { conditions?: Array<{ type: string; reason: string }> } }>(
+            'Environment',
+            ns.name,
+            'staging',
+          );
+          return env.status?.conditions?.find((c) => c.type === 'Ready')?.reason ===
+            'DatabaseSecretIncomplete'
+            ? env
+            : undefined;
+        });
+        expect(environment).toBeDefined();
         const head = await git.commit({ 'web/index.html': '<h1>Site v7</h1>\n' }, 'Seventh version');
         // A manual build on the static-web base again (a push would copy site-exits' base).
         const name = 'site-v7';
         await apply(manualBundle(name, head, web.image, 'staging'));
         const blocked = await waitFor(
-          'the backup to say what it lacks',
+          'the bundle to say what its environment lacks',
           async () => {
             const b = await api.get<BundleObject>('Bundle', ns.name, name);
-            return readyCondition(b)?.reason === 'ContainerConfigError' ? b : undefined;
+            return readyCondition(b)?.reason === 'EnvironmentNotReady' ? b : undefined;
           },
           120_000,
         );
         expect(readyCondition(blocked)?.message).toMatch(
-          /^container dump of pod \S+-backup-\S+ cannot start \(CreateContainerConfigError\): couldn't find key password in Secret e2e-\w+\/db-staging$/,
+          /^environment staging is not ready \(DatabaseSecretIncomplete\): .*password/,
         );
-        const environment = await api.get<{
-          status?: { conditions?: Array<{ type: string; reason: string }> };
-        }>('Environment', ns.name, 'staging');
-        expect(environment.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe(
-          'DatabaseSecretIncomplete',
-        );
+        // Nothing that cannot work was started.
+        await expect(kubectl(['get', 'job', `${name}-backup`, '-n', ns.name])).rejects.toThrow(/NotFound/);
         await apply(databaseSecret('db-staging', mariadb));
         const bundle = await finalBundle(kc, ns.name, name);
         expect(bundle.status?.phase).toBe('Ready');

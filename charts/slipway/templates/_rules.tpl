@@ -38,7 +38,7 @@
 - apiGroups: ["batch"]
   resources: ["jobs"]
   verbs: ["get","list","watch","create","patch","delete"]
-# an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines
+# an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines; the digest a succeeded build's push container reported
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["list","watch"]

@@ -183,6 +183,11 @@ describe('admission: Slipway acts only within its user’s rights', () => {
         /Project shop: you may not deploy to the Environments of namespace .*, so you may not set spec\.repository\.url/,
       ),
     );
+    // Nor which deliveries count: a Bitbucket project takes unsigned ones on its URL alone.
+    const rebound = build.project('shop', inNs(), build.spec({ provider: 'bitbucket' }));
+    expect(await apply([rebound], USER)).toMatchObject(
+      refusedWith(/so you may not set spec\.repository\.url, spec\.provider or spec\.requireSignature/),
+    );
     // Nothing half-made.
     await expect(kubectl(['get', 'webhook', 'to-production', '-n', ns.name])).rejects.toThrow(/NotFound/);
     await expect(kubectl(['get', 'bundle', 'manual-1', '-n', ns.name])).rejects.toThrow(/NotFound/);

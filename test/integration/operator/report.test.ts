@@ -1,7 +1,8 @@
 // Reporting to a provider's API that answers on a real port (a GitHub-shaped API here: the
 // project's spec.report.apiUrl points at it): the first call is rate limited with Retry-After,
-// the operator waits that long and sends again; the build never waits for it. A restarted
-// operator sends nothing twice, and a provider that is down shows on the Project.
+// the operator waits that long and sends again; the build never waits for it. A rollout is a
+// deployment there. A restarted operator sends nothing twice, and a provider that refuses shows
+// on the Project.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -10,7 +11,14 @@ import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { bundle, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { bundleInPhase, clients, projectNamespace, startOperator, type TestNamespace } from './support.ts';
+import {
+  bundleInPhase,
+  clients,
+  createEnvironment,
+  projectNamespace,
+  startOperator,
+  type TestNamespace,
+} from './support.ts';
 
 const COMMIT = 'c0ffee'.padEnd(40, '0');
 const TOKEN = 'ghp_reporting_test_token_1234';
@@ -19,7 +27,7 @@ interface Call {
   at: number;
   url: string;
   authorization: string | undefined;
-  body: { state: string; context: string; description: string; target_url?: string };
+  body: Record<string, unknown> & { state: string; context?: string; description: string };
 }
 
 let kc: KubeConfig;
@@ -99,6 +107,56 @@ describe('reporting to the provider', () => {
       return got.status?.reported?.length ? got : undefined;
     });
     expect(b.status?.reported).toEqual([{ context: 'slipway/build', state: 'success' }]);
+  });
+
+  it('reports a rollout as a deployment of the commit, whose last status is success with the environment URL', async () => {
+    await createEnvironment(kc, ns.name, 'staging', { deployment: 'shop-web', engine: 'mysql' });
+    await clients(kc).slipway.patch('Environment', ns.name, 'staging', {
+      spec: { url: 'https://staging.shop.example.com' },
+    });
+    await clients(kc).slipway.create(
+      'Bundle',
+      bundle(
+        'deploy-1',
+        inNamespace(ns.name),
+        spec({
+          source: { git: { commit: COMMIT, branch: 'main' } },
+          deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false },
+        }),
+      ),
+    );
+    await bundleInPhase(kc, ns.name, 'deploy-1', 'Ready');
+    const deployments = `/api/v3/repos/acme/shop/deployments`;
+    const success = await waitFor('the deployment to succeed', () =>
+      calls.find((c) => c.url === `${deployments}/1/statuses` && c.body.state === 'success'),
+    );
+    expect(success.body).toMatchObject({
+      environment_url: 'https://staging.shop.example.com',
+      log_url: expect.stringMatching(new RegExp(`/bundles/${ns.name}/deploy-1/`)),
+      description: 'Deployed to staging',
+    });
+    const made = calls.filter((c) => c.url === deployments);
+    expect(made).toHaveLength(1);
+    expect(made[0]!.body).toMatchObject({
+      ref: COMMIT,
+      environment: 'staging',
+      auto_merge: false,
+      required_contexts: [],
+    });
+    // Its states only ever go forward; the rollout is not also a commit status.
+    const states = calls.filter((c) => c.url === `${deployments}/1/statuses`).map((c) => c.body.state);
+    expect(states.at(-1)).toBe('success');
+    expect(states.every((s) => s === 'in_progress' || s === 'success')).toBe(true);
+    expect(calls.some((c) => c.body.context === 'slipway/deploy/staging')).toBe(false);
+    const b = await waitFor('the deployment on status.reported', async () => {
+      const got = await clients(kc).slipway.get<BundleObject>('Bundle', ns.name, 'deploy-1');
+      return got.status?.reported?.some((r) => r.deploymentId) ? got : undefined;
+    });
+    expect(b.status?.reported).toContainEqual({
+      context: 'slipway/deploy/staging',
+      state: 'success',
+      deploymentId: '1',
+    });
   });
 
   it('sends nothing twice after a restart', async () => {

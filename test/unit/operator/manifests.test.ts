@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { backupJob, backupLocation, buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
+import { pushedDigest } from '../../../operator/bundle/workload-state.ts';
 import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
 import type { BundleDecision } from '../../../operator/bundle/decision.ts';
 import { DEFAULT_BACKUP_RESOURCES, DEFAULT_BUILD_RESOURCES, loadConfig } from '../../../operator/config.ts';
@@ -58,6 +59,22 @@ describe('build Job', () => {
       '/dev/termination-log',
     ]);
     expect(job.spec?.backoffLimit).toBe(0);
+  });
+
+  it("takes the digest only from the push container's report of the bundle's own repository", () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const pod = (message: string, exitCode = 0) => ({
+      metadata: { creationTimestamp: new Date() },
+      status: { containerStatuses: [{ name: 'push', state: { terminated: { exitCode, message } } }] },
+    });
+    const repository = 'registry.test:5000/team/shop';
+    const read = (message: string, exitCode?: number) =>
+      pushedDigest([pod(message, exitCode)] as never, 'push', repository);
+    expect(read(`${repository}@${digest}\n`)).toBe(digest);
+    expect(read(`${repository}:b1@${digest}`)).toBe(digest);
+    expect(read(`registry.test:5000/other/shop@${digest}`)).toBeUndefined();
+    expect(read(`${repository}@${digest}`, 1)).toBeUndefined();
+    expect(read('not a reference')).toBeUndefined();
   });
 
   it('gives the push credentials to the push container alone: the build steps never see them', () => {
@@ -128,7 +145,8 @@ describe('build Job', () => {
     expect(envOf(job, 'build').BUILDKITD_FLAGS).toBe(
       '--oci-worker-no-process-sandbox --config=/workspace/buildkitd.toml',
     );
-    expect(containerOf(job, 'push').command!.slice(0, 3)).toEqual(['crane', '--insecure', 'push']);
+    expect(containerOf(job, 'push').command!.slice(0, 2)).toEqual(['crane', 'push']);
+    expect(containerOf(job, 'push').command!.at(-1)).toBe('--insecure');
     const secure = buildJob(
       bundle('b1', stored()),
       project(undefined, stored()),

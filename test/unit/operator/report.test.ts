@@ -2,7 +2,7 @@
 // tried again (operator/report/desired.ts, retry.ts).
 import { describe, expect, it } from '@jest/globals';
 import { desiredStatuses } from '../../../operator/report/desired.ts';
-import { retryable, retryDelayMs } from '../../../operator/report/retry.ts';
+import { retryable, retryDelayMs } from '../../../operator/outbound/retry.ts';
 import { bundle, deployTo, spec, status, stored } from '../../support/builders.ts';
 import { condition } from './builders.ts';
 
@@ -18,15 +18,15 @@ const says = (b: ReturnType<typeof bundle>) => desiredStatuses(b, URL).map((s) =
 
 describe('the commit statuses of a bundle', () => {
   it('follow the chain: queued and building are pending, then built, then the deployment', () => {
-    expect(says(deploying('Queued'))).toEqual(['slipway/build=pending']);
-    expect(says(deploying('Building'))).toEqual(['slipway/build=pending']);
+    expect(says(deploying('Queued'))).toEqual(['slipway/build/staging=pending']);
+    expect(says(deploying('Building'))).toEqual(['slipway/build/staging=pending']);
     const built = condition('Built', 'True', 'Succeeded');
     expect(says(deploying('Deploying', built))).toEqual([
-      'slipway/build=success',
+      'slipway/build/staging=success',
       'slipway/deploy/staging=pending',
     ]);
     expect(says(deploying('Ready', built, condition('Deployed', 'True', 'Succeeded')))).toEqual([
-      'slipway/build=success',
+      'slipway/build/staging=success',
       'slipway/deploy/staging=success',
     ]);
     expect(desiredStatuses(deploying('Building'), URL)[0]).toMatchObject({ targetUrl: URL });
@@ -35,14 +35,14 @@ describe('the commit statuses of a bundle', () => {
   it('fail where the chain failed, also before any Job, and say error when superseded', () => {
     expect(
       says(deploying('Failed', condition('Built', 'False', 'InvalidBuildSteps', 'buildSteps.commands …'))),
-    ).toEqual(['slipway/build=failure']);
+    ).toEqual(['slipway/build/staging=failure']);
     const built = condition('Built', 'True', 'Succeeded');
     expect(
       says(deploying('Failed', built, condition('Ready', 'False', 'RolloutFailed', 'progress deadline'))),
-    ).toEqual(['slipway/build=success', 'slipway/deploy/staging=failure']);
+    ).toEqual(['slipway/build/staging=success', 'slipway/deploy/staging=failure']);
     expect(
       says(deploying('Superseded', condition('Ready', 'False', 'Superseded', 'bundle b2 is newer'))),
-    ).toEqual(['slipway/build=error']);
+    ).toEqual(['slipway/build/staging=error']);
     expect(
       desiredStatuses(
         deploying('Failed', condition('Built', 'False', 'BuildFailed', 'step 2 exited 1')),

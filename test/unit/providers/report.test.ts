@@ -2,7 +2,7 @@
 // the sources): method, URL, the Authorization each expects, and the body's fields and states.
 import { describe, expect, it } from '@jest/globals';
 import { registry } from '../../../providers/index.ts';
-import type { CommitStatus, ReportTarget } from '../../../providers/report.ts';
+import { cleartextApi, type CommitStatus, type ReportTarget } from '../../../providers/report.ts';
 
 const SHA = '90d948e5d990567242b1959ee3ac0129cf3ac1c4';
 const TOKEN = 'tok-123';
@@ -192,5 +192,58 @@ describe('the commit status request', () => {
       headers: { authorization: `token ${TOKEN}` },
       body: { state: 'pending', context: 'slipway/build', target_url: status('pending').targetUrl },
     });
+  });
+});
+
+describe('a rollout as a GitHub deployment', () => {
+  const t = () => target('github', 'https://github.com/acme/shop.git');
+  it('is made for the commit and environment without merging or waiting for other checks', () => {
+    const api = registry.github.report.deployment!;
+    expect(api.create(t(), SHA, TOKEN, 'production', 'Deploying to production')).toMatchObject({
+      method: 'POST',
+      url: 'https://api.github.com/repos/acme/shop/deployments',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: {
+        ref: SHA,
+        environment: 'production',
+        auto_merge: false,
+        required_contexts: [],
+        production_environment: true,
+      },
+    });
+    expect(api.idOf({ id: 4711, url: '…' })).toBe('4711');
+    expect(api.idOf({})).toBeUndefined();
+  });
+
+  it('gets in_progress, then success or failure, linking the bundle and the environment', () => {
+    const api = registry.github.report.deployment!;
+    const details = {
+      description: 'Deployed to staging',
+      logUrl: 'https://hooks/b',
+      environmentUrl: 'https://staging.example.com',
+    };
+    expect(api.status(t(), '4711', TOKEN, 'pending', details)).toMatchObject({
+      url: 'https://api.github.com/repos/acme/shop/deployments/4711/statuses',
+      body: {
+        state: 'in_progress',
+        log_url: 'https://hooks/b',
+        environment_url: 'https://staging.example.com',
+      },
+    });
+    expect((api.status(t(), '4711', TOKEN, 'failure', details).body as { state: string }).state).toBe(
+      'failure',
+    );
+    // Providers without deployments report rollouts as commit statuses.
+    expect(registry.gitlab.report.deployment).toBeUndefined();
+  });
+});
+
+describe('the token', () => {
+  it('goes only over https, or to this machine', () => {
+    expect(cleartextApi('https://api.github.com')).toBe(false);
+    expect(cleartextApi('http://127.0.0.1:3000/api/v1')).toBe(false);
+    expect(cleartextApi('http://[::1]:3000/api/v1')).toBe(false);
+    expect(cleartextApi('http://git.example.com/api/v4')).toBe(true);
+    expect(cleartextApi('not a url')).toBe(true);
   });
 });

@@ -1,0 +1,60 @@
+// One outbound HTTP call (a provider's API, a notification receiver), retried as the receiver
+// asks (retry.ts): a timeout per attempt, no redirects followed (a 3xx is a failure), and the
+// secrets given cut out of every answer kept.
+import type { ApiRequest } from '../../providers/report.ts';
+import { MAX_ATTEMPTS, retryable, retryDelayMs, type Answer } from './retry.ts';
+
+const CALL_TIMEOUT_MS = 10_000;
+
+export type CallResult =
+  | { ok: true; answer?: unknown }
+  /** refused: an answer not worth retrying; else the attempts ran out. */
+  | { ok: false; refused: boolean; problem: string };
+
+export interface CallOptions {
+  fetch: typeof fetch;
+  /** Values that must never appear in what is kept (tokens, URLs with credentials). */
+  secrets: readonly string[];
+  sleep: (ms: number) => Promise<void>;
+  stopped: () => boolean;
+  /** An answer that counts as taken although it is not 2xx (GitLab's "cannot transition"). */
+  alreadyDone?: (status: number, text: string) => boolean;
+}
+
+export async function call(request: ApiRequest, options: CallOptions): Promise<CallResult> {
+  const cut = (text: string) =>
+    options.secrets.reduce((t, secret) => (secret ? t.replaceAll(secret, '…') : t), text);
+  let problem = '';
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS && !options.stopped(); attempt += 1) {
+    let answer: Answer | undefined;
+    try {
+      const res = await options.fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: typeof request.body === 'string' ? request.body : JSON.stringify(request.body),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      const raw = await res.text();
+      if (res.status >= 200 && res.status < 300) return { ok: true, answer: parseJson(raw) };
+      const text = cut(raw).replace(/\s+/g, ' ').slice(0, 300);
+      if (options.alreadyDone?.(res.status, text)) return { ok: true };
+      problem = `HTTP ${res.status}${text ? `: ${text}` : ''}`;
+      if (!retryable(res)) return { ok: false, refused: true, problem };
+      answer = res;
+    } catch (err) {
+      problem = cut(String((err as Error).message ?? err));
+    }
+    if (attempt === MAX_ATTEMPTS) break;
+    await options.sleep(retryDelayMs(answer, attempt, Date.now()));
+  }
+  return { ok: false, refused: false, problem: `${problem} (after ${MAX_ATTEMPTS} attempts)` };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
