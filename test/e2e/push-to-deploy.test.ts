@@ -298,6 +298,32 @@ describe('push to deploy on a real node', () => {
         delete (withoutPassword.stringData as Partial<typeof withoutPassword.stringData>).password;
         await kubectl(['delete', 'secret', 'db-staging', '-n', ns.name]);
         await apply(withoutPassword);
+        // Referenced Secrets are not watched: the Environment reads them on its own events (or
+        // every 5 minutes). Touch it, as a user would after changing the Secret, until it has.
+        await waitFor(
+          'the environment to say its Secret lacks a key',
+          async () => {
+            await kubectl([
+              'annotate',
+              'environment',
+              'staging',
+              '-n',
+              ns.name,
+              `e2e.slipway.dev/touched=${Date.now()}`,
+              '--overwrite',
+            ]);
+            const env = await api.get<{ status?: { conditions?: Array<{ type: string; reason: string }> } }>(
+              'Environment',
+              ns.name,
+              'staging',
+            );
+            return (
+              env.status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'DatabaseSecretIncomplete'
+            );
+          },
+          60_000,
+          1000,
+        );
         const head = await git.commit({ 'web/index.html': '<h1>Site v7</h1>\n' }, 'Seventh version');
         // A manual build on the static-web base again (a push would copy site-exits' base).
         const name = 'site-v7';
@@ -315,7 +341,6 @@ describe('push to deploy on a real node', () => {
         );
         // Nothing that cannot work was started.
         await expect(kubectl(['get', 'job', `${name}-backup`, '-n', ns.name])).rejects.toThrow(/NotFound/);
-        // (A bundle naming the environment makes it read its Secret again: it says so too.)
         const environment = await api.get<{
           status?: { conditions?: Array<{ type: string; reason: string }> };
         }>('Environment', ns.name, 'staging');
