@@ -9,7 +9,8 @@ import { signArchiveUrl } from '../../rules/archive-url.ts';
 import { rollbackBundle } from '../../rules/rollback.ts';
 import type { OperatorContext } from '../context.ts';
 import type { BundleAction, BundleInputs } from './decision.ts';
-import { backupJob, buildJob } from './jobs.ts';
+import { backupJob } from './backup-job.ts';
+import { buildJob } from './jobs.ts';
 import { startRollout } from './rollout.ts';
 import { jobState, ownedBy } from './workload-state.ts';
 

@@ -14,7 +14,7 @@ import { backupJobName, buildJobName, bundleImage } from '../names.ts';
 import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './observed.ts';
-import { backupLocation } from './jobs.ts';
+import { backupLocation } from './backup-job.ts';
 import { controllingBundle, failedContainerOutput, jobState, pushedDigest } from './workload-state.ts';
 import { awaitsPushedImage } from './decide.ts';
 import { PUSH_CONTAINER } from './jobs.ts';

@@ -1,4 +1,5 @@
-// The build and backup Jobs of a bundle, as plain manifests (pure; the controller creates them).
+// The build Job of a bundle, as a plain manifest (pure; the controller creates it). The backup
+// Job is backup-job.ts.
 //
 // Build Job: an init container fetches the source into an emptyDir (git clone of the commit with
 // the project's credentials, or the archive download checked against its size and sha256) and
@@ -18,15 +19,9 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
-import {
-  API_VERSION,
-  type BundleObject,
-  type EnvironmentObject,
-  type ProjectObject,
-} from '../../crds/index.ts';
+import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
-import { backupJobName, buildJobName, jobLabels } from '../names.ts';
-import { isSafeRelativePath } from './settings.ts';
+import { buildJobName, jobLabels } from '../names.ts';
 
 export interface BuildJobSettings {
   fetchImage: string;
@@ -39,13 +34,6 @@ export interface BuildJobSettings {
   buildTimeoutSeconds: number;
   jobNodeSelector: Record<string, string> | undefined;
   buildResources: V1ResourceRequirements;
-}
-
-export interface BackupJobSettings {
-  backupImages: { mysql: string; postgresql: string };
-  backupTimeoutSeconds: number;
-  jobNodeSelector: Record<string, string> | undefined;
-  backupResources: V1ResourceRequirements;
 }
 
 const BUILD_UID = 1000;
@@ -328,100 +316,6 @@ export function buildJob(
           initContainers: [fetch, build],
           containers: [push],
           volumes,
-        },
-      },
-    },
-  };
-}
-
-/** Where the backup of `bundle` goes inside the environment's volume; undefined when it cannot. */
-export function backupPath(environment: EnvironmentObject, bundle: string): string | undefined {
-  const storage = environment.spec.backupStorage;
-  const engine = environment.spec.database?.engine;
-  if (!storage || !engine) return undefined;
-  const prefix = (storage.pathPrefix ?? '').replace(/^\/+|\/+$/g, '');
-  if (prefix && !isSafeRelativePath(prefix)) return undefined;
-  const file = `${bundle}${engine === 'mysql' ? '.sql' : '.dump'}`;
-  return [prefix, environment.metadata.name, file].filter(Boolean).join('/');
-}
-
-export function backupLocation(environment: EnvironmentObject, bundle: string): string | undefined {
-  const path = backupPath(environment, bundle);
-  const claim = environment.spec.backupStorage?.persistentVolumeClaim.claimName;
-  return path && claim ? `pvc://${claim}/${path}` : undefined;
-}
-
-/** Writes to a temporary name first so a half-written dump never looks like a backup. */
-const DUMP_SCRIPTS = {
-  mysql: `set -eu
-mkdir -p "$(dirname "$TARGET")"
-mysqldump --single-transaction --routines --triggers --no-tablespaces -h "$DB_HOST" -P "\${DB_PORT:-3306}" -u "$DB_USER" --result-file="$TARGET.partial" "$DB_NAME"
-mv "$TARGET.partial" "$TARGET"
-echo "backup written to $TARGET"
-`,
-  postgresql: `set -eu
-mkdir -p "$(dirname "$TARGET")"
-pg_dump --format=custom -h "$DB_HOST" -p "\${DB_PORT:-5432}" -U "$DB_USER" -d "$DB_NAME" -f "$TARGET.partial"
-mv "$TARGET.partial" "$TARGET"
-echo "backup written to $TARGET"
-`,
-};
-
-export function backupJob(
-  bundle: BundleObject,
-  environment: EnvironmentObject,
-  settings: BackupJobSettings,
-): V1Job {
-  const { namespace, name } = bundle.metadata;
-  const database = environment.spec.database!;
-  const claim = environment.spec.backupStorage!.persistentVolumeClaim.claimName;
-  const path = backupPath(environment, name)!;
-  const secret = database.secretRef.name;
-  const fromSecret = (envName: string, key: string, optional = false): V1EnvVar => ({
-    name: envName,
-    valueFrom: { secretKeyRef: { name: secret, key, optional } },
-  });
-  const passwordVar = database.engine === 'mysql' ? 'MYSQL_PWD' : 'PGPASSWORD';
-  const labels = jobLabels(bundle.spec.projectRef.name, name, 'backup');
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: {
-      name: backupJobName(name),
-      namespace,
-      labels,
-      annotations: { [ANNOTATION_BUNDLE]: name },
-      ownerReferences: [ownerReference(bundle)],
-    },
-    spec: {
-      backoffLimit: 1,
-      activeDeadlineSeconds: settings.backupTimeoutSeconds,
-      template: {
-        metadata: { labels },
-        spec: {
-          restartPolicy: 'Never',
-          automountServiceAccountToken: false,
-          ...(settings.jobNodeSelector ? { nodeSelector: settings.jobNodeSelector } : {}),
-          containers: [
-            {
-              name: 'dump',
-              image: settings.backupImages[database.engine],
-              command: ['/bin/sh', '-c', DUMP_SCRIPTS[database.engine]],
-              env: [
-                fromSecret('DB_HOST', 'host'),
-                fromSecret('DB_PORT', 'port', true),
-                fromSecret('DB_NAME', 'database'),
-                fromSecret('DB_USER', 'username'),
-                fromSecret(passwordVar, 'password'),
-                { name: 'TARGET', value: `/backup/${path}` },
-              ],
-              volumeMounts: [{ name: 'backup', mountPath: '/backup' }],
-              resources: settings.backupResources,
-              terminationMessagePolicy: 'FallbackToLogsOnError',
-              securityContext: { allowPrivilegeEscalation: false },
-            },
-          ],
-          volumes: [{ name: 'backup', persistentVolumeClaim: { claimName: claim } }],
         },
       },
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { backupJob, backupLocation, buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
+import { backupJob, backupLocation } from '../../../operator/bundle/backup-job.ts';
+import { buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
 import { pushedDigest } from '../../../operator/bundle/workload-state.ts';
 import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
 import type { BundleDecision } from '../../../operator/bundle/decision.ts';
