@@ -193,7 +193,45 @@ const PROJECT_CHECKS: Check[] = [
   },
 ];
 
-function policy(name: string, resource: string, checks: Check[]) {
+/** The most notification receivers a Project has (its schema's maxItems). */
+const MAX_NOTIFICATIONS = 10;
+
+/**
+ * Every Secret the notifications name: its author must be able to read it, unless the list
+ * already named it, or a tenant could point Slipway at another team's chat webhook. One
+ * validation per place in the list, as CEL allows only a few authorizer calls per expression.
+ */
+const NOTIFICATION_SECRETS: Extra = {
+  variables: [],
+  validations: Array.from({ length: MAX_NOTIFICATIONS }, (_, i) => {
+    const name = `object.spec.notifications[${i}].secretRef.name`;
+    return {
+      expression:
+        `!has(object.spec.notifications) || size(object.spec.notifications) <= ${i} || ` +
+        `(oldObject != null && has(oldObject.spec.notifications) && ` +
+        `oldObject.spec.notifications.exists(o, o.secretRef.name == ${name})) || ` +
+        `authorizer.group('').resource('secrets').namespace(request.namespace).name(${name}).check('get').allowed()`,
+      messageExpression:
+        `'Project ' + object.metadata.name + ': you may not get Secret ' + ${name} + ' in namespace ' + ` +
+        `request.namespace + ', so spec.notifications[${i}].secretRef may not name it (Slipway would read it for you). ` +
+        `Ask for "get" on it, or name one you may get.'`,
+      reason: 'Forbidden',
+    };
+  }),
+};
+
+/** Checks that are not of one named reference: their own variables and validations. */
+interface Extra {
+  variables: Array<{ name: string; expression: string }>;
+  validations: Array<{ expression: string; messageExpression: string; reason: string }>;
+}
+
+function policy(
+  name: string,
+  resource: string,
+  checks: Check[],
+  extra: Extra = { variables: [], validations: [] },
+) {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingAdmissionPolicy',
@@ -205,22 +243,26 @@ function policy(name: string, resource: string, checks: Check[]) {
           { apiGroups: [GROUP], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: [resource] },
         ],
       },
-      variables: checks.flatMap((c) => [
-        { name: c.name, expression: c.now },
-        { name: `${c.name}Before`, expression: c.before },
-        { name: `${c.name}Context`, expression: contextOf('object', c.context) },
-        { name: `${c.name}ContextBefore`, expression: contextOf('oldObject', c.context) },
-      ]),
-      validations: checks.map((c) => ({
-        expression:
-          `variables.${c.name} == '' || ` +
-          `(variables.${c.name} == variables.${c.name}Before && variables.${c.name}Context == variables.${c.name}ContextBefore) || ` +
-          `authorizer.group('${c.group}').resource('${c.resource}').namespace(request.namespace)` +
-          (c.anyName ? '' : `.name(variables.${c.name})`) +
-          `.check('${c.verb}').allowed()`,
-        messageExpression: c.message,
-        reason: 'Forbidden',
-      })),
+      variables: checks
+        .flatMap((c) => [
+          { name: c.name, expression: c.now },
+          { name: `${c.name}Before`, expression: c.before },
+          { name: `${c.name}Context`, expression: contextOf('object', c.context) },
+          { name: `${c.name}ContextBefore`, expression: contextOf('oldObject', c.context) },
+        ])
+        .concat(extra.variables),
+      validations: checks
+        .map((c) => ({
+          expression:
+            `variables.${c.name} == '' || ` +
+            `(variables.${c.name} == variables.${c.name}Before && variables.${c.name}Context == variables.${c.name}ContextBefore) || ` +
+            `authorizer.group('${c.group}').resource('${c.resource}').namespace(request.namespace)` +
+            (c.anyName ? '' : `.name(variables.${c.name})`) +
+            `.check('${c.verb}').allowed()`,
+          messageExpression: c.message,
+          reason: 'Forbidden',
+        }))
+        .concat(extra.validations),
     },
   };
 }
@@ -244,7 +286,7 @@ export function admissionPolicies() {
   return [
     policy(ENVIRONMENT_POLICY, 'environments', ENVIRONMENT_CHECKS),
     binding(ENVIRONMENT_POLICY),
-    policy(PROJECT_POLICY, 'projects', PROJECT_CHECKS),
+    policy(PROJECT_POLICY, 'projects', PROJECT_CHECKS, NOTIFICATION_SECRETS),
     binding(PROJECT_POLICY),
     policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS),
     binding(BUNDLE_POLICY),

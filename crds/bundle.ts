@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notificationEvents } from './project.ts';
 import {
   ageColumn,
   localRef,
@@ -196,6 +197,19 @@ export const bundleStatus = z.object({
     .meta({
       description:
         'The commit statuses the provider accepted for this bundle (Project spec.report): after a restart only what is missing is sent again.',
+    }),
+  notified: z
+    .array(
+      z.object({
+        name: z.string().meta({ description: "The receiver (the Project's spec.notifications name)." }),
+        event: z.enum(notificationEvents).meta({ description: 'The event it took.' }),
+      }),
+    )
+    .max(64)
+    .optional()
+    .meta({
+      description:
+        'The notifications receivers took for this bundle (Project spec.notifications): after a restart none is sent twice.',
     }),
   image: z.string().optional().meta({
     description:

@@ -8,7 +8,14 @@ import {
   type environmentSpec,
   type environmentStatus,
 } from './environment.ts';
-import { Project, projectReasons, reportReasons, type projectSpec, type projectStatus } from './project.ts';
+import {
+  Project,
+  notifyReasons,
+  projectReasons,
+  reportReasons,
+  type projectSpec,
+  type projectStatus,
+} from './project.ts';
 import {
   StatusComponent,
   StatusNotice,
@@ -36,8 +43,8 @@ export const kinds = [Project, Environment, Webhook, Bundle, StatusPage, StatusC
 
 /** Every kind's condition reasons, as its docs section in docs/resources.md must list them. */
 export const reasonsByKind = {
-  // Ready's, then Reported's (spec.report).
-  Project: [...projectReasons, ...reportReasons],
+  // Ready's, then Reported's (spec.report), then Notified's (spec.notifications).
+  Project: [...projectReasons, ...reportReasons, ...notifyReasons],
   Environment: environmentReasons,
   Webhook: webhookReasons,
   Bundle: bundleReasons,

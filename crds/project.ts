@@ -12,6 +12,24 @@ import {
   type KindDefinition,
 } from './common.ts';
 
+/** What a notification receiver can be sent (docs/notifications.md). */
+export const notificationTypes = ['generic', 'generic-hmac', 'slack', 'msteams'] as const;
+export type NotificationType = (typeof notificationTypes)[number];
+
+/**
+ * The events a bundle's end makes: Built (a bundle that deploys nothing), Deployed, RolledBack
+ * (a rollback bundle deployed), and the failure of its build, backup or rollout.
+ */
+export const notificationEvents = [
+  'Built',
+  'BuildFailed',
+  'BackupFailed',
+  'Deployed',
+  'RolloutFailed',
+  'RolledBack',
+] as const;
+export type NotificationEvent = (typeof notificationEvents)[number];
+
 export const projectSpec = z.object({
   provider: z.enum(providers).optional().meta({
     description:
@@ -55,6 +73,39 @@ export const projectSpec = z.object({
     .meta({
       description:
         "Report each bundle of a commit back to the provider: a commit status per step (slipway/build, slipway/deploy/<environment>) linking to the bundle. Failures show in the Project's Reported condition; builds never wait for the provider.",
+    }),
+  notifications: z
+    .array(
+      z.object({
+        name: dnsLabel().meta({
+          description: 'Names this receiver in the Notified condition and the bundle status.',
+        }),
+        type: z.enum(notificationTypes).meta({
+          description:
+            'generic: POST one JSON object per event; generic-hmac: the same, signed with X-Signature: sha256=<hex HMAC-SHA256 of the body>; slack: a Slack incoming webhook; msteams: a Microsoft Teams incoming webhook (Workflows or connector).',
+        }),
+        secretRef: localRef().meta({
+          description:
+            'A Secret with `url` (the receiver, http or https; a credential for Slack and Teams) and, for generic-hmac, `hmacKey`.',
+        }),
+        events: z
+          .array(z.enum(notificationEvents))
+          .min(1)
+          .max(notificationEvents.length)
+          .optional()
+          .meta({ description: 'The events sent to this receiver; all of them when absent.' }),
+      }),
+    )
+    .max(10)
+    .optional()
+    .refine((list) => !list || new Set(list.map((n) => n.name)).size === list.length, {
+      message: 'notification names must be unique',
+    })
+    .meta({
+      description:
+        "Receivers told when a bundle ends: built, deployed, rolled back, or failed in its build, backup or rollout. Sent outside the reconcile path with retries; failures show in the Project's Notified condition.",
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
     }),
   bundleHistoryLimit: z.number().int().min(1).max(1000).default(20).meta({
     description: 'Finished bundles to keep; older ones are deleted (never one an environment runs).',
@@ -122,3 +173,7 @@ export type ProjectReason = (typeof projectReasons)[number];
 /** The reasons of a Project's Reported condition (spec.report; docs/resources.md lists exactly these). */
 export const reportReasons = ['Reported', 'ReportFailed', 'TokenNotFound', 'NotReportable'] as const;
 export type ReportReason = (typeof reportReasons)[number];
+
+/** The reasons of a Project's Notified condition (spec.notifications; docs/resources.md lists exactly these). */
+export const notifyReasons = ['Notified', 'NotificationFailed', 'NotificationSecretIncomplete'] as const;
+export type NotifyReason = (typeof notifyReasons)[number];

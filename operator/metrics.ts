@@ -46,3 +46,9 @@ export const reportsTotal = counter(
   'Commit statuses sent to git providers: accepted, refused (an answer that is not worth retrying) or failed (retries used up).',
   ['provider', 'result'] as const,
 );
+
+export const notificationsTotal = counter(
+  'slipway_operator_notifications_total',
+  'Notifications sent to receivers (Project spec.notifications): accepted, refused (an answer that is not worth retrying) or failed (retries used up).',
+  ['type', 'result'] as const,
+);

@@ -8,6 +8,7 @@ import { EventRecorder } from '../lib/events.ts';
 import { kubeClients, slipwayApi } from '../lib/kube.ts';
 import { LeaderElector } from '../lib/leader.ts';
 import type { Logger } from '../lib/log.ts';
+import { SecretReader } from '../lib/secret-reader.ts';
 import { BundleReconciler } from './bundle/controller.ts';
 import { BundleLifecycle } from './bundle/lifecycle.ts';
 import { countStep } from './bundle/step-metrics.ts';
@@ -24,6 +25,7 @@ import { PageEntryReconciler, StatusPageReconciler } from './status-page/control
 import { PageIds } from './status-page/page-ids.ts';
 import { watchStatusPageEntries } from './status-page/watches.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
+import { Notifier } from './notify/notifier.ts';
 import { Reporter } from './report/reporter.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
@@ -49,6 +51,10 @@ export class Operator {
   readonly bundleLifecycle: BundleLifecycle;
   /** Reports bundles to their git provider; idle() waits for it in tests. */
   readonly reporter: Reporter;
+  /** Tells a project's notification receivers how its bundles ended; idle() waits for it in tests. */
+  readonly notifier: Notifier;
+  /** Report tokens and notification receivers, read by name when needed. */
+  private readonly secrets: SecretReader;
   private readonly elector: LeaderElector | undefined;
   private readonly log: Logger;
   private controllersRunning = false;
@@ -77,8 +83,17 @@ export class Operator {
     this.bundleLifecycle = new BundleLifecycle(log);
     this.bundleLifecycle.subscribe(countStep);
     // Commit statuses on the git provider (Project spec.report), sent outside the reconcile.
-    this.reporter = new Reporter(ctx);
+    this.secrets = new SecretReader(clients.core, log, {
+      ttlMs: 30_000,
+      missingTtlMs: 5_000,
+      staleMs: 5 * 60_000,
+      now: () => now().getTime(),
+    });
+    this.reporter = new Reporter(ctx, this.secrets);
     this.bundleLifecycle.subscribe(this.reporter.observe);
+    // Notifications of how bundles ended (Project spec.notifications), sent the same way.
+    this.notifier = new Notifier(ctx, this.secrets);
+    this.bundleLifecycle.subscribe(this.notifier.observe);
     const pageIds = new PageIds(slipway);
     this.controllers = {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
@@ -210,8 +225,9 @@ export class Operator {
     for (const [controller, cache] of watched) {
       for (const o of cache.list()) controller.enqueue(o.metadata?.namespace, o.metadata?.name);
     }
-    // And every recent bundle whose provider may not have its latest state yet.
+    // And every recent bundle whose provider or receivers may not have its latest state yet.
     this.reporter.resume();
+    this.notifier.resume();
     this.log.info('controllers started');
   }
 
@@ -219,6 +235,8 @@ export class Operator {
     if (!this.controllersRunning) return;
     this.controllersRunning = false;
     this.reporter.stop();
+    this.notifier.stop();
+    this.secrets.clear();
     await Promise.all(Object.values(this.controllers).map((c) => c.stop()));
     this.log.info('controllers stopped');
   }

@@ -1,7 +1,7 @@
 // The gateway's adapter to the cluster: Projects by slug, their Webhooks and their latest manual
 // Bundle from informer caches — a delivery never lists anything — and each project's webhook
-// Secret, read by name behind a short cache (secret-reader.ts): the gateway cannot list Secrets.
-import type { KubeConfig } from '@kubernetes/client-node';
+// Secret, read by name behind a short cache (lib/secret-reader.ts): the gateway cannot list Secrets.
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject, WebhookObject } from '../crds/index.ts';
 import { projectProvider } from '../providers/index.ts';
 import { archiveKeyFromPath } from '../rules/archive-url.ts';
@@ -11,8 +11,9 @@ import { recentlyPruned } from '../rules/pruned-bundles.ts';
 import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
+import { SecretReader } from '../lib/secret-reader.ts';
+import { SECRET_CACHE_TTL_MS, SECRET_MISSING_TTL_MS, SECRET_STALE_MS } from './limits.ts';
 import { PartialCreationError, type BundleCreation, type ProjectLookup } from './http/ports.ts';
-import { SecretReader } from './secret-reader.ts';
 
 const BY_SLUG = 'slug';
 const BY_PROJECT = 'project';
@@ -40,7 +41,11 @@ export class ClusterAdapter {
       BY_PROJECT,
       (b) => (b.spec?.trigger?.type === 'Manual' ? projectKey(b, b.spec.projectRef?.name) : []),
     );
-    this.secrets = new SecretReader(kc, log);
+    this.secrets = new SecretReader(kc.makeApiClient(CoreV1Api), log, {
+      ttlMs: SECRET_CACHE_TTL_MS,
+      missingTtlMs: SECRET_MISSING_TTL_MS,
+      staleMs: SECRET_STALE_MS,
+    });
   }
 
   /** A bundle from the cache (for its status URL): no API call. */

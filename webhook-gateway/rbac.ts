@@ -2,7 +2,7 @@
 // least-privilege tests share. Adding a call to the gateway means adding its rule here.
 // Its informers only list and watch (cluster-adapter.ts). It has no rule on Secrets here: the operator
 // grants it `get` on exactly each namespace's webhook Secrets (operator/project/gateway-access.ts),
-// which it reads by name at most once per project per 30 s (secret-reader.ts).
+// which it reads by name at most once per project per 30 s (lib/secret-reader.ts).
 // It records no Events.
 import type { PolicyRule } from '../lib/rbac.ts';
 

@@ -4,10 +4,10 @@
 // a build or a rollout. The final statuses the provider accepted are kept on the bundle
 // (status.reported), so after a restart only what is missing is sent, and what could not be
 // reported shows on the Project (condition Reported, with the provider's answer, the token cut).
-// Tokens are read from their Secret when needed (kept 30 s), never logged or written anywhere.
+// Tokens are read from their Secret when needed (lib/secret-reader.ts), never logged or written anywhere.
 import type { BundleObject, ProjectObject, ReportReason } from '../../crds/index.ts';
-import { objectKey } from '../../lib/informer.ts';
 import { isNotFound } from '../../lib/kube.ts';
+import type { SecretReader } from '../../lib/secret-reader.ts';
 import { projectProvider, registry } from '../../providers/index.ts';
 import type { Provider } from '../../providers/provider.ts';
 import { cleartextApi, type ApiRequest, type CommitState } from '../../providers/report.ts';
@@ -17,12 +17,12 @@ import type { BundleLifecycleEvent } from '../bundle/lifecycle.ts';
 import type { OperatorContext } from '../context.ts';
 import { reportsTotal } from '../metrics.ts';
 import { bundleCommit, deployContext, desiredStatuses, isFinal } from './desired.ts';
-import { BundleQueue } from '../outbound/bundle-queue.ts';
+import { BundleQueue, newestBundle, projectOf, RETRY_WINDOW_MS } from '../outbound/bundle-queue.ts';
+import { writeProjectCondition } from '../outbound/project-condition.ts';
 import { call, type CallResult } from '../outbound/call.ts';
 
-const TOKEN_TTL_MS = 30_000;
-/** After a restart, finished bundles older than this are not reported again. */
-const RESUME_WINDOW_MS = 24 * 3600_000;
+/** A bundle that could not be reported is tried again after 1 min, then twice as late each time. */
+const RETRY_FIRST_DELAY_MS = 60_000;
 
 /** What the provider took for one context of a bundle: its state, and the deployment made for it. */
 interface Taken {
@@ -42,14 +42,17 @@ export class Reporter {
   readonly #queue: BundleQueue;
   /** What each provider took, per bundle and context (finals and deployments also in status.reported). */
   readonly #accepted = new Map<string, Map<string, Taken>>();
-  readonly #tokens = new Map<string, { at: number; value: string | undefined }>();
-  /** Rounds in a row that could not report a bundle: the next is tried later each time. */
-  readonly #failures = new Map<string, number>();
+  readonly #secrets: SecretReader;
 
-  constructor(ctx: OperatorContext, fetchImpl: typeof fetch = fetch) {
+  constructor(ctx: OperatorContext, secrets: SecretReader, fetchImpl: typeof fetch = fetch) {
     this.#ctx = ctx;
+    this.#secrets = secrets;
     this.#fetch = fetchImpl;
-    this.#queue = new BundleQueue(ctx.log, (key) => this.#report(key));
+    this.#queue = new BundleQueue(
+      ctx.log,
+      (key) => this.#report(key),
+      () => ctx.now().getTime(),
+    );
   }
 
   /** A bundle life-cycle observer: queues the bundle, never waits. */
@@ -61,8 +64,8 @@ export class Reporter {
     this.#queue.resume(
       this.#ctx.informers.bundles.list().filter((bundle) => {
         const finished = timeMs(bundle.status?.finishedAt);
-        if (finished !== undefined && now - finished > RESUME_WINDOW_MS) return false;
-        return !!bundleCommit(bundle) && !!this.#project(bundle)?.spec.report;
+        if (finished !== undefined && now - finished > RETRY_WINDOW_MS) return false;
+        return !!bundleCommit(bundle) && !!projectOf(this.#ctx, bundle)?.spec.report;
       }),
     );
   }
@@ -71,8 +74,6 @@ export class Reporter {
   stop(): void {
     this.#queue.stop();
     this.#accepted.clear();
-    this.#tokens.clear();
-    this.#failures.clear();
   }
 
   /** Resolves when nothing is queued or being sent (tests). */
@@ -80,18 +81,13 @@ export class Reporter {
     return this.#queue.idle();
   }
 
-  #project(bundle: BundleObject): ProjectObject | undefined {
-    return this.#ctx.informers.projects.get(bundle.metadata.namespace, bundle.spec.projectRef.name);
-  }
-
   async #report(key: string): Promise<void> {
-    const [namespace, name] = key.split('/') as [string, string];
-    // The newest status: what this process wrote last may not be in the cache yet.
-    const cached = this.#ctx.informers.bundles.get(namespace, name);
-    const bundle = cached && { ...cached, status: this.#ctx.status.current(cached) };
-    const project = bundle && this.#project(bundle);
-    const commit = bundle && bundleCommit(bundle);
-    if (!bundle || !project?.spec.report || !commit) return;
+    const newest = newestBundle(this.#ctx, key);
+    if (!newest) return;
+    const { bundle, project } = newest;
+    const { namespace, name } = bundle.metadata;
+    const commit = bundleCommit(bundle);
+    if (!project.spec.report || !commit) return;
     const provider = projectProvider(project.spec);
     if (!provider)
       return this.#condition(
@@ -158,7 +154,7 @@ export class Reporter {
       if (!answer.ok) {
         const what = `${status.context} ${status.state} for commit ${commit.slice(0, 12)} (bundle ${name})`;
         await this.#persist(bundle, accepted);
-        this.#retryLater(key, bundle);
+        this.#queue.retryLater(bundle, RETRY_FIRST_DELAY_MS);
         return this.#condition(
           project,
           'False',
@@ -176,25 +172,8 @@ export class Reporter {
         'Reported',
         `commit statuses are reported to ${registry[provider].title} at ${target.apiUrl}`,
       );
-    this.#failures.delete(key);
+    this.#queue.done(bundle);
     await this.#persist(bundle, accepted);
-  }
-
-  /**
-   * A bundle that could not be reported is tried again later, each time twice as late (1 min up
-   * to 1 h; 1 s up for a status write that lost to the controller's), while it is recent: a
-   * provider down for a while, or a token fixed, still gets the final state.
-   */
-  #retryLater(key: string, bundle: BundleObject, firstDelayMs = 60_000): void {
-    const failures = (this.#failures.get(key) ?? 0) + 1;
-    const finished = timeMs(bundle.status?.finishedAt);
-    if (finished !== undefined && this.#ctx.now().getTime() - finished > RESUME_WINDOW_MS) {
-      this.#failures.delete(key);
-      return;
-    }
-    if (this.#failures.size > 10_000) this.#failures.clear();
-    this.#failures.set(key, failures);
-    this.#queue.later(bundle, Math.min(firstDelayMs * 2 ** (failures - 1), 3600_000));
   }
 
   #acceptedFor(key: string, bundle: BundleObject): Map<string, Taken> {
@@ -231,58 +210,23 @@ export class Reporter {
       await this.#ctx.status.write('Bundle', bundle, { fields: { reported }, conditions: [] });
     } catch (err) {
       // The controller wrote first (409), or the bundle is gone: a later round writes it again.
-      if (!isNotFound(err))
-        this.#retryLater(objectKey(bundle.metadata.namespace, bundle.metadata.name), bundle, 1000);
+      if (!isNotFound(err)) this.#queue.retryLater(bundle, 1000);
     }
   }
 
   /** The Project's Reported condition (written only when it changes). */
-  async #condition(
+  #condition(
     project: ProjectObject,
     status: 'True' | 'False',
     reason: ReportReason,
     message: string,
   ): Promise<void> {
-    if (status === 'False')
-      this.#ctx.log.warn(
-        { project: objectKey(project.metadata.namespace, project.metadata.name), reason },
-        message,
-      );
-    try {
-      await this.#ctx.status.write(
-        'Project',
-        project,
-        { fields: {}, conditions: [{ type: 'Reported', status, reason, message }] },
-        () => [],
-      );
-    } catch (err) {
-      this.#ctx.log.debug(
-        { err },
-        "writing a Project's Reported condition failed; the next report writes it",
-      );
-    }
+    return writeProjectCondition(this.#ctx, project, { type: 'Reported', reason }, status, message);
   }
 
-  async #token(project: ProjectObject): Promise<string | undefined> {
+  #token(project: ProjectObject): Promise<string | undefined> {
     const ref = project.spec.report!.tokenSecretRef;
-    const key = `${project.metadata.namespace}/${ref.name}/${ref.key}`;
-    const now = this.#ctx.now().getTime();
-    const cached = this.#tokens.get(key);
-    if (cached && now - cached.at < TOKEN_TTL_MS) return cached.value;
-    let value: string | undefined;
-    try {
-      const secret = await this.#ctx.clients.core.readNamespacedSecret({
-        name: ref.name,
-        namespace: project.metadata.namespace,
-      });
-      const encoded = secret.data?.[ref.key];
-      value = encoded ? Buffer.from(encoded, 'base64').toString('utf8').trim() || undefined : undefined;
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-    if (this.#tokens.size > 1000) this.#tokens.clear();
-    this.#tokens.set(key, { at: now, value });
-    return value;
+    return this.#secrets.value(project.metadata.namespace, ref.name, ref.key, true);
   }
 
   /** One request, retried as the provider asks; the token never appears in what is returned. */

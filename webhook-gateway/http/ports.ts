@@ -39,12 +39,7 @@ export interface BundleCreation {
 export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<BundleCreation[]>;
 
 /** The project's webhook secret could not be read now (the API server unreachable or refusing): try again. */
-export class SecretUnavailableError extends Error {
-  override name = 'SecretUnavailableError';
-  constructor(secret: string, cause: unknown) {
-    super(`reading Secret ${secret} failed: ${String(cause)}`, { cause });
-  }
-}
+export { SecretUnavailableError } from '../../lib/secret-reader.ts';
 
 /** Some bundles of a delivery or upload exist, a later one could not be created. */
 export class PartialCreationError extends Error {

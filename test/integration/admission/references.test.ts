@@ -91,6 +91,27 @@ async function granted(what: string): Promise<void> {
 }
 
 describe('admission: Slipway acts only within its user’s rights', () => {
+  it("refuses notifications naming a Secret their author may not read (another team's chat webhook)", async () => {
+    const notified = (events: string[]) =>
+      build.project(
+        'chat',
+        inNs(),
+        build.spec({
+          repository: undefined,
+          notifications: [{ name: 'ops', type: 'slack', secretRef: { name: 'shop-db' }, events }],
+        }),
+      );
+    expect(await apply([notified(['BuildFailed'])], USER)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(
+        /Project chat: you may not get Secret shop-db in namespace \S+, so spec\.notifications\[0\]\.secretRef may not name it/,
+      ),
+    });
+    // The admin may; then the user may change what is sent, as long as the Secrets stay.
+    expect(await apply([notified(['BuildFailed'])])).toEqual({ ok: true });
+    expect(await apply([notified(['BuildFailed', 'Deployed'])], USER)).toEqual({ ok: true });
+  });
+
   it('refuses an Environment naming a Deployment its author may not patch, naming the permission', async () => {
     const refused = await apply([environment('staging', 'shop-web')], USER);
     expect(refused.ok).toBe(false);

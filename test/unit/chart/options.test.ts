@@ -203,6 +203,15 @@ describe('chart options', () => {
         ],
         to: [{ ipBlock: { cidr: '10.96.0.1/32' } }],
       });
+      // Only the operator talks to providers' APIs and notification receivers.
+      const outbound = {
+        ports: [
+          { port: 443, protocol: 'TCP' },
+          { port: 80, protocol: 'TCP' },
+        ],
+      };
+      if (component === 'operator') expect(policy.spec.egress).toContainEqual(outbound);
+      else expect(policy.spec.egress).not.toContainEqual(outbound);
     }
   });
 
