@@ -15,7 +15,10 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface Gitea {
+  /** Where this machine reaches it (loopback): its API, and pushes. */
   url: string;
+  /** Where others reach it: pods on the real node clone from here, and its payloads name it. */
+  publicUrl: string;
   user: string;
   password: string;
   /** A call of Gitea's REST API (/api/v1…) as the admin user; throws unless it answers 2xx. */
@@ -25,14 +28,25 @@ export interface Gitea {
   stop(): Promise<void>;
 }
 
-export async function startGitea(): Promise<Gitea> {
+export interface GiteaOptions {
+  /**
+   * An address of this machine that pods reach (the real node's host address): Gitea then
+   * listens on every address, and names this one in its clone URLs. Loopback only by default.
+   */
+  publicAddress?: string;
+  /** Called with Gitea's process once it runs (the e2e tier records it, to stop it after a crash). */
+  started?: (child: ChildProcess, program: string) => void;
+}
+
+export async function startGitea(options: GiteaOptions = {}): Promise<Gitea> {
   const dir = execFileSync('sh', [join(ROOT, 'scripts', 'gitea', 'build.sh')], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
   const work = mkdtempSync(join(tmpdir(), 'slipway-gitea-'));
-  const port = await freePort();
+  const port = await freePort(options.publicAddress ? '0.0.0.0' : '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
+  const publicUrl = options.publicAddress ? `http://${options.publicAddress}:${port}` : url;
   const config = join(work, 'app.ini');
   writeFileSync(
     config,
@@ -40,9 +54,9 @@ export async function startGitea(): Promise<Gitea> {
       'RUN_MODE = prod',
       `WORK_PATH = ${work}`,
       '[server]',
-      'HTTP_ADDR = 127.0.0.1',
+      `HTTP_ADDR = ${options.publicAddress ? '0.0.0.0' : '127.0.0.1'}`,
       `HTTP_PORT = ${port}`,
-      `ROOT_URL = ${url}/`,
+      `ROOT_URL = ${publicUrl}/`,
       'DISABLE_SSH = true',
       'OFFLINE_MODE = true',
       `STATIC_ROOT_PATH = ${dir}`,
@@ -96,6 +110,7 @@ export async function startGitea(): Promise<Gitea> {
     { env },
   );
   const child: ChildProcess = spawn(gitea, ['web', '-c', config], { env, stdio: 'ignore' });
+  options.started?.(child, gitea);
   let exited = false;
   child.on('exit', () => (exited = true));
   const auth = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -111,6 +126,7 @@ export async function startGitea(): Promise<Gitea> {
 
   return {
     url,
+    publicUrl,
     user,
     password,
     async api<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,0 +1,293 @@
+// A real git server end to end on the real node, with no simulated step: Gitea (built from the Go
+// module proxy by scripts/gitea/build.sh) hosts the project's repository; a real `git push` makes
+// Gitea send its own signed webhook to the gateway; the build Job clones from Gitea, BuildKit
+// builds, the rollout serves the pushed page; and Gitea's API then shows the commit's statuses
+// going pending → success, linking to the bundle, and a signed notification says it was deployed.
+// A push that cannot build shows failure there, is notified as BuildFailed, and leaves the last
+// good page serving.
+import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import type { BundleObject } from '../../crds/index.ts';
+import { slipwayApi } from '../../lib/kube.ts';
+import { realNode } from '../../scripts/cluster/real-node.ts';
+import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import { startGitea, type Gitea } from '../support/gitea.ts';
+import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
+import { track } from './support/leftovers.ts';
+import { startSlipway, type Slipway } from './support/slipway.ts';
+import { siteWebhook, webDeployment } from './support/site-objects.ts';
+
+const run = promisify(execFile);
+const kc = testKubeConfig();
+const api = slipwayApi(kc);
+const node = realNode();
+const web = node.baseImages['static-web']!;
+const work = mkdtempSync(join(tmpdir(), 'slipway-e2e-gitea-'));
+let ns: { name: string; remove: () => Promise<void> };
+let gitea: Gitea;
+let slipway: Slipway;
+let receiver: Server;
+const HMAC_KEY = 'e2e-notification-key';
+/** What the notification receiver got: each body, and whether its signature was right. */
+const notified: Array<{ body: { event: string; bundle: string; commit: string }; signed: boolean }> = [];
+
+const it$ = (name: string, fn: () => Promise<void>) =>
+  it(
+    name,
+    step(() => ns.name, fn),
+  );
+
+const apply = (...objects: unknown[]) =>
+  kubectl(['apply', '-n', ns.name, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+
+async function git(...args: string[]): Promise<string> {
+  const { stdout } = await run('git', ['-C', work, ...args], {
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Dev',
+      GIT_AUTHOR_EMAIL: 'dev@example.com',
+      GIT_COMMITTER_NAME: 'Dev',
+      GIT_COMMITTER_EMAIL: 'dev@example.com',
+    },
+  });
+  return stdout.trim();
+}
+
+/** Commits `files` (path → content; null removes) and pushes to Gitea's main; the new commit. */
+async function push(files: Record<string, string | null>, message: string): Promise<string> {
+  for (const [path, content] of Object.entries(files)) {
+    if (content === null) await git('rm', '-rq', path);
+    else {
+      mkdirSync(join(work, path, '..'), { recursive: true });
+      writeFileSync(join(work, path), content);
+      await git('add', path);
+    }
+  }
+  await git('commit', '-qm', message);
+  await git('push', '-q', gitea.pushUrl('site'), 'main');
+  return git('rev-parse', 'HEAD');
+}
+
+/** The bundle the push of `commit` made (from Gitea's delivery). */
+const bundleOf = (commit: string) =>
+  waitFor(`the bundle of Gitea's delivery for ${commit.slice(0, 7)}`, async () =>
+    (await api.list<BundleObject>('Bundle', ns.name)).find(
+      (b) => b.spec.trigger.type === 'Webhook' && b.spec.source.git?.commit === commit,
+    ),
+  );
+
+interface GiteaStatus {
+  id: number;
+  context: string;
+  status: string;
+  target_url: string;
+  description: string;
+}
+
+/** Each context's states in the order Gitea took them, once `done` holds of them. */
+async function statusesOf(commit: string, done: (states: Record<string, string[]>) => boolean) {
+  return waitFor(`Gitea's statuses of ${commit.slice(0, 7)}`, async () => {
+    const all = await gitea.api<GiteaStatus[]>('GET', `/repos/${gitea.user}/site/commits/${commit}/statuses`);
+    const states: Record<string, string[]> = {};
+    for (const s of [...all].sort((a, b) => a.id - b.id)) (states[s.context] ??= []).push(s.status);
+    return done(states) ? { states, all } : undefined;
+  });
+}
+
+const staging = (bundle?: string) => servedPage(kc, ns.name, 'site-staging', web.port, bundle);
+
+beforeAll(
+  step(
+    () => ns?.name ?? 'e2e-gitea',
+    async () => {
+      // A notification receiver on this machine, where the operator runs.
+      receiver = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const expected = `sha256=${createHmac('sha256', HMAC_KEY).update(raw).digest('hex')}`;
+          notified.push({
+            body: JSON.parse(raw.toString('utf8')),
+            signed: req.headers['x-signature'] === expected,
+          });
+          res.end();
+        });
+      }).listen(0, '127.0.0.1');
+      await new Promise((resolve) => receiver.once('listening', resolve));
+      const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/slipway`;
+      gitea = await startGitea({
+        publicAddress: node.hostAddress,
+        started: (child, program) => track(child, program),
+      });
+      ns = await createNamespace(kc, 'e2e-gitea');
+      slipway = await startSlipway(testState().kubeconfig, ns.name, node);
+      // A token that may write commit statuses, made as a user makes one in Gitea's settings.
+      const token = await gitea.api<{ sha1: string }>('POST', `/users/${gitea.user}/tokens`, {
+        name: 'slipway',
+        scopes: ['write:repository'],
+      });
+      await gitea.api('POST', '/user/repos', { name: 'site', default_branch: 'main' });
+      await apply(
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'site-gitea-token' },
+          stringData: { token: token.sha1 },
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'ops-hook' },
+          stringData: { url: receiverUrl, hmacKey: HMAC_KEY },
+        },
+        webDeployment('site-staging', web),
+        {
+          apiVersion: 'slipway.dev/v1alpha1',
+          kind: 'Project',
+          metadata: { name: 'site' },
+          spec: {
+            slug: `site-${ns.name}`,
+            provider: 'gitea',
+            // Pods clone from Gitea at the host address; the operator, on this machine, calls its
+            // API over loopback (a token goes in cleartext only there).
+            repository: { url: `${gitea.publicUrl}/${gitea.user}/site.git` },
+            report: {
+              tokenSecretRef: { name: 'site-gitea-token', key: 'token' },
+              apiUrl: `${gitea.url}/api/v1`,
+            },
+            notifications: [{ name: 'ops', type: 'generic-hmac', secretRef: { name: 'ops-hook' } }],
+          },
+        },
+        {
+          apiVersion: 'slipway.dev/v1alpha1',
+          kind: 'Environment',
+          metadata: { name: 'staging' },
+          spec: { projectRef: { name: 'site' }, deploymentRef: { name: 'site-staging', container: 'web' } },
+        },
+        {
+          apiVersion: 'slipway.dev/v1alpha1',
+          kind: 'Webhook',
+          metadata: { name: 'main-to-staging' },
+          spec: {
+            projectRef: { name: 'site' },
+            branch: 'main',
+            matchMode: 'Exact',
+            environmentRef: { name: 'staging' },
+            backupBeforeDeploy: false,
+          },
+        },
+      );
+    },
+  ),
+  600_000,
+);
+
+afterAll(async () => {
+  await slipway?.stop();
+  await gitea?.stop();
+  receiver?.close();
+  await ns?.remove();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('Gitea hosting the repository, on a real node', () => {
+  let v2: string;
+
+  it$(
+    'a first commit built by hand gives pushes their build settings, and shows on the commit in Gitea',
+    async () => {
+      await git('init', '-qb', 'main');
+      const v1 = await push({ 'web/index.html': '<h1>Gitea v1</h1>\n' }, 'First version');
+      await apply({
+        apiVersion: 'slipway.dev/v1alpha1',
+        kind: 'Bundle',
+        metadata: { name: 'site-manual-1' },
+        spec: {
+          projectRef: { name: 'site' },
+          source: { git: { commit: v1, branch: 'main' } },
+          baseSoftware: { image: web.image },
+          directoryMap: { web: 'web' },
+          trigger: { type: 'Manual' },
+        },
+      });
+      // It deploys nothing: it ends Built (or Failed).
+      const built = await waitFor(
+        'bundle site-manual-1 to be built',
+        async () => {
+          const b = await api.get<BundleObject>('Bundle', ns.name, 'site-manual-1');
+          return b.status?.phase === 'Built' || b.status?.phase === 'Failed' ? b : undefined;
+        },
+        300_000,
+        500,
+      );
+      expect(built.status?.phase).toBe('Built');
+      const { states } = await statusesOf(v1, (s) => s['slipway/build']?.at(-1) === 'success');
+      expect(states['slipway/build']![0]).toBe('pending');
+    },
+  );
+
+  it$(
+    "a git push makes Gitea's own webhook build and deploy it: the page is served and Gitea shows success",
+    async () => {
+      const { url, secret } = await siteWebhook(ns.name);
+      await gitea.api('POST', `/repos/${gitea.user}/site/hooks`, {
+        type: 'gitea',
+        active: true,
+        events: ['push'],
+        config: { url, content_type: 'json', secret },
+      });
+      v2 = await push({ 'web/index.html': '<h1>Gitea v2</h1>\n' }, 'Second version');
+      const bundle = await bundleOf(v2);
+      expect(bundle.spec.trigger).toMatchObject({ type: 'Webhook', provider: 'gitea' });
+      const done = await finalBundle(kc, ns.name, bundle.metadata.name);
+      expect(done.status?.phase).toBe('Ready');
+      expect(await staging(bundle.metadata.name)).toBe('200 <h1>Gitea v2</h1>\n');
+
+      const { states, all } = await statusesOf(
+        v2,
+        (s) =>
+          s['slipway/build/staging']?.at(-1) === 'success' &&
+          s['slipway/deploy/staging']?.at(-1) === 'success',
+      );
+      expect(states['slipway/build/staging']![0]).toBe('pending');
+      expect(states['slipway/deploy/staging']![0]).toBe('pending');
+      // Each links to the bundle's status, which opens without credentials.
+      const deployed = all.find((s) => s.context === 'slipway/deploy/staging' && s.status === 'success')!;
+      expect(deployed.description).toBe('Deployed to staging');
+      expect(deployed.target_url).toMatch(new RegExp(`/bundles/${ns.name}/${bundle.metadata.name}/`));
+      const page = await fetch(deployed.target_url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain(bundle.metadata.name);
+      const news = await waitFor('the Deployed notification', () =>
+        notified.find((n) => n.body.event === 'Deployed' && n.body.bundle === bundle.metadata.name),
+      );
+      expect(news).toMatchObject({ signed: true, body: { commit: v2, environment: 'staging' } });
+    },
+  );
+
+  it$('a push that cannot build shows failure in Gitea and leaves the page serving', async () => {
+    const v3 = await push({ web: null, 'README.md': 'No web directory any more\n' }, 'Remove the site');
+    const bundle = await bundleOf(v3);
+    const done = await finalBundle(kc, ns.name, bundle.metadata.name);
+    expect(done.status?.phase).toBe('Failed');
+    expect(readyCondition(done)?.reason).toBe('BuildFailed');
+    const { states, all } = await statusesOf(v3, (s) => s['slipway/build/staging']?.at(-1) === 'failure');
+    expect(states['slipway/build/staging']![0]).toBe('pending');
+    expect(states['slipway/deploy/staging']).toBeUndefined();
+    expect(all.find((s) => s.status === 'failure')!.description).not.toBe('');
+    expect(await staging()).toBe('200 <h1>Gitea v2</h1>\n');
+    const news = await waitFor('the BuildFailed notification', () =>
+      notified.find((n) => n.body.bundle === bundle.metadata.name),
+    );
+    expect(news).toMatchObject({ signed: true, body: { event: 'BuildFailed', commit: v3 } });
+  });
+});
