@@ -189,7 +189,7 @@ export const bundleStatus = z.object({
           .string()
           .max(64)
           .optional()
-          .meta({ description: "The provider's deployment of this rollout (GitHub), once made." }),
+          .meta({ description: "The provider's deployment of this rollout (GitHub, GitLab), once made." }),
       }),
     )
     .max(16)

@@ -11,7 +11,7 @@ import {
   readPayload,
 } from './payload.ts';
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
-import { clip, JSON_HEADERS, repositoryLocation, trimSlash, type CommitStatus } from './report.ts';
+import { clip, idField, JSON_HEADERS, repositoryLocation, trimSlash, type CommitStatus } from './report.ts';
 import { hmacSignatureMatches } from './signatures.ts';
 
 export const github: ProviderModule<'github'> = {
@@ -58,10 +58,7 @@ export const github: ProviderModule<'github'> = {
           production_environment: /^prod(uction)?$/i.test(environment),
         },
       }),
-      idOf: (answer) => {
-        const id = (answer as { id?: unknown } | undefined)?.id;
-        return typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
-      },
+      idOf: idField,
       status: (target, id, token, state, details) => ({
         method: 'POST',
         url: `${target.apiUrl}/repos/${target.repository}/deployments/${encodeURIComponent(id)}/statuses`,

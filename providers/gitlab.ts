@@ -11,7 +11,7 @@ import {
   readPayload,
 } from './payload.ts';
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
-import { clip, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
+import { clip, idField, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
 import { matchesSecret } from './signatures.ts';
 
 export const gitlab: ProviderModule<'gitlab'> = {
@@ -45,6 +45,23 @@ export const gitlab: ProviderModule<'gitlab'> = {
         ...(status.targetUrl ? { target_url: clip(status.targetUrl, 255) } : {}),
       },
     }),
+    // https://docs.gitlab.com/api/deployments/: made running (GitLab makes the environment when
+    // it has none), then updated; GitLab keeps the environment's URL on the environment itself.
+    deployment: {
+      create: (target, commit, token, environment, _description, branch) => ({
+        method: 'POST',
+        url: `${target.apiUrl}/projects/${target.repository}/deployments`,
+        headers: { ...JSON_HEADERS, 'private-token': token },
+        body: { environment, sha: commit, ref: branch ?? commit, tag: false, status: 'running' },
+      }),
+      idOf: idField,
+      status: (target, id, token, state) => ({
+        method: 'PUT',
+        url: `${target.apiUrl}/projects/${target.repository}/deployments/${encodeURIComponent(id)}`,
+        headers: { ...JSON_HEADERS, 'private-token': token },
+        body: { status: GITLAB_STATES[state] },
+      }),
+    },
   },
   form: {
     where: 'Project → Settings → Webhooks → Add new webhook',
@@ -57,7 +74,7 @@ export const gitlab: ProviderModule<'gitlab'> = {
   },
 };
 
-/** A started build is running; an error (superseded) is canceled. */
+/** A started build (or rollout) is running; an error (superseded) is canceled: commit statuses and deployments alike. */
 const GITLAB_STATES: Record<CommitState, string> = {
   pending: 'running',
   success: 'success',

@@ -20,7 +20,7 @@ export interface CommitStatus {
 
 /** One HTTP request to a provider's API. */
 export interface ApiRequest {
-  method: 'POST';
+  method: 'POST' | 'PUT';
   url: string;
   headers: Record<string, string>;
   body: unknown;
@@ -32,15 +32,19 @@ export interface ReportTarget {
   repository: string;
 }
 
-/** A rollout as a deployment on the provider (GitHub Deployments). */
+/** A rollout as a deployment on the provider (GitHub Deployments, GitLab deployments). */
 export interface DeploymentApi {
-  /** Creates the deployment of `commit` to `environment`; its id is read with `idOf`. */
+  /**
+   * Creates the deployment of `commit` (pushed to `branch`, when known) to `environment`; its
+   * id is read with `idOf`.
+   */
   create(
     target: ReportTarget,
     commit: string,
     token: string,
     environment: string,
     description: string,
+    branch?: string,
   ): ApiRequest;
   idOf(answer: unknown): string | undefined;
   status(
@@ -119,3 +123,9 @@ export function clip(value: string, max: number): string {
 export const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 export const JSON_HEADERS = { 'content-type': 'application/json', 'user-agent': 'slipway' } as const;
+
+/** The `id` of a provider's answer (a deployment made), as a string. */
+export function idField(answer: unknown): string | undefined {
+  const id = (answer as { id?: unknown } | undefined)?.id;
+  return typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
+}

@@ -132,7 +132,14 @@ export class Reporter {
         const api = report.deployment;
         if (!taken.deploymentId) {
           const made = await this.#send(
-            api.create(target, commit, token, environment, status.description),
+            api.create(
+              target,
+              commit,
+              token,
+              environment,
+              status.description,
+              bundle.spec.source.git?.branch ?? bundle.spec.source.archive?.branch,
+            ),
             provider,
             token,
           );

@@ -262,6 +262,30 @@ describe('kubectl slipway', () => {
     expect((await cli('wait', 'never-made')).code).toBe(1);
   });
 
+  it('wait: prints why a bundle waits for its environment, and exits 1 with it when the wait ends', async () => {
+    // An Environment whose Deployment does not exist, waited for 10 s (the shortest allowed).
+    await kubectl(
+      ['apply', '-f', '-'],
+      stringify({
+        apiVersion: 'slipway.dev/v1alpha1',
+        kind: 'Environment',
+        metadata: { name: 'nowhere', namespace: ns.name },
+        spec: { projectRef: { name: 'shop' }, deploymentRef: { name: 'missing' }, waitTimeoutSeconds: 10 },
+      }),
+    );
+    const deploy = { environmentRef: { name: 'nowhere' }, backupBeforeDeploy: false };
+    await kubectl(['apply', '-f', '-'], stringify(bundle('stuck', inNamespace(ns.name), spec({ deploy }))));
+    const run = await cli('wait', 'stuck', '--timeout', '2m');
+    expect(run.code).toBe(1);
+    // While it waited, the reason; then the failure, with the same reason.
+    expect(run.stderr).toMatch(
+      /^bundle stuck: Built \(DeploymentNotFound\): Deployment missing does not exist$/m,
+    );
+    expect(run.stderr).toMatch(
+      /error: bundle stuck ended Failed \(DeploymentNotFound\): Deployment missing does not exist; gave up after waiting 10 s \(the Environment's spec\.waitTimeoutSeconds\)/,
+    );
+  });
+
   it('notice open, update, resolve; status shows what the public page shows', async () => {
     const opened = await cli(
       'notice',

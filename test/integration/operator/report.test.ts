@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
-import { bundle, inNamespace, spec } from '../../support/builders.ts';
+import { bundle, inNamespace, project, spec } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   bundleInPhase,
@@ -25,7 +25,9 @@ const TOKEN = 'ghp_reporting_test_token_1234';
 
 interface Call {
   at: number;
+  method: string;
   url: string;
+  privateToken?: string;
   authorization: string | undefined;
   body: Record<string, unknown> & { state: string; context?: string; description: string };
 }
@@ -49,12 +51,21 @@ beforeAll(async () => {
   kc = testKubeConfig();
   api = createServer((req, res) => {
     void read(req).then((text) => {
+      const body = JSON.parse(text);
       calls.push({
         at: Date.now(),
+        method: req.method ?? '',
         url: req.url ?? '',
         authorization: req.headers.authorization,
-        body: JSON.parse(text),
+        privateToken: req.headers['private-token'] as string | undefined,
+        body,
       });
+      // GitLab refuses to set a deployment to the status it already has, as its API does.
+      if (req.method === 'PUT' && body.status === 'running') {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end('{"message":"Cannot transition status via :run from :running"}');
+        return;
+      }
       const answer = answers.shift() ?? { status: 201 };
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(answer.status < 300 ? '{"id":1}' : `{"message":"no (${TOKEN} is not echoed)"}`);
@@ -183,5 +194,65 @@ describe('reporting to the provider', () => {
     expect(condition.message).not.toContain(TOKEN);
     // Its build went on all the same.
     await bundleInPhase(kc, ns.name, 'report-2', 'Built');
+  });
+});
+
+describe('reporting to GitLab', () => {
+  it('reports a rollout as a GitLab deployment of the pushed branch, made running and then set to success', async () => {
+    const gitlabApi = apiUrl.replace('/api/v3', '/api/v4');
+    await clients(kc).slipway.create(
+      'Project',
+      project(
+        'gl-shop',
+        inNamespace(ns.name),
+        spec({
+          provider: 'gitlab',
+          repository: { url: 'https://gitlab.example.com/acme/web/shop.git' },
+          report: { tokenSecretRef: { name: 'shop-github-token', key: 'token' }, apiUrl: gitlabApi },
+        }),
+      ),
+    );
+    await createEnvironment(kc, ns.name, 'gl-staging', { deployment: 'gl-web', engine: 'mysql' });
+    await clients(kc).slipway.patch('Environment', ns.name, 'gl-staging', {
+      spec: { projectRef: { name: 'gl-shop' } },
+    });
+    await clients(kc).slipway.create(
+      'Bundle',
+      bundle(
+        'gl-deploy-1',
+        inNamespace(ns.name),
+        spec({
+          projectRef: { name: 'gl-shop' },
+          source: { git: { commit: COMMIT, branch: 'release' } },
+          deploy: { environmentRef: { name: 'gl-staging' }, backupBeforeDeploy: false },
+        }),
+      ),
+    );
+    await bundleInPhase(kc, ns.name, 'gl-deploy-1', 'Ready');
+    const deployments = '/api/v4/projects/acme%2Fweb%2Fshop/deployments';
+    const success = await waitFor('the GitLab deployment to succeed', () =>
+      calls.find((c) => c.method === 'PUT' && c.url === `${deployments}/1` && c.body.status === 'success'),
+    );
+    expect(success.privateToken).toBe(TOKEN);
+    const made = calls.filter((c) => c.method === 'POST' && c.url === deployments);
+    expect(made.map((c) => c.body)).toEqual([
+      { environment: 'gl-staging', sha: COMMIT, ref: 'release', tag: false, status: 'running' },
+    ]);
+    // Its build is a commit status; GitLab's "cannot transition" to the state it has counts as taken.
+    expect(
+      calls.some(
+        (c) =>
+          c.url === `/api/v4/projects/acme%2Fweb%2Fshop/statuses/${COMMIT}` && c.body.state === 'success',
+      ),
+    ).toBe(true);
+    const b = await waitFor('the deployment on status.reported', async () => {
+      const got = await clients(kc).slipway.get<BundleObject>('Bundle', ns.name, 'gl-deploy-1');
+      return got.status?.reported?.some((r) => r.deploymentId && r.state === 'success') ? got : undefined;
+    });
+    expect(b.status?.reported).toContainEqual({
+      context: 'slipway/deploy/gl-staging',
+      state: 'success',
+      deploymentId: '1',
+    });
   });
 });

@@ -234,7 +234,32 @@ describe('a rollout as a GitHub deployment', () => {
       'failure',
     );
     // Providers without deployments report rollouts as commit statuses.
-    expect(registry.gitlab.report.deployment).toBeUndefined();
+    expect(registry.gitea.report.deployment).toBeUndefined();
+  });
+});
+
+describe('a rollout as a GitLab deployment', () => {
+  const t = () => target('gitlab', 'https://gitlab.com/acme/web/shop.git');
+  it('is made running for the commit, its branch and environment, then set to success or failed', () => {
+    const api = registry.gitlab.report.deployment!;
+    expect(api.create(t(), SHA, TOKEN, 'production', 'Deploying to production', 'main')).toEqual({
+      method: 'POST',
+      url: 'https://gitlab.com/api/v4/projects/acme%2Fweb%2Fshop/deployments',
+      headers: expect.objectContaining({ 'private-token': TOKEN }),
+      body: { environment: 'production', sha: SHA, ref: 'main', tag: false, status: 'running' },
+    });
+    // Without a branch (an upload that named none) the commit is the ref.
+    expect(api.create(t(), SHA, TOKEN, 'production', '…').body).toMatchObject({ ref: SHA });
+    expect(api.idOf({ id: 42, iid: 7 })).toBe('42');
+    const details = { description: 'Deployed to production' };
+    expect(api.status(t(), '42', TOKEN, 'success', details)).toEqual({
+      method: 'PUT',
+      url: 'https://gitlab.com/api/v4/projects/acme%2Fweb%2Fshop/deployments/42',
+      headers: expect.objectContaining({ 'private-token': TOKEN }),
+      body: { status: 'success' },
+    });
+    expect(api.status(t(), '42', TOKEN, 'failure', details).body).toEqual({ status: 'failed' });
+    expect(api.status(t(), '42', TOKEN, 'error', details).body).toEqual({ status: 'canceled' });
   });
 });
 
