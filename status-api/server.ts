@@ -19,6 +19,7 @@ import {
   type EndpointResult,
 } from './endpoints.ts';
 import { notFound } from './errors.ts';
+import { statuspageBodies, statuspageEndpoint } from './statuspage-endpoints.ts';
 import { clientAddress, limitKey, parseTrustedProxies } from '../lib/client-address.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
 import { sendError, sendPrepared } from './http/respond.ts';
@@ -81,6 +82,11 @@ const routes: Route[] = [
     templates: ['/api/v1/notices/:id', '/v1/notices/:id', '/api/notices/:id'],
     answer: (snapshot, query, req, now) => noticeEndpoint(snapshot, query, String(req.params.id), now),
   },
+  // Atlassian Statuspage's public format (statuspage-endpoints.ts).
+  ...Object.keys(statuspageBodies).map((path): Route => ({
+    templates: [path],
+    answer: (snapshot, query, _req, now) => statuspageEndpoint(path, snapshot, query, now),
+  })),
 ];
 
 /** The query string exactly as sent; `filter[type_eq]` stays one key. */

@@ -5,6 +5,8 @@
 // dark, checks what a reader sees, follows the links, and runs axe-core. Screenshots are kept in
 // .slipway/screenshots/.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -204,6 +206,59 @@ describe('the status page in Chromium', () => {
       await page.close();
     });
   }
+
+  it("renders the demo's state in Atlassian's embeddable status widget (@statuspage/status-widget), on another site", async () => {
+    // Another site embeds the widget and points it at the status API: it reads /api/v2/summary.json.
+    const widget = readFileSync(
+      createRequire(import.meta.url).resolve('@statuspage/status-widget/dist/index.js'),
+      'utf8',
+    );
+    const site = createServer((req, res) => {
+      if (req.url === '/widget.js') {
+        res.writeHead(200, { 'content-type': 'text/javascript' });
+        res.end(widget);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><title>Shop</title><script src="/widget.js"></script>` +
+          `<statuspage-widget src="${base}"></statuspage-widget>` +
+          `<statuspage-widget src="${base}" appearance="badge" title="hosting"></statuspage-widget>`,
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const page = await browser.newPage();
+    try {
+      const asked: string[] = [];
+      page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+      await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`, { waitUntil: 'load' });
+      const shown = await page.waitForFunction(
+        `(() => {
+          const [basic, badge] = [...document.querySelectorAll('statuspage-widget')].map((w) => w.shadowRoot);
+          const indicator = basic && basic.querySelector('.status-indicator');
+          const text = basic && basic.querySelector('.status-text');
+          const badgeText = badge && badge.querySelector('.status-indicator');
+          return indicator && text && badgeText && text.textContent.trim()
+            ? { classes: indicator.className, text: text.textContent.trim(), badge: badgeText.textContent.trim() }
+            : null;
+        })()`,
+        { timeout: 30_000 },
+      );
+      const got = (await shown.jsonValue()) as { classes: string; text: string; badge: string };
+      const v1 = (await (await fetch(`${base}/api/v1/status`)).json()) as { page: { state: string } };
+      expect(v1.page.state).toBe('degraded');
+      expect(got).toEqual({
+        classes: 'status-indicator minor',
+        text: 'Partially Degraded Service',
+        badge: 'Partially Degraded Service',
+      });
+      expect(asked).toContain('/api/v2/summary.json');
+      await screenshot(page, 'statuspage-widget');
+    } finally {
+      await page.close();
+      site.close();
+    }
+  });
 
   it('follows the incident link to its timeline, newest update first', async () => {
     const { page } = await open('/', 'desktop');
