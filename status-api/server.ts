@@ -56,6 +56,8 @@ const EXPOSED_HEADERS =
 
 interface Route {
   templates: string[];
+  /** Large answers (the v2 summary holds every component): gzip for clients that accept it. */
+  compressible?: boolean;
   answer(
     snapshot: StatusSnapshot,
     query: URLSearchParams,
@@ -85,6 +87,7 @@ const routes: Route[] = [
   // Atlassian Statuspage's public format (statuspage-endpoints.ts).
   ...Object.keys(statuspageBodies).map((path): Route => ({
     templates: [path],
+    compressible: true,
     answer: (snapshot, query, _req, now) => statuspageEndpoint(path, snapshot, query, now),
   })),
 ];
@@ -235,7 +238,7 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
         const snapshot = store.snapshot();
         const now = clock();
         const result = answers.answer(snapshot, now.getTime(), req.originalUrl, () =>
-          prepareAnswer(route.answer(snapshot, queryOf(req), req, now, template)),
+          prepareAnswer(route.answer(snapshot, queryOf(req), req, now, template), route.compressible),
         );
         send(req, res, result);
       });

@@ -10,8 +10,8 @@ import { MAX_CACHED_ANSWERS } from '../limits.ts';
 
 export type PreparedAnswer = { ok: true; body: Prepared } | { ok: false; error: ApiError };
 
-export function prepareAnswer(result: EndpointResult): PreparedAnswer {
-  return result.ok ? { ok: true, body: prepareJson(result.body) } : result;
+export function prepareAnswer(result: EndpointResult, compressible = false): PreparedAnswer {
+  return result.ok ? { ok: true, body: prepareJson(result.body, compressible) } : result;
 }
 
 export interface AnswerCacheOptions {

@@ -18,7 +18,7 @@ export interface Prepared {
   status: number;
   /** Further headers of this kind of answer (the pages' Content-Security-Policy). */
   headers?: Readonly<Record<string, string>>;
-  /** Sent gzip-compressed to clients that accept it (the pages: large, repetitive markup). */
+  /** Sent gzip-compressed to clients that accept it (the pages: large, repetitive markup; /api/v2). */
   compressible?: boolean;
 }
 
@@ -53,8 +53,8 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function prepareJson(body: unknown): Prepared {
-  return prepareText(JSON.stringify(body), JSON_TYPE);
+export function prepareJson(body: unknown, compressible = false): Prepared {
+  return prepareText(JSON.stringify(body), JSON_TYPE, 200, undefined, compressible);
 }
 
 export function prepareText(

@@ -263,6 +263,9 @@ describe('the Statuspage v2 format', () => {
     expect((await fetch(`${base}/api/v2/summary.json`, { headers: { 'if-none-match': etag } })).status).toBe(
       304,
     );
+    // Compressed for clients that accept it (fetch asks for gzip, and undoes it).
+    expect(first.headers.get('content-encoding')).toBe('gzip');
+    expect(first.headers.get('vary')).toBe('Accept-Encoding');
     expect((await fetch(`${base}/api/v2/summary.json?page=2`)).status).toBe(400);
     expect((await fetch(`${base}/api/v2/nothing.json`)).status).toBe(404);
   });
