@@ -10,6 +10,7 @@
 // does not change is not checked again, so objects that exist keep working and metadata or
 // status writes pass.
 import { GROUP } from './common.ts';
+import { MAX_NOTIFICATIONS } from './project.ts';
 
 interface Check {
   /** What the reference is, for the variable names. */
@@ -192,9 +193,6 @@ const PROJECT_CHECKS: Check[] = [
     context: [['spec', 'provider'], flag(['spec', 'requireSignature'])],
   },
 ];
-
-/** The most notification receivers a Project has (its schema's maxItems). */
-const MAX_NOTIFICATIONS = 10;
 
 /**
  * Every Secret the notifications name: its author must be able to read it, unless the list

@@ -30,6 +30,9 @@ export const notificationEvents = [
 ] as const;
 export type NotificationEvent = (typeof notificationEvents)[number];
 
+/** The most notification receivers a Project has (the admission check covers each place). */
+export const MAX_NOTIFICATIONS = 10;
+
 export const projectSpec = z.object({
   provider: z.enum(providers).optional().meta({
     description:
@@ -96,7 +99,7 @@ export const projectSpec = z.object({
           .meta({ description: 'The events sent to this receiver; all of them when absent.' }),
       }),
     )
-    .max(10)
+    .max(MAX_NOTIFICATIONS)
     .optional()
     .refine((list) => !list || new Set(list.map((n) => n.name)).size === list.length, {
       message: 'notification names must be unique',

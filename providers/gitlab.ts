@@ -55,6 +55,7 @@ export const gitlab: ProviderModule<'gitlab'> = {
         body: { environment, sha: commit, ref: branch ?? commit, tag: false, status: 'running' },
       }),
       idOf: idField,
+      createsRunning: true,
       status: (target, id, token, state) => ({
         method: 'PUT',
         url: `${target.apiUrl}/projects/${target.repository}/deployments/${encodeURIComponent(id)}`,

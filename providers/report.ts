@@ -47,6 +47,8 @@ export interface DeploymentApi {
     branch?: string,
   ): ApiRequest;
   idOf(answer: unknown): string | undefined;
+  /** The deployment is made already in its pending state (GitLab's `running`): no status call for it. */
+  readonly createsRunning?: boolean;
   status(
     target: ReportTarget,
     id: string,

@@ -18,6 +18,7 @@ import {
   serializePage,
 } from './model/serialize.ts';
 import type { ComponentEntry, StatusSnapshot } from './model/snapshot.ts';
+import { componentUptime, percent } from './model/uptime.ts';
 
 export type EndpointResult = { ok: true; body: unknown } | { ok: false; error: ApiError };
 
@@ -92,6 +93,9 @@ export function noticesEndpoint(
   });
 }
 
+/** An id from the path: a positive decimal of at most ten digits, else NaN (found nowhere). */
+const pathId = (raw: string): number => (/^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN);
+
 /** GET /api/v1/notices/:id */
 export function noticeEndpoint(
   snapshot: StatusSnapshot,
@@ -100,13 +104,44 @@ export function noticeEndpoint(
   now: Date,
 ): EndpointResult {
   return withQuery(parseEmptyQuery(params), () => {
-    const id = /^[1-9][0-9]{0,9}$/.test(rawId) ? Number(rawId) : NaN;
-    const notice = snapshot.noticeById.get(id);
+    const notice = snapshot.noticeById.get(pathId(rawId));
     if (notice === undefined) return missing(`no notice with id '${rawId.slice(0, 32)}'`);
     const components = snapshot.impactedComponents.get(notice.id) ?? [];
     return {
       ok: true,
       body: { notice: serializeNoticeDetail(notice, now, snapshot.page?.url ?? null, components) },
+    };
+  });
+}
+
+/** GET /api/v1/components/:id: the component and its uptime over the last 90 days, day by day. */
+export function componentEndpoint(
+  snapshot: StatusSnapshot,
+  params: URLSearchParams,
+  rawId: string,
+  now: Date,
+): EndpointResult {
+  return withQuery(parseEmptyQuery(params), () => {
+    const component = snapshot.componentById.get(pathId(rawId));
+    if (component === undefined) return missing(`no component with id '${rawId.slice(0, 32)}'`);
+    const uptime = componentUptime(snapshot, component, now);
+    return {
+      ok: true,
+      body: {
+        component: {
+          ...serializeComponent(component),
+          uptime: {
+            percent: percent(uptime.uptime),
+            days: uptime.days.map((d) => ({
+              date: d.date,
+              percent: percent(d.uptime),
+              degraded_seconds: d.degradedSeconds,
+              maintenance_seconds: d.maintenanceSeconds,
+              notice_ids: d.noticeIds,
+            })),
+          },
+        },
+      },
     };
   });
 }

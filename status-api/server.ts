@@ -12,6 +12,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { pino, type Logger } from 'pino';
 import { statusApiConfigSchema, type StatusApiConfigInput } from './config.ts';
 import {
+  componentEndpoint,
   componentsEndpoint,
   noticeEndpoint,
   noticesEndpoint,
@@ -58,6 +59,8 @@ interface Route {
   templates: string[];
   /** Large answers (the v2 summary holds every component): gzip for clients that accept it. */
   compressible?: boolean;
+  /** Answers that move with the clock between notice changes (today's uptime): made again each minute. */
+  timely?: boolean;
   answer(
     snapshot: StatusSnapshot,
     query: URLSearchParams,
@@ -77,6 +80,11 @@ const routes: Route[] = [
     answer: (snapshot, query, _req, _now, template) => componentsEndpoint(snapshot, query, template),
   },
   {
+    templates: ['/api/v1/components/:id', '/v1/components/:id'],
+    timely: true,
+    answer: (snapshot, query, req, now) => componentEndpoint(snapshot, query, String(req.params.id), now),
+  },
+  {
     templates: ['/api/v1/notices', '/v1/notices'],
     answer: (snapshot, query, _req, now, template) => noticesEndpoint(snapshot, query, template, now),
   },
@@ -88,6 +96,8 @@ const routes: Route[] = [
   ...Object.keys(statuspageBodies).map((path): Route => ({
     templates: [path],
     compressible: true,
+    // Components carry their 90-day uptime, which counts up to now.
+    timely: true,
     answer: (snapshot, query, _req, now) => statuspageEndpoint(path, snapshot, query, now),
   })),
 ];
@@ -227,7 +237,10 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
   };
 
   const answers = new AnswerCache();
+  // Uptime counts up to now: those answers are also made again every minute.
+  const timelyAnswers = new AnswerCache({ refreshMs: 60_000 });
   for (const route of routes) {
+    const cache = route.timely ? timelyAnswers : answers;
     for (const template of route.templates) {
       app.get(template, (req, res) => {
         if (!store.synced) {
@@ -237,7 +250,7 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
         }
         const snapshot = store.snapshot();
         const now = clock();
-        const result = answers.answer(snapshot, now.getTime(), req.originalUrl, () =>
+        const result = cache.answer(snapshot, now.getTime(), req.originalUrl, () =>
           prepareAnswer(route.answer(snapshot, queryOf(req), req, now, template), route.compressible),
         );
         send(req, res, result);
@@ -323,7 +336,10 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
       return false;
     const snapshot = store.snapshot();
     const nowMs = clock().getTime();
-    const known = answers.urlAnswer(snapshot, nowMs, req.url) ?? pages.urlAnswer(snapshot, nowMs, req.url);
+    const known =
+      answers.urlAnswer(snapshot, nowMs, req.url) ??
+      timelyAnswers.urlAnswer(snapshot, nowMs, req.url) ??
+      pages.urlAnswer(snapshot, nowMs, req.url);
     if (known === undefined) return false;
     try {
       observe(req, res);

@@ -36,7 +36,10 @@ export const statuspageBodies: Record<string, Body> = {
   }),
   '/api/v2/status.json': (view) => ({ status: view.status }),
   '/api/v2/components.json': (view) => ({ components: view.components }),
-  '/api/v2/incidents.json': (view) => ({ incidents: view.serialize(cut(view.incidents)) }),
+  // The 50 newest, and every unresolved one however old, as Statuspage's.
+  '/api/v2/incidents.json': (view) => ({
+    incidents: view.serialize(view.incidents.filter((i, n) => n < LIST_LIMIT || isUnresolved(i))),
+  }),
   '/api/v2/incidents/unresolved.json': (view) => ({
     incidents: view.serialize(view.incidents.filter(isUnresolved)),
   }),

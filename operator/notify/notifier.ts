@@ -26,6 +26,8 @@ type Notification = NonNullable<ProjectObject['spec']['notifications']>[number];
 
 /** After a restart, bundles that finished longer ago than this are not notified. */
 const RESUME_WINDOW_MS = 3600_000;
+/** Tries of one POST in a round (1 s and 2 s apart, or as Retry-After asks). */
+const ATTEMPTS_PER_ROUND = 3;
 /** A notification that could not be sent is tried again after 1 min, then twice as late each time. */
 const RETRY_FIRST_DELAY_MS = 60_000;
 /** The life-cycle events that end a bundle (the only ones with something to tell). */
@@ -105,31 +107,48 @@ export class Notifier {
     if (!project.spec.notifications?.length || !ended) return;
     const taken = this.#takenBy(key, bundle);
     const facts = this.#facts(bundle, project, ended);
-    let failure: { condition: OutboundCondition; message: string } | undefined;
+    type Failure = { condition: OutboundCondition; message: string };
     const sentTo: string[] = [];
-    for (const notification of project.spec.notifications) {
-      if (!wants(notification, ended.event) || taken.has(notification.name)) continue;
-      const receiver = await this.#receiver(project, notification);
-      if (typeof receiver === 'string') {
-        failure = {
-          condition: { type: 'Notified', reason: 'NotificationSecretIncomplete' },
-          message: receiver,
-        };
-        continue;
-      }
-      const answer = await this.#send(notificationRequest(receiver, facts), notification, receiver);
-      if (this.#queue.stopped) return;
-      if (!answer.ok) {
-        failure = {
-          condition: { type: 'Notified', reason: 'NotificationFailed' },
-          message: `receiver ${notification.name} (${notification.type}) did not take ${ended.event} of bundle ${name}: ${answer.problem}`,
-        };
-        continue;
-      }
-      taken.add(notification.name);
-      sentTo.push(notification.name);
+    // The receivers at once: a slow or dead one does not hold up the others.
+    const results = await Promise.all(
+      project.spec.notifications
+        .filter((n) => wants(n, ended.event) && !taken.has(n.name))
+        .map(async (notification): Promise<Failure | undefined> => {
+          let receiver: Receiver | string;
+          try {
+            receiver = await this.#receiver(project, notification);
+          } catch (err) {
+            // The API server cannot be reached now: try again later.
+            return {
+              condition: { type: 'Notified', reason: 'NotificationFailed' },
+              message: `notification ${notification.name}: ${(err as Error).message}`,
+            };
+          }
+          if (typeof receiver === 'string')
+            return {
+              condition: { type: 'Notified', reason: 'NotificationSecretIncomplete' },
+              message: receiver,
+            };
+          const answer = await this.#send(notificationRequest(receiver, facts), notification, receiver);
+          if (answer.ok) {
+            // Taken, even if this replica is stopping now: kept, so it is never sent again.
+            taken.add(notification.name);
+            sentTo.push(notification.name);
+            return undefined;
+          }
+          return {
+            condition: { type: 'Notified', reason: 'NotificationFailed' },
+            message: `receiver ${notification.name} (${notification.type}) did not take ${ended.event} of bundle ${name}: ${answer.problem}`,
+          };
+        }),
+    );
+    const failure = results.find((r) => r !== undefined);
+    if (this.#queue.stopped) {
+      await this.#persist(bundle, ended.event, taken, false);
+      return;
     }
-    await this.#persist(bundle, ended.event, taken);
+    // After a failure the round is tried again anyway: no second retry for a lost status write.
+    await this.#persist(bundle, ended.event, taken, !failure);
     if (failure) {
       this.#queue.retryLater(bundle, RETRY_FIRST_DELAY_MS);
       return writeProjectCondition(this.#ctx, project, failure.condition, 'False', failure.message);
@@ -141,7 +160,7 @@ export class Notifier {
         project,
         { type: 'Notified', reason: 'Notified' },
         'True',
-        `${ended.event} of bundle ${name} was sent to ${sentTo.join(', ')}`,
+        `${ended.event} of bundle ${name} was sent to ${sentTo.sort().join(', ')}`,
       );
   }
 
@@ -183,6 +202,8 @@ export class Notifier {
     }
     if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:'))
       return `${where}: its url is not an http:// or https:// URL`;
+    if (parsed.username || parsed.password)
+      return `${where}: its url has credentials in it (user:password@), which are not sent; put them in the path or use generic-hmac`;
     if (notification.type !== 'generic-hmac') return { type: notification.type, url };
     const hmacKey = await this.#secrets.value(namespace, secret, 'hmacKey');
     if (!hmacKey) return `${where} has no non-empty key hmacKey (type generic-hmac signs with it)`;
@@ -200,15 +221,20 @@ export class Notifier {
   }
 
   /** The receivers that took the bundle's event, on the bundle: after a restart none is sent again. */
-  async #persist(bundle: BundleObject, event: NotificationEvent, taken: Set<string>): Promise<void> {
+  async #persist(
+    bundle: BundleObject,
+    event: NotificationEvent,
+    taken: Set<string>,
+    retry = true,
+  ): Promise<void> {
     const notified = [...taken].sort().map((name) => ({ name, event }));
     if (JSON.stringify(bundle.status?.notified ?? []) === JSON.stringify(notified)) return;
     try {
       await this.#ctx.status.write('Bundle', bundle, { fields: { notified }, conditions: [] });
     } catch (err) {
       // The controller wrote first (409), or the bundle is gone: a later round writes it again.
-      if (!isNotFound(err)) this.#queue.retryLater(bundle, 1000);
-      else this.#taken.delete(objectKey(bundle.metadata.namespace, bundle.metadata.name));
+      if (isNotFound(err)) this.#taken.delete(objectKey(bundle.metadata.namespace, bundle.metadata.name));
+      else if (retry) this.#queue.retryLater(bundle, 1000);
     }
   }
 
@@ -223,6 +249,8 @@ export class Notifier {
       secrets: secretsOf(receiver),
       sleep: (ms) => this.#queue.sleep(ms),
       stopped: () => this.#queue.stopped,
+      // A few tries now, the rest later (retryLater): a dead receiver holds no worker for long.
+      attempts: ATTEMPTS_PER_ROUND,
     });
     if (!this.#queue.stopped)
       notificationsTotal.inc({

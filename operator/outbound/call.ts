@@ -19,13 +19,16 @@ export interface CallOptions {
   stopped: () => boolean;
   /** An answer that counts as taken although it is not 2xx (GitLab's "cannot transition"). */
   alreadyDone?: (status: number, text: string) => boolean;
+  /** Tries at most (MAX_ATTEMPTS by default). */
+  attempts?: number;
 }
 
 export async function call(request: ApiRequest, options: CallOptions): Promise<CallResult> {
   const cut = (text: string) =>
     options.secrets.reduce((t, secret) => (secret ? t.replaceAll(secret, '…') : t), text);
   let problem = '';
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS && !options.stopped(); attempt += 1) {
+  const attempts = options.attempts ?? MAX_ATTEMPTS;
+  for (let attempt = 1; attempt <= attempts && !options.stopped(); attempt += 1) {
     let answer: Answer | undefined;
     try {
       const res = await options.fetch(request.url, {
@@ -43,12 +46,15 @@ export async function call(request: ApiRequest, options: CallOptions): Promise<C
       if (!retryable(res)) return { ok: false, refused: true, problem };
       answer = res;
     } catch (err) {
-      problem = cut(String((err as Error).message ?? err));
+      // fetch says only "fetch failed"; the cause says what (ECONNREFUSED, a timeout, DNS).
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message;
+      problem = cut(`${String((err as Error).message ?? err)}${why ? ` (${why})` : ''}`);
     }
-    if (attempt === MAX_ATTEMPTS) break;
+    if (attempt === attempts) break;
     await options.sleep(retryDelayMs(answer, attempt, Date.now()));
   }
-  return { ok: false, refused: false, problem: `${problem} (after ${MAX_ATTEMPTS} attempts)` };
+  return { ok: false, refused: false, problem: `${problem} (after ${attempts} attempts)` };
 }
 
 function parseJson(text: string): unknown {

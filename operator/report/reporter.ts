@@ -151,7 +151,9 @@ export class Reporter {
               : made;
         } else answer = { ok: true };
         const id = accepted.get(status.context)?.deploymentId;
-        if (answer.ok && id) {
+        // A deployment made running (GitLab's) already says pending.
+        const madeRunning = !taken.deploymentId && api.createsRunning && status.state === 'pending';
+        if (answer.ok && id && !madeRunning) {
           const environmentUrl = this.#ctx.informers.environments.get(namespace, environment)?.spec.url;
           const details = { description: status.description, logUrl: targetUrl, environmentUrl };
           answer = await this.#send(api.status(target, id, token, status.state, details), provider, token);
@@ -243,8 +245,10 @@ export class Reporter {
       secrets: [token],
       sleep: (ms) => this.#queue.sleep(ms),
       stopped: () => this.#queue.stopped,
-      // GitLab refuses to set a state the status already has: it is there.
-      alreadyDone: (status, text) => status === 400 && /cannot transition status/i.test(text),
+      // GitLab refuses to set a state the status already has: it is there
+      // (commit statuses: "Cannot transition status via :run from :running"; deployments:
+      // {"message":{"status":["cannot transition via \"run\""]}}).
+      alreadyDone: (status, text) => status === 400 && /cannot transition (status )?via/i.test(text),
     });
     if (!this.#queue.stopped)
       reportsTotal.inc({ provider, result: result.ok ? 'accepted' : result.refused ? 'refused' : 'failed' });

@@ -33,6 +33,8 @@ export interface StatusSnapshot {
   noticesByType: ReadonlyMap<NoticeType, readonly Notice[]>;
   /** The components each notice impacts, by notice id, in component order. */
   impactedComponents: ReadonlyMap<number, readonly ComponentEntry[]>;
+  /** The notices that impact each component, by component id (newest first). */
+  noticesByComponentId: ReadonlyMap<number, readonly Notice[]>;
   /** The latest creation or spec change of anything on the page. */
   changedAt: number;
   /** Sorted instants at which some notice's clock-dependent fields change (see timeSlice). */
@@ -121,6 +123,7 @@ export function buildSnapshot(objects: StatusObjects, version = 0): StatusSnapsh
     ['unplanned', []],
   ]);
   const impactedComponents = new Map<number, ComponentEntry[]>();
+  const noticesByComponentId = new Map<number, Notice[]>();
   for (const n of notices) {
     pushTo(noticesByType, n.type, n);
     const impacted = new Set<ComponentEntry>();
@@ -129,6 +132,7 @@ export function buildSnapshot(objects: StatusObjects, version = 0): StatusSnapsh
       if (c) impacted.add(c);
     }
     impactedComponents.set(n.id, [...impacted].sort(compareComponents));
+    for (const c of impacted) pushTo(noticesByComponentId, c.id, n);
   }
 
   let changedAt = page?.updatedAt ?? 0;
@@ -149,6 +153,7 @@ export function buildSnapshot(objects: StatusObjects, version = 0): StatusSnapsh
     noticesByType,
     timeBoundaries,
     impactedComponents,
+    noticesByComponentId,
     changedAt,
   };
 }

@@ -11,6 +11,7 @@ import { noticeAt, type Notice, type NoticeAtTime } from '../../rules/notice-tim
 import { formatOptionalTime, formatTime } from '../../rules/timestamps.ts';
 import { noticeUrl, serializePage } from './serialize.ts';
 import type { ComponentEntry, StatusSnapshot } from './snapshot.ts';
+import { componentUptime, percent } from './uptime.ts';
 
 export type Indicator = 'none' | 'minor' | 'major' | 'critical' | 'maintenance';
 
@@ -76,6 +77,8 @@ export interface ComponentV2 {
   group: boolean;
   only_show_if_degraded: boolean;
   components?: string[];
+  /** Slipway's addition: uptime over the last 90 days, in percent (/api/v1/components/:id has each day). */
+  uptime_percent: number | null;
 }
 
 export interface IncidentUpdateV2 {
@@ -138,6 +141,7 @@ function componentV2(
   snapshot: StatusSnapshot,
   pageId: string,
   position: number,
+  now: Date,
 ): ComponentV2 {
   const children = snapshot.childrenByParentId.get(c.id) ?? [];
   return {
@@ -155,6 +159,7 @@ function componentV2(
     group: children.length > 0,
     only_show_if_degraded: false,
     ...(children.length > 0 ? { components: children.map((child) => String(child.id)) } : {}),
+    uptime_percent: percent(componentUptime(snapshot, c, now).uptime),
   };
 }
 
@@ -162,6 +167,17 @@ function statusOf(notice: Notice, state: NoticeState | undefined): string {
   const words: Record<string, string> =
     notice.type === 'planned' ? STATUSPAGE_WORDS.maintenanceStatus : STATUSPAGE_WORDS.incidentStatus;
   return words[state ?? ''] ?? (notice.type === 'planned' ? 'scheduled' : 'investigating');
+}
+
+/**
+ * A notice's status now. A maintenance still `scheduled` follows its window, as /api/v1's
+ * timeline does: in progress inside it, completed once it has passed.
+ */
+function currentStatus(notice: Notice, at: NoticeAtTime): string {
+  const status = statusOf(notice, at.state);
+  if (notice.type !== 'planned' || status !== 'scheduled') return status;
+  if (at.timelineState === 'present') return 'in_progress';
+  return at.timelineState === 'future' ? 'scheduled' : 'completed';
 }
 
 function incidentV2(
@@ -219,7 +235,7 @@ export function statuspageView(snapshot: StatusSnapshot, now: Date): StatuspageV
   const v1 = serializePage(snapshot, now);
   if (v1 === null || snapshot.page === null) return null;
   const pageId = snapshot.page.objectName;
-  const components = snapshot.components.map((c, i) => componentV2(c, snapshot, pageId, i + 1));
+  const components = snapshot.components.map((c, i) => componentV2(c, snapshot, pageId, i + 1, now));
   const byId = new Map(snapshot.components.map((c, i) => [c.id, components[i]!]));
   const incidents: NoticeEntry[] = [];
   const maintenances: NoticeEntry[] = [];
@@ -228,7 +244,7 @@ export function statuspageView(snapshot: StatusSnapshot, now: Date): StatuspageV
     const at = noticeAt(notice, now);
     // An incident shows once it has begun; a maintenance as soon as it is scheduled.
     if (notice.type === 'unplanned' && at.beganAt === null) continue;
-    const entry = { notice, at, status: statusOf(notice, at.state) };
+    const entry = { notice, at, status: currentStatus(notice, at) };
     (notice.type === 'planned' ? maintenances : incidents).push(entry);
   }
   return {

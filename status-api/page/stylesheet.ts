@@ -6,11 +6,13 @@ export const STYLESHEET = `:root {
   color-scheme: light dark;
   --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --card: #f6f8fa; --link: #0550ae;
   --ok: #1a7f37; --ok-bg: #dafbe1; --bad: #b3261e; --bad-bg: #ffebe9; --maint: #0550ae; --maint-bg: #ddf4ff;
+  --warn: #bf8700;
 }
 @media (prefers-color-scheme: dark) {
   :root {
     --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #30363d; --card: #161b22; --link: #6cb6ff;
     --ok: #56d364; --ok-bg: #12261e; --bad: #ff7b72; --bad-bg: #2d1214; --maint: #6cb6ff; --maint-bg: #0c2d4a;
+    --warn: #e3b341;
   }
 }
 * { box-sizing: border-box; }
@@ -50,6 +52,18 @@ h3 { font-size: 1.05rem; margin: 0 0 .25rem; overflow-wrap: anywhere; }
 .state-operational { color: var(--ok); }
 .state-degraded { color: var(--bad); }
 .state-under-maintenance { color: var(--maint); }
+.uptime { margin: .4rem 0 .1rem; }
+.uptime-total { margin: 0 0 .2rem; color: var(--muted); font-size: .85rem; }
+.bars { display: flex; gap: 1px; list-style: none; margin: 0; padding: 0; height: 1.75rem; }
+.day { flex: 1 1 0; min-width: 0; position: relative; border-radius: 1px; background: var(--ok); }
+.day-none { background: var(--line); }
+.day-partial { background: var(--warn); }
+.day-down { background: var(--bad); }
+.day-maint { background: var(--maint); }
+.day a { position: absolute; inset: 0; }
+.day a:focus-visible { outline: 2px solid var(--fg); outline-offset: 1px; }
+.day .tip { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.day a:focus .tip { position: fixed; left: 1rem; right: 1rem; bottom: 1rem; width: auto; height: auto; clip: auto; white-space: normal; z-index: 1; padding: .5rem .75rem; border: 1px solid var(--line); border-radius: .5rem; background: var(--card); color: var(--fg); }
 .timeline { list-style: none; margin: 0; padding: 0 0 0 1rem; border-left: 2px solid var(--line); }
 .timeline li { margin: 0 0 1rem; }
 .empty { color: var(--muted); }

@@ -5,6 +5,7 @@ import { serializePage } from '../model/serialize.ts';
 import type { ComponentEntry, StatusSnapshot } from '../model/snapshot.ts';
 import { html, type Html } from './html.ts';
 import { document } from './layout.ts';
+import { uptimeBars } from './uptime-bars.ts';
 import { noticeWhen } from './when.ts';
 import { isoTime, relativeTime, utcText } from './time.ts';
 import { componentStateText, noticeStateText, noticeTypeText, stateGlyph } from './words.ts';
@@ -113,13 +114,18 @@ function deeperSummary(snapshot: StatusSnapshot, component: ComponentEntry): Htm
  * what lies deeper is summed up under its parent (a state other than operational by name), so a
  * page with thousands of components stays readable and light.
  */
-function componentTree(snapshot: StatusSnapshot, components: readonly ComponentEntry[], depth: number): Html {
+function componentTree(
+  snapshot: StatusSnapshot,
+  components: readonly ComponentEntry[],
+  depth: number,
+  now: Date,
+): Html {
   if (components.length === 0) return html``;
   return html`<ul class="components">${components.map((c) => {
     const children = snapshot.childrenByParentId.get(c.id) ?? [];
     return html`<li class="component"><div class="row"><span class="name" dir="auto">${c.name}</span> ${stateLabel(c.state)}</div>${
       c.description ? html`<p class="description" dir="auto">${c.description}</p>` : ''
-    }${depth === 0 ? componentTree(snapshot, children, 1) : deeperSummary(snapshot, c)}</li>`;
+    }${depth === 0 ? uptimeBars(snapshot, c, now) : ''}${depth === 0 ? componentTree(snapshot, children, 1, now) : deeperSummary(snapshot, c)}</li>`;
   })}</ul>`;
 }
 
@@ -181,7 +187,7 @@ export function homePage(snapshot: StatusSnapshot, now: Date): Rendered {
     ${section('maintenance-underway', 'Maintenance underway', underway.map(summary))}
     ${section('maintenance-upcoming', 'Upcoming maintenance', capped(upcoming, UPCOMING_ON_HOME, 'scheduled maintenance windows, soonest first'))}
     ${section('announcements', 'Announcements', capped(announcements, ANNOUNCEMENTS_ON_HOME, 'announcements, newest first'))}
-    ${section('components', 'Components', componentTree(snapshot, snapshot.topLevelComponents, 0))}
+    ${section('components', 'Components', componentTree(snapshot, snapshot.topLevelComponents, 0, now))}
     ${section('recent', 'Past 7 days', recent.map(summary), 'Nothing to report in the past 7 days.')}
     <p><a href="history">All past notices</a></p>`;
   return { status: 200, text: document({ pageName: page.name, root: '', updatedAt, main }) };

@@ -260,6 +260,48 @@ describe('the status page in Chromium', () => {
     }
   });
 
+  it("shows each top-level component's last 90 days as bars, each day's figure and notices reachable with the keyboard", async () => {
+    const { page } = await open('/', 'desktop');
+    const bars = await page.$$eval('ol.bars', (lists) =>
+      lists.map((list) => ({
+        label: (list as unknown as { getAttribute(n: string): string }).getAttribute('aria-label'),
+        days: (list as unknown as { children: { length: number } }).children.length,
+      })),
+    );
+    expect(bars).toEqual([
+      { label: 'Platform: uptime per day, the last 90 days, oldest first', days: 90 },
+      { label: 'Dashboard: uptime per day, the last 90 days, oldest first', days: 90 },
+    ]);
+    // The open incident on Databases counts for Platform, and is a link on the days it ran.
+    let inBars = false;
+    for (let i = 0; i < 80 && !inBars; i += 1) {
+      await page.keyboard.press('Tab');
+      inBars = await inPage<boolean>(page, "!!document.activeElement.closest('.bars')");
+    }
+    expect(inBars).toBe(true);
+    const focused = await inPage<{ text: string; href: string; height: number }>(
+      page,
+      `(() => {
+        const link = document.activeElement;
+        const tip = link.querySelector('.tip');
+        return { text: tip.innerText, href: link.getAttribute('href'), height: tip.getBoundingClientRect().height };
+      })()`,
+    );
+    expect(focused.href).toMatch(/^notices\/\d+$/);
+    expect(focused.text).toMatch(
+      /^\d+ \w{3} 20\d\d: \d+\.\d\d% up, .*degraded — Slow queries on shared MySQL$/,
+    );
+    // Shown while focused: a keyboard user reads what a mouse user reads in the tooltip.
+    expect(focused.height).toBeGreaterThan(10);
+    expect(await page.$eval('.uptime-total', (p) => (p as unknown as Shown).innerText)).toMatch(
+      /^\d+\.\d\d% uptime over the last 90 days$/,
+    );
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(await inPage<number>(page, SIDEWAYS_OVERFLOW)).toBeLessThanOrEqual(0);
+    await screenshot(page, 'uptime-bars-focused');
+    await page.close();
+  });
+
   it('follows the incident link to its timeline, newest update first', async () => {
     const { page } = await open('/', 'desktop');
     await Promise.all([

@@ -114,6 +114,7 @@ const componentV2 = z.strictObject({
   group: z.boolean(),
   only_show_if_degraded: z.boolean(),
   components: z.array(z.string()).optional(),
+  uptime_percent: z.number().min(0).max(100).nullable(),
 });
 const incidentV2 = z.strictObject({
   id: z.string(),
