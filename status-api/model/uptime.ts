@@ -1,5 +1,5 @@
-// How each component did over the last 90 days, derived from the notices that affected it (its
-// own and its descendants'), day by day in UTC (pure):
+// How each component did over the last 90 days, derived from the notices that affected it, day
+// by day in UTC (pure); a component with components under it averages theirs with its own:
 //   degraded     an unplanned notice ran: from its start to its end (now while it is open); a
 //                false alarm counts for nothing
 //   maintenance  a planned notice was underway: from the update that started it to the one that
@@ -53,18 +53,24 @@ function intervalOf(
   return { kind: 'maintenance', interval: [at.beganAt, end, notice.id] };
 }
 
-/** Total length of the union of `intervals` within [from, to). */
-function covered(intervals: readonly Interval[], from: number, to: number): number {
-  const clipped = intervals
-    .map(([a, b]) => [Math.max(a, from), Math.min(b, to)] as const)
-    .filter(([a, b]) => b > a)
-    .sort((x, y) => x[0] - y[0]);
+/** The union of `intervals` as sorted, disjoint [from, to) pairs. */
+function merged(intervals: readonly Interval[]): Array<[number, number]> {
+  const sorted = intervals.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  const out: Array<[number, number]> = [];
+  for (const [a, b] of sorted) {
+    const last = out.at(-1);
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/** Total length of `union` (sorted, disjoint) within [from, to). */
+function covered(union: ReadonlyArray<[number, number]>, from: number, to: number): number {
   let total = 0;
-  let end = -Infinity;
-  for (const [a, b] of clipped) {
-    if (b <= end) continue;
-    total += b - Math.max(a, end);
-    end = b;
+  for (const [a, b] of union) {
+    if (a >= to) break;
+    if (b > from) total += Math.min(b, to) - Math.max(a, from);
   }
   return total;
 }
@@ -96,17 +102,42 @@ function family(snapshot: StatusSnapshot, component: ComponentEntry): ComponentE
   return all;
 }
 
+/**
+ * A component's uptime. One with components under it shows theirs averaged with its own, day by
+ * day, as Statuspage's groups do (one part down is not the whole group down); its degraded and
+ * maintenance times are the longest of any part's, its notices all of theirs.
+ */
 export function componentUptime(snapshot: StatusSnapshot, component: ComponentEntry, now: Date): Uptime {
-  const notices = new Map<number, Notice>();
-  for (const c of family(snapshot, component))
-    for (const notice of snapshot.noticesByComponentId.get(c.id) ?? []) notices.set(notice.id, notice);
+  const members = family(snapshot, component);
+  if (members.length === 1) return ownUptime(snapshot, component, now);
+  const all = members.map((c) => ownUptime(snapshot, c, now));
+  const mean = (values: Array<number | null>): number | null => {
+    const known = values.filter((v): v is number => v !== null);
+    return known.length > 0 ? known.reduce((a, b) => a + b, 0) / known.length : null;
+  };
+  return {
+    days: all[0]!.days.map((day, i) => ({
+      date: day.date,
+      uptime: mean(all.map((u) => u.days[i]!.uptime)),
+      degradedSeconds: Math.max(...all.map((u) => u.days[i]!.degradedSeconds)),
+      maintenanceSeconds: Math.max(...all.map((u) => u.days[i]!.maintenanceSeconds)),
+      noticeIds: [...new Set(all.flatMap((u) => u.days[i]!.noticeIds))].sort((a, b) => b - a),
+    })),
+    uptime: mean(all.map((u) => u.uptime)),
+  };
+}
+
+/** The uptime of a component from the notices that name it. */
+function ownUptime(snapshot: StatusSnapshot, component: ComponentEntry, now: Date): Uptime {
+  const notices = snapshot.noticesByComponentId.get(component.id) ?? [];
   const degraded: Interval[] = [];
   const maintenance: Interval[] = [];
-  for (const notice of notices.values()) {
+  for (const notice of notices) {
     const part = intervalOf(notice, now);
     if (part) (part.kind === 'degraded' ? degraded : maintenance).push(part.interval);
   }
-  const down = without(degraded, maintenance);
+  const down = merged(without(degraded, maintenance));
+  const maintained = merged(maintenance);
   // It existed from its creation, or from the first notice about it if that is earlier (a
   // component added to the page after an incident it was part of).
   const since = Math.min(component.createdAt, ...[...degraded, ...maintenance].map(([from]) => from));
@@ -120,9 +151,9 @@ export function componentUptime(snapshot: StatusSnapshot, component: ComponentEn
     const from = Math.max(start, since);
     const to = Math.min(start + DAY_MS, nowMs);
     const observed = Math.max(0, to - from);
-    const maintained = observed > 0 ? covered(maintenance, from, to) : 0;
+    const inMaintenance = observed > 0 ? covered(maintained, from, to) : 0;
     const lost = observed > 0 ? covered(down, from, to) : 0;
-    const open = observed - maintained;
+    const open = observed - inMaintenance;
     const touching = [...degraded, ...maintenance]
       .filter(([a, b]) => a < start + DAY_MS && b > start && b > a)
       .map(([, , id]) => id);
@@ -130,7 +161,7 @@ export function componentUptime(snapshot: StatusSnapshot, component: ComponentEn
       date: new Date(start).toISOString().slice(0, 10),
       uptime: open > 0 ? (open - lost) / open : null,
       degradedSeconds: Math.round(lost / 1000),
-      maintenanceSeconds: Math.round(maintained / 1000),
+      maintenanceSeconds: Math.round(inMaintenance / 1000),
       noticeIds: [...new Set(touching)].sort((a, b) => b - a),
     });
     counted += Math.max(0, open);

@@ -7,7 +7,15 @@ import type { StatusSnapshot } from '../model/snapshot.ts';
 import { badge } from './badge.ts';
 import { atomFeed, rssFeed } from './feeds.ts';
 import { STYLESHEET } from './stylesheet.ts';
-import { historyPage, homePage, noPage, noticePage, upcomingPage, type Rendered } from './views.ts';
+import {
+  componentPage,
+  historyPage,
+  homePage,
+  noPage,
+  noticePage,
+  upcomingPage,
+  type Rendered,
+} from './views.ts';
 
 const HTML = 'text/html; charset=utf-8';
 /** Nothing runs on the pages, nothing is loaded from elsewhere, nothing frames them. */
@@ -37,6 +45,10 @@ export const pageRoutes: PageRoute[] = [
   {
     template: '/notices/:id',
     render: (snapshot, id, _query, now) => page(noticePage(snapshot, id ?? '', now)),
+  },
+  {
+    template: '/components/:id',
+    render: (snapshot, id, _query, now) => page(componentPage(snapshot, id ?? '', now)),
   },
   { template: '/upcoming', render: (snapshot, _id, _query, now) => page(upcomingPage(snapshot, now)) },
   {

@@ -60,10 +60,12 @@ h3 { font-size: 1.05rem; margin: 0 0 .25rem; overflow-wrap: anywhere; }
 .day-partial { background: var(--warn); }
 .day-down { background: var(--bad); }
 .day-maint { background: var(--maint); }
-.day a { position: absolute; inset: 0; }
-.day a:focus-visible { outline: 2px solid var(--fg); outline-offset: 1px; }
-.day .tip { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-.day a:focus .tip { position: fixed; left: 1rem; right: 1rem; bottom: 1rem; width: auto; height: auto; clip: auto; white-space: normal; z-index: 1; padding: .5rem .75rem; border: 1px solid var(--line); border-radius: .5rem; background: var(--card); color: var(--fg); }
+.table-scroll { overflow-x: auto; margin: .75rem 0; }
+.table-scroll:focus-visible { outline: 2px solid var(--link); }
+.uptime-days { border-collapse: collapse; width: 100%; font-size: .9rem; }
+.uptime-days caption { text-align: left; color: var(--muted); padding: 0 0 .25rem; }
+.uptime-days th, .uptime-days td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+.uptime-days td:last-child { overflow-wrap: anywhere; }
 .timeline { list-style: none; margin: 0; padding: 0 0 0 1rem; border-left: 2px solid var(--line); }
 .timeline li { margin: 0 0 1rem; }
 .empty { color: var(--muted); }

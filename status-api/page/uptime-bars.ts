@@ -1,7 +1,7 @@
-// A component's last 90 days as bars, Statuspage-like, under its row on the overview: one bar per
-// UTC day, coloured by how the day went, its figure in a tooltip. Nothing needs a mouse: the bars
-// are a list whose items say their day's figure to screen readers, and a day with notices holds a
-// link to each, reachable with Tab, which shows the day's figure and the notice when focused.
+// A component's last 90 days, Statuspage-like: under its row on the overview, one bar per UTC day,
+// coloured by how the day went, its figure in a tooltip; on the component's own page
+// (/components/:id) the same days as a table with each day's figure and links to its notices, so
+// nothing needs a mouse and the overview stays light.
 import type { ComponentEntry, StatusSnapshot } from '../model/snapshot.ts';
 import { componentUptime, type UptimeDay } from '../model/uptime.ts';
 import { html, type Html } from './html.ts';
@@ -42,34 +42,54 @@ function dayFigure(day: UptimeDay): string {
   return `${dayText(day.date)}: ${parts.join(', ')}`;
 }
 
-/** Notices linked from one day at most (newest first); the others are counted in its figure. */
-const LINKS_PER_DAY = 3;
+/** One day's bar: its colour, and its figure as a tooltip (the day-by-day page has it in a table). */
+const dayBar = (day: UptimeDay): Html =>
+  html`<li class="day day-${level(day)}" title="${dayFigure(day)}${day.noticeIds.length > 0 ? ` (${day.noticeIds.length} notice${day.noticeIds.length === 1 ? '' : 's'})` : ''}"></li>`;
 
-function dayBar(snapshot: StatusSnapshot, day: UptimeDay, root: string): Html {
-  const all = day.noticeIds.flatMap((id) => {
-    const notice = snapshot.noticeById.get(id);
-    return notice ? [notice] : [];
-  });
-  const notices = all.slice(0, LINKS_PER_DAY);
-  const more = all.length - notices.length;
-  const figure = `${dayFigure(day)}${more > 0 ? ` (${all.length} notices, the ${LINKS_PER_DAY} newest linked)` : ''}`;
-  const title = notices.length > 0 ? `${figure} — ${notices.map((n) => n.subject).join('; ')}` : figure;
-  return html`<li class="day day-${level(day)}" title="${title}">${
-    notices.length === 0
-      ? html`<span class="visually-hidden">${figure}</span>`
-      : notices.map(
-          (n) => html`<a href="${root}notices/${n.id}"><span class="tip">${figure} — ${n.subject}</span></a>`,
-        )
-  }</li>`;
-}
+/** "99.95% uptime over the last 90 days". */
+const totalText = (uptime: number | null) =>
+  `${uptime === null ? 'No uptime figure yet' : `${percentText(uptime)} uptime`} over the last 90 days`;
 
+/**
+ * The bars under a component on the overview: a picture, hidden from screen readers, beside a
+ * link to the component's page, where the same days are a table with their notices.
+ */
 export function uptimeBars(snapshot: StatusSnapshot, component: ComponentEntry, now: Date, root = ''): Html {
   const { days, uptime } = componentUptime(snapshot, component, now);
-  const total = uptime === null ? 'No uptime figure yet' : `${percentText(uptime)} uptime`;
   return html`<div class="uptime">
-    <p class="uptime-total">${total} over the last 90 days</p>
-    <ol class="bars" aria-label="${component.name}: uptime per day, the last 90 days, oldest first">
-      ${days.map((day) => dayBar(snapshot, day, root))}
-    </ol>
+    <p class="uptime-total">${totalText(uptime)} · <a href="${root}components/${component.id}">day by day<span class="visually-hidden"> for ${component.name}</span></a></p>
+    <ol class="bars" aria-hidden="true">${days.map(dayBar)}</ol>
   </div>`;
+}
+
+/** The component's page: its state, and its last 90 days as bars and as a table, newest first. */
+export function uptimeSection(
+  snapshot: StatusSnapshot,
+  component: ComponentEntry,
+  now: Date,
+  root = '',
+): Html {
+  const { days, uptime } = componentUptime(snapshot, component, now);
+  const rows = [...days].reverse().map((day) => {
+    const notices = day.noticeIds.flatMap((id) => {
+      const notice = snapshot.noticeById.get(id);
+      return notice ? [notice] : [];
+    });
+    return html`<tr class="day-row-${level(day)}">
+      <th scope="row"><time datetime="${day.date}">${dayText(day.date)}</time></th>
+      <td>${day.uptime === null ? 'no data' : percentText(day.uptime)}</td>
+      <td>${day.degradedSeconds > 0 ? durationText(day.degradedSeconds) : '—'}</td>
+      <td>${day.maintenanceSeconds > 0 ? durationText(day.maintenanceSeconds) : '—'}</td>
+      <td>${notices.length === 0 ? '—' : notices.map((n, i) => html`${i > 0 ? ', ' : ''}<a href="${root}notices/${n.id}" dir="auto">${n.subject}</a>`)}</td>
+    </tr>`;
+  });
+  return html`<p class="uptime-total">${totalText(uptime)}</p>
+    <ol class="bars" aria-hidden="true">${days.map(dayBar)}</ol>
+    <div class="table-scroll" role="region" aria-labelledby="uptime-days" tabindex="0">
+      <table class="uptime-days">
+        <caption id="uptime-days">Each day (UTC), newest first</caption>
+        <thead><tr><th scope="col">Day</th><th scope="col">Uptime</th><th scope="col">Degraded</th><th scope="col">Maintenance</th><th scope="col">Notices</th></tr></thead>
+        <tbody>${rows}</tbody>
+      </table>
+    </div>`;
 }

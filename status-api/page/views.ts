@@ -5,7 +5,7 @@ import { serializePage } from '../model/serialize.ts';
 import type { ComponentEntry, StatusSnapshot } from '../model/snapshot.ts';
 import { html, type Html } from './html.ts';
 import { document } from './layout.ts';
-import { uptimeBars } from './uptime-bars.ts';
+import { uptimeBars, uptimeSection } from './uptime-bars.ts';
 import { noticeWhen } from './when.ts';
 import { isoTime, relativeTime, utcText } from './time.ts';
 import { componentStateText, noticeStateText, noticeTypeText, stateGlyph } from './words.ts';
@@ -251,6 +251,29 @@ export function noticePage(snapshot: StatusSnapshot, rawId: string, now: Date): 
   return {
     status: 200,
     text: document({ pageName: page.name, title: notice.subject, root, updatedAt, main }),
+  };
+}
+
+/** `/components/:id`: one component, its state and its last 90 days, day by day. */
+export function componentPage(snapshot: StatusSnapshot, rawId: string, now: Date): Rendered {
+  const root = '../';
+  const page = serializePage(snapshot, now);
+  if (page === null) return noPage(root, now);
+  const updatedAt = Date.parse(page.updated_at);
+  const id = /^[1-9][0-9]{0,9}$/.test(rawId) ? Number(rawId) : NaN;
+  const component = snapshot.componentById.get(id);
+  if (component === undefined)
+    return notFoundPage(page.name, root, `There is no component ${rawId.slice(0, 32)}.`, updatedAt);
+  const main = html`<article aria-labelledby="component">
+      <h1 id="component" dir="auto">${component.name}</h1>
+      <p>${stateLabel(component.state)}</p>
+      ${component.description ? html`<p class="description" dir="auto">${component.description}</p>` : ''}
+      ${section('uptime', 'Uptime', uptimeSection(snapshot, component, now, root))}
+    </article>
+    <p><a href="${root}">Back to the overview</a> · <a href="${root}history">Past notices</a></p>`;
+  return {
+    status: 200,
+    text: document({ pageName: page.name, title: component.name, root, updatedAt, main }),
   };
 }
 

@@ -13,7 +13,7 @@ const snapshot = snapshotOf({
     componentObject('new', { id: 3, created: iso(-3 * DAY - 6 * HOUR) }),
   ],
   notices: [
-    // 6 hours down two days ago, on the child: the group counts it too.
+    // 6 hours down two days ago, on the child: the group averages it with its own day.
     noticeObject('outage', 'unplanned', {
       id: 10,
       components: ['api'],
@@ -62,15 +62,33 @@ const web = snapshot.componentById.get(1)!;
 
 describe('uptime', () => {
   it('counts each UTC day: downtime from incidents, maintenance apart, today up to now', () => {
-    const { days, uptime } = componentUptime(snapshot, web, NOW);
+    const api = snapshot.componentById.get(2)!;
+    const { days, uptime } = componentUptime(snapshot, api, NOW);
     expect(days).toHaveLength(UPTIME_DAYS);
+    expect(days.at(-3)).toEqual({
+      date: '2026-03-08',
+      uptime: 0.75,
+      degradedSeconds: 6 * 3600,
+      maintenanceSeconds: 0,
+      noticeIds: [10],
+    });
+    expect(days.at(-1)).toMatchObject({ date: '2026-03-10', uptime: 1, noticeIds: [] });
+    // Over 90 days, weighted by time: 6 hours lost of 89 days and 12 hours.
+    const open = 89 * DAY + 12 * HOUR;
+    expect(uptime).toBeCloseTo((open - 6 * HOUR) / open, 10);
+  });
+
+  it('averages a group with the components under it, day by day', () => {
+    const { days, uptime } = componentUptime(snapshot, web, NOW);
+    // Today: web itself 11 of 12 hours up (open since an hour ago), api all up.
     expect(days.at(-1)).toEqual({
       date: '2026-03-10',
-      uptime: 11 / 12,
+      uptime: (11 / 12 + 1) / 2,
       degradedSeconds: 3600,
       maintenanceSeconds: 0,
       noticeIds: [13],
     });
+    // Yesterday: 2 hours of maintenance, the incident inside it is no downtime.
     expect(days.at(-2)).toEqual({
       date: '2026-03-09',
       uptime: 1,
@@ -78,11 +96,12 @@ describe('uptime', () => {
       maintenanceSeconds: 7200,
       noticeIds: [12, 11],
     });
-    expect(days.at(-3)).toMatchObject({ date: '2026-03-08', uptime: 0.75, degradedSeconds: 6 * 3600 });
+    // Two days ago only api was down: 6 of 24 hours.
+    expect(days.at(-3)).toMatchObject({ uptime: (1 + 0.75) / 2, degradedSeconds: 6 * 3600, noticeIds: [10] });
     expect(days.at(-6)).toMatchObject({ uptime: 1, degradedSeconds: 0, noticeIds: [] });
-    // Over 90 days, weighted by time: 7 hours lost of (89 days − 2 h of maintenance + 12 h).
-    const open = 89 * DAY - 2 * HOUR + 12 * HOUR;
-    expect(uptime).toBeCloseTo((open - 7 * HOUR) / open, 10);
+    const webOpen = 89 * DAY - 2 * HOUR + 12 * HOUR;
+    const apiOpen = 89 * DAY + 12 * HOUR;
+    expect(uptime).toBeCloseTo(((webOpen - HOUR) / webOpen + (apiOpen - 6 * HOUR) / apiOpen) / 2, 10);
   });
 
   it('has no figure for the days before a component existed', () => {
@@ -100,7 +119,7 @@ describe('uptime', () => {
     expect(body).toMatchObject({ id: 1, name: expect.any(String), uptime: { percent: expect.any(Number) } });
     expect(body.uptime.days.at(-1)).toEqual({
       date: '2026-03-10',
-      percent: 91.667,
+      percent: 95.833,
       degraded_seconds: 3600,
       maintenance_seconds: 0,
       notice_ids: [13],
