@@ -34,17 +34,26 @@ function level(day: UptimeDay): string {
   return day.maintenanceSeconds > 0 ? 'maint' : 'up';
 }
 
-/** "8 Mar 2026: 75.00% up, 6 h degraded, 2 h maintenance". */
-function dayFigure(day: UptimeDay): string {
-  const parts = [day.uptime === null ? 'no data' : `${percentText(day.uptime)} up`];
+/** "8 Mar: 75.00%, 6 h degraded (1 notice)": a bar's tooltip, short (90 of them per component). */
+function barTitle(day: UptimeDay): string {
+  const parts = [`${day.uptime === null ? 'no data' : percentText(day.uptime)}`];
   if (day.degradedSeconds > 0) parts.push(`${durationText(day.degradedSeconds)} degraded`);
   if (day.maintenanceSeconds > 0) parts.push(`${durationText(day.maintenanceSeconds)} maintenance`);
-  return `${dayText(day.date)}: ${parts.join(', ')}`;
+  const notices = day.noticeIds.length;
+  return `${dayText(day.date).replace(/ \d{4}$/, '')}: ${parts.join(', ')}${notices > 0 ? ` (${notices} notice${notices === 1 ? '' : 's'})` : ''}`;
 }
 
-/** One day's bar: its colour, and its figure as a tooltip (the day-by-day page has it in a table). */
-const dayBar = (day: UptimeDay): Html =>
-  html`<li class="day day-${level(day)}" title="${dayFigure(day)}${day.noticeIds.length > 0 ? ` (${day.noticeIds.length} notice${day.noticeIds.length === 1 ? '' : 's'})` : ''}"></li>`;
+/**
+ * One day's bar: its colour, and its figure as a tooltip (the day-by-day page has it in a table).
+ * A day without data, or wholly up with nothing to tell, says so by its colour alone.
+ */
+function dayBar(day: UptimeDay): Html {
+  const kind = level(day);
+  const plain = (kind === 'up' && day.noticeIds.length === 0) || kind === 'none';
+  return plain
+    ? html`<li class="day day-${kind}"></li>`
+    : html`<li class="day day-${kind}" title="${barTitle(day)}"></li>`;
+}
 
 /** "99.95% uptime over the last 90 days". */
 const totalText = (uptime: number | null) =>
