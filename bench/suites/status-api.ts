@@ -10,6 +10,7 @@ import { interleavedRounds, runLoad, type LoadResult } from '../lib/load.ts';
 import type { MemoryReading } from '../lib/memory.ts';
 import type { SuiteResult, Target } from '../lib/report.ts';
 import { round, roundAll } from '../lib/stats.ts';
+import { findWrk, wrkLoad } from '../lib/wrk.ts';
 import type { SuiteOptions } from './suite.ts';
 
 interface Ready {
@@ -48,6 +49,8 @@ const COST_TARGETS = new Map([
   ['v2 summary', 1.5],
 ]);
 const PAGE_ENDPOINTS = new Set(['page /', 'notice page', 'atom feed']);
+/** The three JSON endpoints whose ratio to the ceiling is a target, also measured with wrk. */
+const JSON_ENDPOINTS = new Set(['status', 'components page 3', 'notices unplanned past_recent p2']);
 
 const CONCURRENCIES = [1, 32];
 /**
@@ -150,6 +153,23 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
       options.log(
         `${c.endpoint} c=${c.concurrency}: costs ${c.costToStatus}x /api/v1/status (target <= ${COST_TARGETS.get(c.endpoint)})`,
       );
+    // The JSON endpoints again with a second load generator (wrk), so the ratio to the ceiling
+    // does not depend on one client.
+    const wrk = findWrk(options.log);
+    const wrkRuns: typeof runs = [];
+    if (wrk)
+      for (const e of endpoints.filter((e) => JSON_ENDPOINTS.has(e.name)))
+        for (const concurrency of CONCURRENCIES) {
+          const { api: result, ceiling: ceilingResult } = await interleavedRounds(ROUNDS, {
+            api: () => wrkLoad(wrk, origin, e.path, concurrency, ROUND_MS, e.headers),
+            ceiling: () => wrkLoad(wrk, ceilingOrigin, e.path, concurrency, ROUND_MS, e.headers),
+          });
+          if (result.errors > 0) throw new Error(`${e.path} (wrk): ${result.failures.join('; ')}`);
+          wrkRuns.push({ endpoint: e.name, path: e.path, result, ceiling: ceilingResult });
+          options.log(
+            `${e.name} c=${concurrency} (wrk): ${result.requestsPerSecond.toFixed(0)} req/s (node:http ceiling ${ceilingResult.requestsPerSecond.toFixed(0)}, ratio ${(result.requestsPerSecond / ceilingResult.requestsPerSecond).toFixed(2)})`,
+          );
+        }
     const afterLoad = await server.call<MemoryReading>('memory');
     const { memory } = server.ready;
 
@@ -171,6 +191,12 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
             ]
           : []),
       ]);
+    for (const { endpoint, result, ceiling: c } of wrkRuns)
+      targets.push({
+        name: `${endpoint} c=${result.concurrency} (wrk): req/s ÷ node:http ceiling`,
+        value: round(result.requestsPerSecond / c.requestsPerSecond, 2),
+        atLeast: 0.9,
+      });
     for (const c of pageCost)
       targets.push({
         name: `${c.endpoint} c=${c.concurrency}: cost ÷ /api/v1/status`,
@@ -210,6 +236,36 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
             (shapes[endpoint] as { bytes: number }).bytes,
           ]),
         },
+        ...(wrkRuns.length > 0
+          ? [
+              {
+                title:
+                  'The JSON endpoints with wrk (one thread; the same interleaved rounds, the same ceiling)',
+                columns: [
+                  'endpoint',
+                  'conc',
+                  'requests',
+                  'req/s',
+                  'ceiling req/s',
+                  'ratio',
+                  'p50',
+                  'p99',
+                  'ceiling p99',
+                ],
+                rows: wrkRuns.map(({ endpoint, result, ceiling: c }) => [
+                  endpoint,
+                  result.concurrency,
+                  result.requests,
+                  result.requestsPerSecond,
+                  c.requestsPerSecond,
+                  round(result.requestsPerSecond / c.requestsPerSecond, 2),
+                  result.latencyMs.p50,
+                  result.latencyMs.p99,
+                  c.latencyMs.p99,
+                ]),
+              },
+            ]
+          : []),
         {
           title:
             'The status page and the v2 summary against /api/v1/status (cost = status req/s ÷ its req/s)',
