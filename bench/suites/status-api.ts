@@ -62,6 +62,42 @@ const CONCURRENCIES = [1, 32];
 const ROUNDS = 6;
 const ROUND_MS = 1_000;
 
+/** The columns of one measured endpoint beside its ceiling, and its row. */
+const RUN_COLUMNS = [
+  'endpoint',
+  'conc',
+  'requests',
+  'req/s',
+  'ceiling req/s',
+  'ratio',
+  'p50',
+  'p99',
+  'ceiling p99',
+  'p99 ratio',
+];
+function runRow({
+  endpoint,
+  result,
+  ceiling: c,
+}: {
+  endpoint: string;
+  result: LoadResult;
+  ceiling: LoadResult;
+}) {
+  return [
+    endpoint,
+    result.concurrency,
+    result.requests,
+    result.requestsPerSecond,
+    c.requestsPerSecond,
+    round(result.requestsPerSecond / c.requestsPerSecond, 2),
+    result.latencyMs.p50,
+    result.latencyMs.p99,
+    c.latencyMs.p99,
+    round(result.latencyMs.p99 / c.latencyMs.p99, 2),
+  ];
+}
+
 export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult> {
   const server = await ChildServer.start<Ready>('servers/status-api.ts');
   const ceiling = await ChildServer.start<{ port: number }>('servers/bytes.ts');
@@ -209,60 +245,16 @@ export async function statusApiSuite(options: SuiteOptions): Promise<SuiteResult
       tables: [
         {
           title: `Requests (${server.ready.components} components, ${server.ready.notices} notices; latency in ms)`,
-          columns: [
-            'endpoint',
-            'conc',
-            'requests',
-            'req/s',
-            'ceiling req/s',
-            'ratio',
-            'p50',
-            'p99',
-            'ceiling p99',
-            'p99 ratio',
-            'bytes',
-          ],
-          rows: runs.map(({ endpoint, result, ceiling: c }) => [
-            endpoint,
-            result.concurrency,
-            result.requests,
-            result.requestsPerSecond,
-            c.requestsPerSecond,
-            round(result.requestsPerSecond / c.requestsPerSecond, 2),
-            result.latencyMs.p50,
-            result.latencyMs.p99,
-            c.latencyMs.p99,
-            round(result.latencyMs.p99 / c.latencyMs.p99, 2),
-            (shapes[endpoint] as { bytes: number }).bytes,
-          ]),
+          columns: [...RUN_COLUMNS, 'bytes'],
+          rows: runs.map((r) => [...runRow(r), (shapes[r.endpoint] as { bytes: number }).bytes]),
         },
         ...(wrkRuns.length > 0
           ? [
               {
                 title:
                   'The JSON endpoints with wrk (one thread; the same interleaved rounds, the same ceiling)',
-                columns: [
-                  'endpoint',
-                  'conc',
-                  'requests',
-                  'req/s',
-                  'ceiling req/s',
-                  'ratio',
-                  'p50',
-                  'p99',
-                  'ceiling p99',
-                ],
-                rows: wrkRuns.map(({ endpoint, result, ceiling: c }) => [
-                  endpoint,
-                  result.concurrency,
-                  result.requests,
-                  result.requestsPerSecond,
-                  c.requestsPerSecond,
-                  round(result.requestsPerSecond / c.requestsPerSecond, 2),
-                  result.latencyMs.p50,
-                  result.latencyMs.p99,
-                  c.latencyMs.p99,
-                ]),
+                columns: RUN_COLUMNS,
+                rows: wrkRuns.map(runRow),
               },
             ]
           : []),
