@@ -10,15 +10,14 @@ import type { BundleObject, NotificationEvent, ProjectObject } from '../../crds/
 import { isNotFound } from '../../lib/kube.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { SecretReader } from '../../lib/secret-reader.ts';
-import { bundleStatusUrl } from '../../rules/bundle-status-url.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import type { BundleLifecycleEvent } from '../bundle/lifecycle.ts';
 import type { OperatorContext } from '../context.ts';
 import { notificationsTotal } from '../metrics.ts';
-import { BundleQueue, newestBundle, projectOf } from '../outbound/bundle-queue.ts';
+import { BundleQueue, newestBundle, projectOf, publicBundleUrl } from '../outbound/bundle-queue.ts';
 import { call, type CallResult } from '../outbound/call.ts';
 import { writeProjectCondition, type OutboundCondition } from '../outbound/project-condition.ts';
-import { bundleCommit } from '../report/desired.ts';
+import { bundleBranch, bundleCommit } from '../report/desired.ts';
 import { happened, severityOf, type Happened } from './happened.ts';
 import { notificationRequest, type NotificationFacts, type Receiver } from './messages.ts';
 
@@ -166,7 +165,6 @@ export class Notifier {
 
   #facts(bundle: BundleObject, project: ProjectObject, ended: Happened): NotificationFacts {
     const { namespace, name } = bundle.metadata;
-    const { config } = this.#ctx;
     // A rollback bundle builds nothing: its commit is the one of the bundle it runs again.
     const reused = bundle.spec.source.bundleRef?.name;
     const source = reused ? this.#ctx.informers.bundles.get(namespace, reused) : bundle;
@@ -177,13 +175,11 @@ export class Notifier {
       namespace,
       bundle: name,
       commit: (source && bundleCommit(source)) ?? null,
-      branch: source?.spec.source.git?.branch ?? source?.spec.source.archive?.branch ?? null,
+      branch: (source && bundleBranch(source)) ?? null,
       environment: ended.environment ?? null,
       message: ended.message,
       time: ended.at,
-      url: config.archiveUrlKey
-        ? bundleStatusUrl(config.gatewayBaseUrl, config.archiveUrlKey, namespace, name)
-        : null,
+      url: publicBundleUrl(this.#ctx, bundle) ?? null,
     };
   }
 

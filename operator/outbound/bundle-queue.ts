@@ -7,6 +7,7 @@
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { Logger } from '../../lib/log.ts';
+import { bundleStatusUrl } from '../../rules/bundle-status-url.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import type { BundleLifecycleEvent } from '../bundle/lifecycle.ts';
 import type { OperatorContext } from '../context.ts';
@@ -134,6 +135,16 @@ export class BundleQueue {
         });
     }
   }
+}
+
+/**
+ * Where a person sees the bundle without credentials: its status URL on the gateway (signed with
+ * SLIPWAY_ARCHIVE_URL_KEY), or undefined without that key.
+ */
+export function publicBundleUrl(ctx: OperatorContext, bundle: BundleObject): string | undefined {
+  const { gatewayBaseUrl, archiveUrlKey } = ctx.config;
+  const { namespace, name } = bundle.metadata;
+  return archiveUrlKey ? bundleStatusUrl(gatewayBaseUrl, archiveUrlKey, namespace, name) : undefined;
 }
 
 /** The project a bundle belongs to, from the cache. */

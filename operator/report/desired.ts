@@ -25,6 +25,10 @@ export function bundleCommit(bundle: BundleObject): string | undefined {
   return commit && /^[0-9a-f]{7,64}$/i.test(commit) ? commit.toLowerCase() : undefined;
 }
 
+/** The branch a bundle's commit was pushed to, when it says (git bundles; uploads that name one). */
+export const bundleBranch = (bundle: BundleObject): string | undefined =>
+  bundle.spec.source.git?.branch ?? bundle.spec.source.archive?.branch;
+
 export const isFinal = (state: CommitState) => state !== 'pending';
 
 /** The first line of a condition message, without the image reference's length. */

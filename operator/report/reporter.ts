@@ -11,13 +11,18 @@ import type { SecretReader } from '../../lib/secret-reader.ts';
 import { projectProvider, registry } from '../../providers/index.ts';
 import type { Provider } from '../../providers/provider.ts';
 import { cleartextApi, type ApiRequest, type CommitState } from '../../providers/report.ts';
-import { bundleStatusUrl } from '../../rules/bundle-status-url.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import type { BundleLifecycleEvent } from '../bundle/lifecycle.ts';
 import type { OperatorContext } from '../context.ts';
 import { reportsTotal } from '../metrics.ts';
-import { bundleCommit, deployContext, desiredStatuses, isFinal } from './desired.ts';
-import { BundleQueue, newestBundle, projectOf, RETRY_WINDOW_MS } from '../outbound/bundle-queue.ts';
+import { bundleBranch, bundleCommit, deployContext, desiredStatuses, isFinal } from './desired.ts';
+import {
+  BundleQueue,
+  newestBundle,
+  projectOf,
+  publicBundleUrl,
+  RETRY_WINDOW_MS,
+} from '../outbound/bundle-queue.ts';
 import { writeProjectCondition } from '../outbound/project-condition.ts';
 import { call, type CallResult } from '../outbound/call.ts';
 
@@ -116,10 +121,7 @@ export class Reporter {
         `Secret ${ref.name} has no non-empty key ${ref.key} (spec.report.tokenSecretRef)`,
       );
     }
-    const { config } = this.#ctx;
-    const targetUrl = config.archiveUrlKey
-      ? bundleStatusUrl(config.gatewayBaseUrl, config.archiveUrlKey, namespace, name)
-      : undefined;
+    const targetUrl = publicBundleUrl(this.#ctx, bundle);
     const accepted = this.#acceptedFor(key, bundle);
     let sent = 0;
     for (const status of desiredStatuses(bundle, targetUrl)) {
@@ -132,14 +134,7 @@ export class Reporter {
         const api = report.deployment;
         if (!taken.deploymentId) {
           const made = await this.#send(
-            api.create(
-              target,
-              commit,
-              token,
-              environment,
-              status.description,
-              bundle.spec.source.git?.branch ?? bundle.spec.source.archive?.branch,
-            ),
+            api.create(target, commit, token, environment, status.description, bundleBranch(bundle)),
             provider,
             token,
           );

@@ -11,7 +11,7 @@ import { noticeAt, type Notice, type NoticeAtTime } from '../../rules/notice-tim
 import { formatOptionalTime, formatTime } from '../../rules/timestamps.ts';
 import { noticeUrl, serializePage } from './serialize.ts';
 import type { ComponentEntry, StatusSnapshot } from './snapshot.ts';
-import { componentUptime, percent } from './uptime.ts';
+import { componentUptime, percent, type Uptime } from './uptime.ts';
 
 export type Indicator = 'none' | 'minor' | 'major' | 'critical' | 'maintenance';
 
@@ -142,6 +142,7 @@ function componentV2(
   pageId: string,
   position: number,
   now: Date,
+  own: Map<number, Uptime>,
 ): ComponentV2 {
   const children = snapshot.childrenByParentId.get(c.id) ?? [];
   return {
@@ -159,7 +160,7 @@ function componentV2(
     group: children.length > 0,
     only_show_if_degraded: false,
     ...(children.length > 0 ? { components: children.map((child) => String(child.id)) } : {}),
-    uptime_percent: percent(componentUptime(snapshot, c, now).uptime),
+    uptime_percent: percent(componentUptime(snapshot, c, now, own).uptime),
   };
 }
 
@@ -235,7 +236,9 @@ export function statuspageView(snapshot: StatusSnapshot, now: Date): StatuspageV
   const v1 = serializePage(snapshot, now);
   if (v1 === null || snapshot.page === null) return null;
   const pageId = snapshot.page.objectName;
-  const components = snapshot.components.map((c, i) => componentV2(c, snapshot, pageId, i + 1, now));
+  // A group's uptime averages its parts': each part's own is computed once.
+  const own = new Map<number, Uptime>();
+  const components = snapshot.components.map((c, i) => componentV2(c, snapshot, pageId, i + 1, now, own));
   const byId = new Map(snapshot.components.map((c, i) => [c.id, components[i]!]));
   const incidents: NoticeEntry[] = [];
   const maintenances: NoticeEntry[] = [];

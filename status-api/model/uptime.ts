@@ -107,10 +107,21 @@ function family(snapshot: StatusSnapshot, component: ComponentEntry): ComponentE
  * day, as Statuspage's groups do (one part down is not the whole group down); its degraded and
  * maintenance times are the longest of any part's, its notices all of theirs.
  */
-export function componentUptime(snapshot: StatusSnapshot, component: ComponentEntry, now: Date): Uptime {
+export function componentUptime(
+  snapshot: StatusSnapshot,
+  component: ComponentEntry,
+  now: Date,
+  /** Each component's own uptime, by id, shared by calls for the same moment (every component). */
+  own: Map<number, Uptime> = new Map(),
+): Uptime {
+  const ownOf = (c: ComponentEntry): Uptime => {
+    let uptime = own.get(c.id);
+    if (!uptime) own.set(c.id, (uptime = ownUptime(snapshot, c, now)));
+    return uptime;
+  };
   const members = family(snapshot, component);
-  if (members.length === 1) return ownUptime(snapshot, component, now);
-  const all = members.map((c) => ownUptime(snapshot, c, now));
+  if (members.length === 1) return ownOf(component);
+  const all = members.map(ownOf);
   const mean = (values: Array<number | null>): number | null => {
     const known = values.filter((v): v is number => v !== null);
     return known.length > 0 ? known.reduce((a, b) => a + b, 0) / known.length : null;

@@ -5,27 +5,24 @@
 // going pending → success, linking to the bundle, and a signed notification says it was deployed.
 // A push that cannot build shows failure there, is notified as BuildFailed, and leaves the last
 // good page serving.
-import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
 import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
-import { startGitea, type Gitea } from '../support/gitea.ts';
+import { gitIn, startGitea, type Gitea } from '../support/gitea.ts';
 import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
 import { track } from './support/leftovers.ts';
 import { startSlipway, type Slipway } from './support/slipway.ts';
 import { siteWebhook, webDeployment } from './support/site-objects.ts';
 
-const run = promisify(execFile);
 const kc = testKubeConfig();
 const api = slipwayApi(kc);
 const node = realNode();
@@ -48,18 +45,7 @@ const it$ = (name: string, fn: () => Promise<void>) =>
 const apply = (...objects: unknown[]) =>
   kubectl(['apply', '-n', ns.name, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
 
-async function git(...args: string[]): Promise<string> {
-  const { stdout } = await run('git', ['-C', work, ...args], {
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Dev',
-      GIT_AUTHOR_EMAIL: 'dev@example.com',
-      GIT_COMMITTER_NAME: 'Dev',
-      GIT_COMMITTER_EMAIL: 'dev@example.com',
-    },
-  });
-  return stdout.trim();
-}
+const git = gitIn(work);
 
 /** Commits `files` (path → content; null removes) and pushes to Gitea's main; the new commit. */
 async function push(files: Record<string, string | null>, message: string): Promise<string> {

@@ -153,3 +153,19 @@ export async function startGitea(options: GiteaOptions = {}): Promise<Gitea> {
     },
   };
 }
+
+/** `git -C dir …` as a developer "Dev" commits; resolves with its trimmed output. */
+export function gitIn(dir: string): (...args: string[]) => Promise<string> {
+  return async (...args) => {
+    const { stdout } = await run('git', ['-C', dir, ...args], {
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'Dev',
+        GIT_AUTHOR_EMAIL: 'dev@example.com',
+        GIT_COMMITTER_NAME: 'Dev',
+        GIT_COMMITTER_EMAIL: 'dev@example.com',
+      },
+    });
+    return stdout.trim();
+  };
+}

@@ -3,11 +3,9 @@
 // project's secret, and a real `git push`. Gitea signs with X-Gitea-Signature and also sends
 // GitHub's headers: the delivery must be taken for Gitea's, verified, and become a Bundle. With
 // spec.report and a Gitea token, the operator reports the bundle back as a commit status.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
@@ -15,10 +13,9 @@ import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { startGitea, type Gitea } from '../../support/gitea.ts';
+import { gitIn, startGitea, type Gitea } from '../../support/gitea.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
 
-const run = promisify(execFile);
 const kc = testKubeConfig();
 const api = slipwayApi(kc);
 const log = logger.child({ test: 'gitea' });
@@ -27,18 +24,7 @@ let slipway: GatewayAndOperator;
 let gitea: Gitea;
 const work = mkdtempSync(join(tmpdir(), 'slipway-gitea-push-'));
 
-async function git(...args: string[]): Promise<string> {
-  const { stdout } = await run('git', ['-C', work, ...args], {
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Dev',
-      GIT_AUTHOR_EMAIL: 'dev@example.com',
-      GIT_COMMITTER_NAME: 'Dev',
-      GIT_COMMITTER_EMAIL: 'dev@example.com',
-    },
-  });
-  return stdout.trim();
-}
+const git = gitIn(work);
 
 beforeAll(async () => {
   gitea = await startGitea();
