@@ -11,6 +11,7 @@
 // status writes pass.
 import { GROUP } from './common.ts';
 import { MAX_NOTIFICATIONS } from './project.ts';
+import { MAX_STATUS_WEBHOOKS } from './status.ts';
 
 interface Check {
   /** What the reference is, for the variable names. */
@@ -195,28 +196,31 @@ const PROJECT_CHECKS: Check[] = [
 ];
 
 /**
- * Every Secret the notifications name: its author must be able to read it, unless the list
- * already named it, or a tenant could point Slipway at another team's chat webhook. One
- * validation per place in the list, as CEL allows only a few authorizer calls per expression.
+ * Every Secret a list names (`spec.<list>[].secretRef`): its author must be able to read it,
+ * unless the list already named it, or a tenant could point Slipway at another team's chat
+ * webhook or subscriber. One validation per place in the list, as CEL allows only a few
+ * authorizer calls per expression.
  */
-const NOTIFICATION_SECRETS: Extra = {
-  variables: [],
-  validations: Array.from({ length: MAX_NOTIFICATIONS }, (_, i) => {
-    const name = `object.spec.notifications[${i}].secretRef.name`;
-    return {
-      expression:
-        `!has(object.spec.notifications) || size(object.spec.notifications) <= ${i} || ` +
-        `(oldObject != null && has(oldObject.spec.notifications) && ` +
-        `oldObject.spec.notifications.exists(o, o.secretRef.name == ${name})) || ` +
-        `authorizer.group('').resource('secrets').namespace(request.namespace).name(${name}).check('get').allowed()`,
-      messageExpression:
-        `'Project ' + object.metadata.name + ': you may not get Secret ' + ${name} + ' in namespace ' + ` +
-        `request.namespace + ', so spec.notifications[${i}].secretRef may not name it (Slipway would read it for you). ` +
-        `Ask for "get" on it, or name one you may get.'`,
-      reason: 'Forbidden',
-    };
-  }),
-};
+function listSecrets(kind: string, list: string, max: number): Extra {
+  return {
+    variables: [],
+    validations: Array.from({ length: max }, (_, i) => {
+      const name = `object.spec.${list}[${i}].secretRef.name`;
+      return {
+        expression:
+          `!has(object.spec.${list}) || size(object.spec.${list}) <= ${i} || ` +
+          `(oldObject != null && has(oldObject.spec.${list}) && ` +
+          `oldObject.spec.${list}.exists(o, o.secretRef.name == ${name})) || ` +
+          `authorizer.group('').resource('secrets').namespace(request.namespace).name(${name}).check('get').allowed()`,
+        messageExpression:
+          `'${kind} ' + object.metadata.name + ': you may not get Secret ' + ${name} + ' in namespace ' + ` +
+          `request.namespace + ', so spec.${list}[${i}].secretRef may not name it (Slipway would read it for you). ` +
+          `Ask for "get" on it, or name one you may get.'`,
+        reason: 'Forbidden',
+      };
+    }),
+  };
+}
 
 /** Checks that are not of one named reference: their own variables and validations. */
 interface Extra {
@@ -278,17 +282,25 @@ export const ENVIRONMENT_POLICY = 'slipway-environment-references';
 export const PROJECT_POLICY = 'slipway-project-references';
 export const BUNDLE_POLICY = 'slipway-bundle-references';
 export const WEBHOOK_POLICY = 'slipway-webhook-references';
+export const STATUS_PAGE_POLICY = 'slipway-statuspage-references';
 
 /** The policies and their bindings, in the order they are applied. */
 export function admissionPolicies() {
   return [
     policy(ENVIRONMENT_POLICY, 'environments', ENVIRONMENT_CHECKS),
     binding(ENVIRONMENT_POLICY),
-    policy(PROJECT_POLICY, 'projects', PROJECT_CHECKS, NOTIFICATION_SECRETS),
+    policy(
+      PROJECT_POLICY,
+      'projects',
+      PROJECT_CHECKS,
+      listSecrets('Project', 'notifications', MAX_NOTIFICATIONS),
+    ),
     binding(PROJECT_POLICY),
     policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS),
     binding(BUNDLE_POLICY),
     policy(WEBHOOK_POLICY, 'webhooks', WEBHOOK_CHECKS),
     binding(WEBHOOK_POLICY),
+    policy(STATUS_PAGE_POLICY, 'statuspages', [], listSecrets('StatusPage', 'webhooks', MAX_STATUS_WEBHOOKS)),
+    binding(STATUS_PAGE_POLICY),
   ];
 }

@@ -23,6 +23,7 @@ import {
   statusComponentReasons,
   statusNoticeReasons,
   statusPageReasons,
+  statusWebhookReasons,
   type componentSpec,
   type componentStatus,
   type noticeSpec,
@@ -48,7 +49,8 @@ export const reasonsByKind = {
   Environment: environmentReasons,
   Webhook: webhookReasons,
   Bundle: bundleReasons,
-  StatusPage: statusPageReasons,
+  // Ready's, then WebhooksDelivered's (spec.webhooks).
+  StatusPage: [...statusPageReasons, ...statusWebhookReasons],
   StatusComponent: statusComponentReasons,
   StatusNotice: statusNoticeReasons,
 } as const;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   ageColumn,
+  dnsLabel,
   localRef,
   readyColumn,
   reasonColumn,
@@ -41,6 +42,24 @@ const idImmutable = {
   fieldPath: '.id',
 };
 
+/** The most subscriber webhooks a StatusPage has (the admission check covers each place). */
+export const MAX_STATUS_WEBHOOKS = 10;
+
+export const statusWebhook = z.object({
+  name: dnsLabel().meta({
+    description:
+      'Names this subscriber in the StatusPage status and in what each component and notice records.',
+  }),
+  secretRef: localRef().meta({
+    description:
+      'A Secret with `url` (where to POST, http or https) and optionally `hmacKey` (signs each body: X-Signature: sha256=<hex HMAC-SHA256>).',
+  }),
+  components: z.array(z.number().int().min(1).max(2147483647)).min(1).max(500).optional().meta({
+    description:
+      'Only these component ids (a group stands for its parts too), and the incidents and maintenances that affect one of them or no component at all. Everything when absent.',
+  }),
+});
+
 export const statusPageSpec = z.object({
   name: z.string().min(1).max(256).meta({ description: 'Name of the status page, as readers see it.' }),
   url: z
@@ -57,8 +76,64 @@ export const statusPageSpec = z.object({
         },
       ],
     }),
+  webhooks: z
+    .array(statusWebhook)
+    .max(MAX_STATUS_WEBHOOKS)
+    .optional()
+    .refine((list) => !list || new Set(list.map((w) => w.name)).size === list.length, {
+      message: 'webhook names must be unique',
+    })
+    .meta({
+      description:
+        "Subscribers told of every incident or maintenance created or updated and every component state change, in Statuspage's webhook format. Sent by the operator with retries across restarts; failures show in the WebhooksDelivered condition and status.webhooks.",
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+    }),
 });
-export const statusPageStatus = z.object({ ...statusBase });
+export const statusPageStatus = z.object({
+  ...statusBase,
+  webhooks: z
+    .array(
+      z.object({
+        name: z.string().meta({ description: 'The webhook (spec.webhooks[].name).' }),
+        since: timestamp().meta({
+          description: 'When the operator first saw this webhook: it is told of changes from then on.',
+        }),
+        deliveredAt: timestamp().optional().meta({ description: 'When it last took a change.' }),
+        failingSince: timestamp().optional().meta({
+          description: 'Since when every try failed; absent while it takes what is sent.',
+        }),
+        lastError: z.string().max(1024).optional().meta({ description: 'Why the last try failed.' }),
+      }),
+    )
+    .optional()
+    .meta({
+      description: 'Each subscriber webhook: since when it is told, and whether it takes what is sent.',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+    }),
+});
+
+/** What subscribers were last told of a component or notice, and which webhooks took it. */
+const announced = () =>
+  z
+    .object({
+      version: z.string().meta({
+        description: "A component's Statuspage status, or a digest of what a notice shows subscribers.",
+      }),
+      previous: z.string().optional().meta({ description: 'The version before this change.' }),
+      at: timestamp().meta({ description: 'When the change was seen (a notice first shown: its creation).' }),
+      deliveredTo: z
+        .array(z.string())
+        .max(64)
+        .default([])
+        .meta({ description: 'The webhooks that took this change.' }),
+    })
+    .optional()
+    .meta({
+      description:
+        "The latest change subscriber webhooks (the StatusPage's spec.webhooks) are told of; absent when the page has none.",
+    });
 
 export const componentSpec = z
   .object({
@@ -80,6 +155,7 @@ export const componentSpec = z
 export const componentStatus = z.object({
   ...statusBase,
   id: z.number().int().optional().meta({ description: 'The public id (copied from spec.id).' }),
+  announced: announced(),
 });
 
 export const noticeUpdate = z.object({
@@ -143,6 +219,7 @@ export const noticeStatus = z.object({
   state: z.string().optional().meta({ description: 'The state now, from the updates in effect.' }),
   beganAt: timestamp().optional().meta({ description: 'When the notice began.' }),
   endedAt: timestamp().optional().meta({ description: 'When the notice ended.' }),
+  announced: announced(),
 });
 
 const idColumn = { name: 'ID', type: 'integer', jsonPath: '.status.id' } as const;
@@ -203,6 +280,10 @@ export const StatusNotice: KindDefinition<typeof noticeSpec, typeof noticeStatus
 /** The reasons of a StatusPage's Ready condition (docs/resources.md lists exactly these). */
 export const statusPageReasons = ['Published', 'DuplicateStatusPage'] as const;
 export type StatusPageReason = (typeof statusPageReasons)[number];
+
+/** The reasons of a StatusPage's WebhooksDelivered condition (spec.webhooks). */
+export const statusWebhookReasons = ['Delivered', 'WebhookFailing', 'WebhookSecretIncomplete'] as const;
+export type StatusWebhookReason = (typeof statusWebhookReasons)[number];
 
 /** The reasons of a StatusComponent's Ready condition (docs/resources.md lists exactly these). */
 export const statusComponentReasons = [

@@ -47,6 +47,13 @@ export const reportsTotal = counter(
   ['provider', 'result'] as const,
 );
 
+/** Subscriber webhooks of status pages (StatusPage spec.webhooks), by result. */
+export const statusWebhooksTotal = counter(
+  'slipway_operator_status_webhooks_total',
+  'Changes sent to status page subscriber webhooks: accepted, or failed (3 tries in a round; tried again later).',
+  ['result'] as const,
+);
+
 export const notificationsTotal = counter(
   'slipway_operator_notifications_total',
   'Notifications sent to receivers (Project spec.notifications): accepted, refused (an answer that is not worth retrying) or failed (retries used up).',

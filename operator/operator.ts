@@ -26,6 +26,7 @@ import { PageIds } from './status-page/page-ids.ts';
 import { watchStatusPageEntries } from './status-page/watches.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
 import { Notifier } from './notify/notifier.ts';
+import { StatusWebhooks } from './subscribers/sender.ts';
 import { Reporter } from './report/reporter.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
@@ -53,6 +54,7 @@ export class Operator {
   readonly reporter: Reporter;
   /** Tells a project's notification receivers how its bundles ended; idle() waits for it in tests. */
   readonly notifier: Notifier;
+  readonly statusWebhooks: StatusWebhooks;
   /** Report tokens and notification receivers, read by name when needed. */
   private readonly secrets: SecretReader;
   private readonly elector: LeaderElector | undefined;
@@ -94,6 +96,8 @@ export class Operator {
     // Notifications of how bundles ended (Project spec.notifications), sent the same way.
     this.notifier = new Notifier(ctx, this.secrets);
     this.bundleLifecycle.subscribe(this.notifier.observe);
+    // Status page subscribers (StatusPage spec.webhooks), told of changes the same way.
+    this.statusWebhooks = new StatusWebhooks(ctx, this.secrets);
     const pageIds = new PageIds(slipway);
     this.controllers = {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
@@ -228,6 +232,7 @@ export class Operator {
     // And every recent bundle whose provider or receivers may not have its latest state yet.
     this.reporter.resume();
     this.notifier.resume();
+    this.statusWebhooks.resume();
     this.log.info('controllers started');
   }
 
@@ -236,6 +241,7 @@ export class Operator {
     this.controllersRunning = false;
     this.reporter.stop();
     this.notifier.stop();
+    this.statusWebhooks.stop();
     this.secrets.clear();
     await Promise.all(Object.values(this.controllers).map((c) => c.stop()));
     this.log.info('controllers stopped');

@@ -214,3 +214,8 @@ export function timelineState(notice: Notice, now: Date): TimelineState {
 export function noticeState(notice: Notice, now: Date): NoticeState | undefined {
   return noticeAt(notice, now).state;
 }
+
+/** A notice's public address: its page on the human-readable status page. */
+export function noticeUrl(pageUrl: string | null, id: number): string {
+  return `${(pageUrl ?? '').replace(/\/+$/, '')}/notices/${id}`;
+}

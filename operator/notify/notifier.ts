@@ -16,6 +16,7 @@ import type { OperatorContext } from '../context.ts';
 import { notificationsTotal } from '../metrics.ts';
 import { BundleQueue, newestBundle, projectOf, publicBundleUrl } from '../outbound/bundle-queue.ts';
 import { call, type CallResult } from '../outbound/call.ts';
+import { receiverSecrets, receiverUrlProblem } from '../outbound/receiver.ts';
 import { writeProjectCondition, type OutboundCondition } from '../outbound/project-condition.ts';
 import { bundleBranch, bundleCommit } from '../report/desired.ts';
 import { happened, severityOf, type Happened } from './happened.ts';
@@ -34,13 +35,6 @@ const ENDINGS = new Set(['Built', 'Deployed', 'RolledBack', 'Failed']);
 
 const wants = (notification: Notification, event: NotificationEvent) =>
   !notification.events || notification.events.includes(event);
-
-/** What must never be shown of a receiver: its URL, the URL's path (receivers echo it), its key. */
-function secretsOf(receiver: Receiver): string[] {
-  const { pathname, search } = new URL(receiver.url);
-  const path = `${pathname}${search}`;
-  return [receiver.url, ...(path.length > 1 ? [path] : []), ...(receiver.hmacKey ? [receiver.hmacKey] : [])];
-}
 
 export class Notifier {
   readonly #ctx: OperatorContext;
@@ -189,17 +183,8 @@ export class Notifier {
     const secret = notification.secretRef.name;
     const where = `notification ${notification.name}: Secret ${secret}`;
     const url = await this.#secrets.value(namespace, secret, 'url', true);
-    if (!url) return `${where} has no non-empty key url (or does not exist)`;
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:'))
-      return `${where}: its url is not an http:// or https:// URL`;
-    if (parsed.username || parsed.password)
-      return `${where}: its url has credentials in it (user:password@), which are not sent; put them in the path or use generic-hmac`;
+    const problem = receiverUrlProblem(url, where, 'put them in the path or use generic-hmac');
+    if (problem || !url) return problem!;
     if (notification.type !== 'generic-hmac') return { type: notification.type, url };
     const hmacKey = await this.#secrets.value(namespace, secret, 'hmacKey');
     if (!hmacKey) return `${where} has no non-empty key hmacKey (type generic-hmac signs with it)`;
@@ -242,7 +227,7 @@ export class Notifier {
   ): Promise<CallResult> {
     const result = await call(request, {
       fetch: this.#fetch,
-      secrets: secretsOf(receiver),
+      secrets: receiverSecrets(receiver),
       sleep: (ms) => this.#queue.sleep(ms),
       stopped: () => this.#queue.stopped,
       // A few tries now, the rest later (retryLater): a dead receiver holds no worker for long.

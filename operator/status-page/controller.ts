@@ -2,7 +2,12 @@
 // ask decide.ts, and hand Ready (and a notice's derived state) to the status writer.
 // StatusComponent and StatusNotice: assign the stable id (page-ids.ts), check references, and
 // show in status what the API will show. StatusPage: the one page of its namespace.
-import { API_VERSION, type StatusNoticeObject, type StatusPageObject } from '../../crds/index.ts';
+import {
+  API_VERSION,
+  type StatusComponentObject,
+  type StatusNoticeObject,
+  type StatusPageObject,
+} from '../../crds/index.ts';
 import type { Cached, Informer } from '../../lib/informer.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
@@ -19,6 +24,7 @@ import {
   type PageEntryKind,
   type PageEntryObject,
 } from './decide.ts';
+import { componentVersion, nextAnnounced, noticeVersion, type Announced } from '../subscribers/announce.ts';
 import { nextId } from './ids.ts';
 import type { PageIds } from './page-ids.ts';
 
@@ -75,8 +81,21 @@ export class PageEntryReconciler implements Reconciler {
       Object.assign(fields, derived.status);
       if (derived.requeueAfterMs !== undefined) result = { requeueAfterMs: derived.requeueAfterMs };
     }
+    fields.announced = this.announced(entry, page);
     await this.ctx.status.write(this.kind, entry, { fields, conditions: [ready] }, problemEvents);
     return result;
+  }
+
+  /** What subscriber webhooks are told of the entry (null: the page has none, keep no record). */
+  private announced(entry: Cached<PageEntryObject>, page: StatusPageObject | undefined): Announced | null {
+    const current = this.ctx.status.current(entry)?.announced;
+    if (!page?.spec.webhooks?.length) return null;
+    const version =
+      this.kind === 'StatusComponent'
+        ? componentVersion(entry as StatusComponentObject)
+        : noticeVersion(entry as StatusNoticeObject, this.ctx.now());
+    const created = entry.metadata.creationTimestamp ?? this.ctx.now().toISOString();
+    return nextAnnounced(current, version, created, this.ctx.now());
   }
 
   private async assignId(entry: Cached<PageEntryObject>, page: StatusPageObject | undefined): Promise<void> {

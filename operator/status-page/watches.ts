@@ -22,7 +22,18 @@ export function watchStatusPageEntries(
     for (const c of statusComponents.list(namespace)) components.enqueue(namespace, c.metadata.name);
     for (const n of statusNotices.list(namespace)) notices.enqueue(namespace, n.metadata.name);
   };
-  statusPages.onEvent((p) => all(p.metadata.namespace));
+  // The entries depend on a page's existence and spec, not on its status (which the webhook
+  // sender writes often): a status-only change looks at the page alone.
+  const generations = new Map<string, number | undefined>();
+  statusPages.onEvent((p, type) => {
+    const key = objectKey(p.metadata.namespace, p.metadata.name);
+    const before = generations.get(key);
+    if (type === 'delete') generations.delete(key);
+    else generations.set(key, p.metadata.generation);
+    if (type === 'update' && before === p.metadata.generation)
+      pages?.enqueue(p.metadata.namespace, p.metadata.name);
+    else all(p.metadata.namespace);
+  });
   statusComponents.onEvent((c) => {
     const { namespace, name } = c.metadata;
     components.enqueue(namespace, name);

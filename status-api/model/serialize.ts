@@ -3,6 +3,7 @@
 import type { NoticeState, NoticeType } from '../../crds/index.ts';
 import {
   noticeAt,
+  noticeUrl,
   type Notice,
   type NoticeAtTime,
   type NoticeUpdate,
@@ -131,10 +132,6 @@ function serializeUpdate(type: NoticeType, update: NoticeUpdate): UpdateJson {
 }
 
 /** The public address of a notice: under the human status page when there is one. */
-export function noticeUrl(pageUrl: string | null, id: number): string {
-  return `${(pageUrl ?? '').replace(/\/+$/, '')}/notices/${id}`;
-}
-
 function serializeNoticeBase(notice: Notice, at: NoticeAtTime, pageUrl: string | null): NoticeJson {
   const hasState = notice.type !== 'general';
   return {

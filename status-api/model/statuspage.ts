@@ -1,55 +1,21 @@
-// Atlassian Statuspage's public v2 format, from the same snapshot as /api/v1: the one table that
-// maps Slipway's states and notice types to Statuspage's words (docs/status-api.md lists it), and
-// the objects of /api/v2/*.json. Tools that read Statuspage pages (widgets, exporters, chat bots)
-// read a Slipway page unchanged.
-//
-// Ids are strings there: a component's or notice's id as a decimal string; an update's is
-// `<notice id>-<its place, oldest first>`. General notices have no Statuspage counterpart and are
-// left out; unplanned notices are incidents, planned ones scheduled maintenances.
-import type { ComponentState, NoticeState } from '../../crds/index.ts';
-import { noticeAt, type Notice, type NoticeAtTime } from '../../rules/notice-timeline.ts';
-import { formatOptionalTime, formatTime } from '../../rules/timestamps.ts';
-import { noticeUrl, serializePage } from './serialize.ts';
+// Atlassian Statuspage's public v2 format, from the same snapshot as /api/v1: the objects of
+// /api/v2/*.json. The words and the component and incident shapes are shared with the
+// operator's subscriber webhooks (rules/statuspage.ts). Tools that read Statuspage pages
+// (widgets, exporters, chat bots) read a Slipway page unchanged.
+import { noticeAt, noticeUrl, type Notice, type NoticeAtTime } from '../../rules/notice-timeline.ts';
+import {
+  STATUSPAGE_WORDS,
+  componentCore,
+  incidentCore,
+  incidentStatus,
+  shownAsIncident,
+  type ComponentCore,
+  type IncidentCore,
+  type Indicator,
+} from '../../rules/statuspage.ts';
+import { serializePage } from './serialize.ts';
 import type { ComponentEntry, StatusSnapshot } from './snapshot.ts';
 import { componentUptime, percent, type Uptime } from './uptime.ts';
-
-export type Indicator = 'none' | 'minor' | 'major' | 'critical' | 'maintenance';
-
-/** The one table: Slipway's words → Statuspage's. */
-export const STATUSPAGE_WORDS = {
-  /** A component's state → its `status`. */
-  componentStatus: {
-    operational: 'operational',
-    degraded: 'degraded_performance',
-    'under-maintenance': 'under_maintenance',
-  },
-  /** The page's state (as /api/v1/status) → `status.indicator` and `status.description`. */
-  pageStatus: {
-    operational: { indicator: 'none', description: 'All Systems Operational' },
-    degraded: { indicator: 'minor', description: 'Partially Degraded Service' },
-    'under-maintenance': { indicator: 'maintenance', description: 'Service Under Maintenance' },
-  },
-  /** An unplanned notice's state → the incident's `status`. */
-  incidentStatus: {
-    investigating: 'investigating',
-    identified: 'identified',
-    recovering: 'monitoring',
-    resolved: 'resolved',
-    false_alarm: 'resolved',
-  },
-  /** A planned notice's state → the scheduled maintenance's `status`. */
-  maintenanceStatus: {
-    scheduled: 'scheduled',
-    underway: 'in_progress',
-    complete: 'completed',
-    cancelled: 'completed',
-  },
-} as const satisfies {
-  componentStatus: Record<ComponentState, string>;
-  pageStatus: Record<ComponentState, { indicator: Indicator; description: string }>;
-  incidentStatus: Record<string, string>;
-  maintenanceStatus: Record<string, string>;
-};
 
 /** The most incidents or maintenances a list answers with, as Statuspage's. */
 export const LIST_LIMIT = 50;
@@ -62,18 +28,7 @@ export interface PageV2 {
   updated_at: string;
 }
 
-export interface ComponentV2 {
-  id: string;
-  name: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  position: number;
-  description: string | null;
-  showcase: boolean;
-  start_date: string | null;
-  group_id: string | null;
-  page_id: string;
+export interface ComponentV2 extends ComponentCore {
   group: boolean;
   only_show_if_degraded: boolean;
   components?: string[];
@@ -81,33 +36,8 @@ export interface ComponentV2 {
   uptime_percent: number | null;
 }
 
-export interface IncidentUpdateV2 {
-  id: string;
-  status: string;
-  body: string;
-  incident_id: string;
-  created_at: string;
-  updated_at: string;
-  display_at: string;
-  affected_components: null;
-}
-
-export interface IncidentV2 {
-  id: string;
-  name: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  monitoring_at: string | null;
-  resolved_at: string | null;
-  impact: 'none' | 'minor' | 'maintenance';
-  shortlink: string;
-  started_at: string;
-  page_id: string;
-  incident_updates: IncidentUpdateV2[];
+export interface IncidentV2 extends IncidentCore {
   components: ComponentV2[];
-  scheduled_for?: string | null;
-  scheduled_until?: string | null;
 }
 
 /** An incident or maintenance before it is made into JSON: lists filter and cut these first. */
@@ -146,39 +76,12 @@ function componentV2(
 ): ComponentV2 {
   const children = snapshot.childrenByParentId.get(c.id) ?? [];
   return {
-    id: String(c.id),
-    name: c.name,
-    status: STATUSPAGE_WORDS.componentStatus[c.state],
-    created_at: formatTime(c.createdAt),
-    updated_at: formatTime(c.updatedAt),
-    position,
-    description: c.description === '' ? null : c.description,
-    showcase: true,
-    start_date: null,
-    group_id: c.parentId === null ? null : String(c.parentId),
-    page_id: pageId,
+    ...componentCore(c, pageId, position),
     group: children.length > 0,
     only_show_if_degraded: false,
     ...(children.length > 0 ? { components: children.map((child) => String(child.id)) } : {}),
     uptime_percent: percent(componentUptime(snapshot, c, now, own).uptime),
   };
-}
-
-function statusOf(notice: Notice, state: NoticeState | undefined): string {
-  const words: Record<string, string> =
-    notice.type === 'planned' ? STATUSPAGE_WORDS.maintenanceStatus : STATUSPAGE_WORDS.incidentStatus;
-  return words[state ?? ''] ?? (notice.type === 'planned' ? 'scheduled' : 'investigating');
-}
-
-/**
- * A notice's status now. A maintenance still `scheduled` follows its window, as /api/v1's
- * timeline does: in progress inside it, completed once it has passed.
- */
-function currentStatus(notice: Notice, at: NoticeAtTime): string {
-  const status = statusOf(notice, at.state);
-  if (notice.type !== 'planned' || status !== 'scheduled') return status;
-  if (at.timelineState === 'present') return 'in_progress';
-  return at.timelineState === 'future' ? 'scheduled' : 'completed';
 }
 
 function incidentV2(
@@ -187,47 +90,15 @@ function incidentV2(
   components: ReadonlyMap<number, ComponentV2>,
   pageId: string,
 ): IncidentV2 {
-  const id = String(notice.id);
-  const updates = notice.updates.slice(0, at.updateCount);
-  const monitoring = updates.find((u) => u.state === 'recovering');
-  const planned = notice.type === 'planned';
   return {
-    id,
-    name: notice.subject,
-    status,
-    created_at: formatTime(notice.createdAt),
-    updated_at: formatTime(at.updatedAt),
-    monitoring_at: formatOptionalTime(monitoring?.at ?? null),
-    resolved_at: formatOptionalTime(at.endedAt),
-    impact: planned ? 'maintenance' : at.state === 'false_alarm' ? 'none' : 'minor',
-    shortlink: noticeUrl(snapshot.page?.url ?? null, notice.id),
-    started_at: formatTime(at.beganAt ?? notice.beginsAt ?? notice.startsAt),
-    page_id: pageId,
-    incident_updates: updates
-      .map((u, i) => {
-        const time = formatTime(u.at);
-        return {
-          id: `${id}-${i + 1}`,
-          status: statusOf(notice, u.state),
-          body: u.content,
-          incident_id: id,
-          created_at: time,
-          updated_at: time,
-          display_at: time,
-          affected_components: null,
-        };
-      })
-      .reverse(),
+    ...incidentCore(notice, at, status, {
+      shortlink: noticeUrl(snapshot.page?.url ?? null, notice.id),
+      pageId,
+    }),
     components: (snapshot.impactedComponents.get(notice.id) ?? []).flatMap((c) => {
       const v2 = components.get(c.id);
       return v2 ? [v2] : [];
     }),
-    ...(planned
-      ? {
-          scheduled_for: formatOptionalTime(notice.beginsAt),
-          scheduled_until: formatOptionalTime(notice.endsAt),
-        }
-      : {}),
   };
 }
 
@@ -245,9 +116,8 @@ export function statuspageView(snapshot: StatusSnapshot, now: Date): StatuspageV
   for (const notice of snapshot.notices) {
     if (notice.type === 'general') continue;
     const at = noticeAt(notice, now);
-    // An incident shows once it has begun; a maintenance as soon as it is scheduled.
-    if (notice.type === 'unplanned' && at.beganAt === null) continue;
-    const entry = { notice, at, status: currentStatus(notice, at) };
+    if (!shownAsIncident(notice, at)) continue;
+    const entry = { notice, at, status: incidentStatus(notice, at) };
     (notice.type === 'planned' ? maintenances : incidents).push(entry);
   }
   return {

@@ -2,7 +2,8 @@
 // entry per notice (newest first), its updates in the entry's content; the notice's page URL is
 // its link and its stable id, its latest change its updated time.
 import { noticeAt, type Notice, type NoticeAtTime } from '../../rules/notice-timeline.ts';
-import { noticeUrl, serializePage } from '../model/serialize.ts';
+import { noticeUrl } from '../../rules/notice-timeline.ts';
+import { serializePage } from '../model/serialize.ts';
 import type { StatusSnapshot } from '../model/snapshot.ts';
 import { escapeHtml as x, html, type Html } from './html.ts';
 import { isoTime, utcText } from './time.ts';

@@ -112,6 +112,25 @@ describe('admission: Slipway acts only within its user’s rights', () => {
     expect(await apply([notified(['BuildFailed', 'Deployed'])], USER)).toEqual({ ok: true });
   });
 
+  it("refuses status page webhooks naming a Secret their author may not read (another team's subscriber)", async () => {
+    const page = (components?: number[]) =>
+      build.statusPage(
+        'status',
+        inNs(),
+        build.spec({
+          webhooks: [{ name: 'ops', secretRef: { name: 'shop-db' }, ...(components ? { components } : {}) }],
+        }),
+      );
+    expect(await apply([page()], USER)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(
+        /StatusPage status: you may not get Secret shop-db in namespace \S+, so spec\.webhooks\[0\]\.secretRef may not name it/,
+      ),
+    });
+    expect(await apply([page()])).toEqual({ ok: true });
+    expect(await apply([page([1, 2])], USER)).toEqual({ ok: true });
+  });
+
   it('refuses an Environment naming a Deployment its author may not patch, naming the permission', async () => {
     const refused = await apply([environment('staging', 'shop-web')], USER);
     expect(refused.ok).toBe(false);

@@ -14,10 +14,10 @@ import {
   createNamespace,
   kubectl,
   testKubeConfig,
-  testState,
   waitFor,
   webhookSecretValue,
 } from '../../support/cluster.ts';
+import { runPlugin } from '../../support/plugin.ts';
 import { clients, createProject, startOperator, webDeployment } from '../operator/support.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -26,24 +26,8 @@ const { slipway } = clients(kc);
 let ns: { name: string; remove: () => Promise<void> };
 let operator: Operator;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** `kubectl slipway <args>` with the test cluster's kubeconfig, in the test namespace. */
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      join(ROOT, 'bin', 'kubectl-slipway'),
-      [...args, '--kubeconfig', testState().kubeconfig, '-n', ns.name],
-      { timeout: 120_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (...args: string[]) => runPlugin(ns.name, ...args);
 
 beforeAll(async () => {
   ns = await createNamespace(kc, 'cli');

@@ -3,14 +3,13 @@
 // ask for, retries as the receiver asks, nothing sent twice after a restart, and a receiver that
 // refuses, or a Secret without its URL, shown on the Project without the URL.
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { bundle, environment, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { startReceiver, type Receiver } from '../../support/receiver.ts';
 import {
   bundleInPhase,
   clients,
@@ -24,42 +23,17 @@ const COMMIT = 'feed'.padEnd(40, '1');
 const HMAC_KEY = 'notify-test-hmac-key';
 const URL_KEY = { SLIPWAY_ARCHIVE_URL_KEY: 'n'.repeat(32) };
 
-interface Delivery {
-  at: number;
-  path: string;
-  headers: IncomingHttpHeaders;
-  raw: string;
-  body: Record<string, unknown>;
-}
-
 let kc: KubeConfig;
 let ns: TestNamespace;
 let operator: Operator;
-let receiver: Server;
-let base: string;
-const deliveries: Delivery[] = [];
-/** What a path answers next: a queue of answers, then 200. */
-const answers = new Map<string, Array<{ status: number; headers?: Record<string, string> }>>();
+let receiver: Receiver;
 
-const to = (path: string) => deliveries.filter((d) => d.path === path);
+const to = (path: string) => receiver.to(path);
 
 beforeAll(async () => {
   kc = testKubeConfig();
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const path = req.url ?? '';
-      deliveries.push({ at: Date.now(), path, headers: req.headers, raw, body: JSON.parse(raw) });
-      const answer = answers.get(path)?.shift() ?? { status: 200 };
-      res.writeHead(answer.status, answer.headers);
-      res.end(answer.status < 300 ? 'ok' : `no: ${path} is not welcome`);
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await new Promise((r) => receiver.once('listening', r));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startReceiver();
+  const base = receiver.base;
   ns = await projectNamespace(kc, 'op-notify', {
     notifications: [
       { name: 'hooks', type: 'generic-hmac', secretRef: { name: 'hooks' } },
@@ -101,7 +75,7 @@ async function notifiedCondition(status: 'True' | 'False') {
 
 describe('notifications', () => {
   it('signs a generic-hmac POST of the bundle that was built, waiting as long as the receiver asks', async () => {
-    answers.set('/hooks/secret-token', [{ status: 503, headers: { 'retry-after': '1' } }]);
+    receiver.answers.set('/hooks/secret-token', [{ status: 503, headers: { 'retry-after': '1' } }]);
     await clients(kc).slipway.create('Bundle', commitBundle('notify-1'));
     await bundleInPhase(kc, ns.name, 'notify-1', 'Built');
     const [refused, taken] = await waitFor('the retried delivery', () => {
@@ -134,7 +108,7 @@ describe('notifications', () => {
     expect(b.status?.notified).toEqual([{ name: 'hooks', event: 'Built' }]);
     expect((await notifiedCondition('True')).message).toBe('Built of bundle notify-1 was sent to hooks');
     // Slack and Teams asked for other events.
-    expect(deliveries.filter((d) => !d.path.startsWith('/hooks/'))).toEqual([]);
+    expect(receiver.deliveries.filter((d) => !d.path.startsWith('/hooks/'))).toEqual([]);
   });
 
   it('tells Teams (an Adaptive Card) and the generic receiver of a rollout', async () => {
@@ -218,15 +192,15 @@ describe('notifications', () => {
       return true;
     });
     await operator.stop();
-    const before = deliveries.length;
+    const before = receiver.deliveries.length;
     operator = await startOperator(kc, ns.name, URL_KEY);
     await operator.idle();
     await operator.notifier.idle();
-    expect(deliveries.length).toBe(before);
+    expect(receiver.deliveries.length).toBe(before);
   });
 
   it('shows a receiver that refuses, and a Secret without its key, on the Project without their URLs', async () => {
-    answers.set('/hooks/secret-token', [{ status: 404 }]);
+    receiver.answers.set('/hooks/secret-token', [{ status: 404 }]);
     await clients(kc).slipway.create('Bundle', commitBundle('notify-4'));
     const refused = await notifiedCondition('False');
     expect(refused.reason).toBe('NotificationFailed');
@@ -238,7 +212,10 @@ describe('notifications', () => {
     // A receiver whose Secret has no HMAC key.
     await clients(kc).core.createNamespacedSecret({
       namespace: ns.name,
-      body: { metadata: { name: 'hooks-unsigned' }, stringData: { url: `${base}/hooks/secret-token` } },
+      body: {
+        metadata: { name: 'hooks-unsigned' },
+        stringData: { url: `${receiver.base}/hooks/secret-token` },
+      },
     });
     const project = await clients(kc).slipway.get<ProjectObject>('Project', ns.name, 'shop');
     await clients(kc).slipway.patch('Project', ns.name, 'shop', {

@@ -20,7 +20,7 @@ import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { shareConnections } from '../../../lib/kube.ts';
-import { Operator } from '../../../operator/operator.ts';
+import { Operator, type OperatorOptions } from '../../../operator/operator.ts';
 import { environment, project, inNamespace, spec } from '../../support/builders.ts';
 import { createNamespace, waitFor } from '../../support/cluster.ts';
 
@@ -46,6 +46,7 @@ export async function startOperator(
   kc: KubeConfig,
   namespace: string,
   env: Record<string, string> = {},
+  options: OperatorOptions = {},
 ): Promise<Operator> {
   const config = loadConfig({
     SLIPWAY_GATEWAY_BASE_URL: GATEWAY,
@@ -56,7 +57,7 @@ export async function startOperator(
     POD_NAME: `operator-${namespace}`,
     ...env,
   });
-  const operator = new Operator(shareConnections(copyOf(kc)), config, quietLog);
+  const operator = new Operator(shareConnections(copyOf(kc)), config, quietLog, options);
   await operator.start();
   return operator;
 }

@@ -86,6 +86,7 @@ describe('chart options', () => {
       'slipway-bundle-references',
       'slipway-environment-references',
       'slipway-project-references',
+      'slipway-statuspage-references',
       'slipway-webhook-references',
     ]);
     for (const policy of policies)

@@ -1,0 +1,63 @@
+// What subscriber webhooks are told, decided from cached state alone (no I/O, clock injected).
+// Each component and notice records in its status the latest change subscribers are told of
+// (`status.announced`): the status controllers write it (a durable record of the change, so
+// nothing is lost when the operator restarts before sending), the sender (sender.ts) adds the
+// webhooks that took it. A change made while a receiver could not take it is replaced by the
+// next one: receivers learn the latest state of each component and incident, as a level.
+import { createHash } from 'node:crypto';
+import type { StatusComponentObject, StatusNoticeObject } from '../../crds/index.ts';
+import { noticeAt, noticeFromObject } from '../../rules/notice-timeline.ts';
+import { STATUSPAGE_WORDS, incidentCore, incidentStatus, shownAsIncident } from '../../rules/statuspage.ts';
+
+export type Announced = NonNullable<NonNullable<StatusComponentObject['status']>['announced']>;
+
+/** A notice's version while Statuspage does not show it (a general one, an incident not begun). */
+export const NOT_SHOWN = '';
+
+/** A component's version: its Statuspage status. */
+export function componentVersion(component: StatusComponentObject): string {
+  return STATUSPAGE_WORDS.componentStatus[component.spec.state ?? 'operational'];
+}
+
+/**
+ * A notice's version at `now`: a digest of what subscribers are shown of it (its subject,
+ * status, impact, updates in effect and window), not of when it was written.
+ */
+export function noticeVersion(object: StatusNoticeObject, now: Date): string {
+  const notice = noticeFromObject(object);
+  if (!notice) return NOT_SHOWN;
+  const at = noticeAt(notice, now);
+  if (!shownAsIncident(notice, at)) return NOT_SHOWN;
+  const {
+    created_at: _created,
+    updated_at: _updated,
+    ...shown
+  } = incidentCore(notice, at, incidentStatus(notice, at), {
+    shortlink: '',
+    pageId: '',
+  });
+  return createHash('sha256').update(JSON.stringify(shown)).digest('hex').slice(0, 16);
+}
+
+/**
+ * The record after this look: the first one is dated at the object's creation (a notice
+ * created before a webhook was added is not news to it; a component's first state is no
+ * change), a new version at `now` with the one before it.
+ */
+export function nextAnnounced(
+  current: Announced | undefined,
+  version: string,
+  createdAt: string,
+  now: Date,
+): Announced {
+  if (!current) return { version, at: createdAt, deliveredTo: [] };
+  if (current.version === version) return current;
+  return { version, previous: current.version, at: now.toISOString(), deliveredTo: [] };
+}
+
+/** Whether the record is a change subscribers are told of (who exactly: sender.ts). */
+export function isNews(kind: 'StatusComponent' | 'StatusNotice', announced: Announced): boolean {
+  return kind === 'StatusComponent'
+    ? announced.previous !== undefined && announced.previous !== announced.version
+    : announced.version !== NOT_SHOWN;
+}

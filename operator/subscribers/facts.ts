@@ -1,0 +1,98 @@
+// What a payload says of a namespace's page, components and notices, read from the operator's
+// caches as the status API reads its snapshot: the page's state from its notices at `now`, a
+// component's Statuspage shape (its place among the page's components as /api/v2's position),
+// an incident with the components it affects.
+import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
+import type { Cached, Informer } from '../../lib/informer.ts';
+import { noticeAt, noticeFromObject, noticeUrl } from '../../rules/notice-timeline.ts';
+import { pageState } from '../../rules/page-state.ts';
+import {
+  componentCore,
+  incidentCore,
+  incidentStatus,
+  type ComponentCore,
+  type IncidentCore,
+} from '../../rules/statuspage.ts';
+import { createdAt, updatedAt } from '../../rules/timestamps.ts';
+import type { PageFacts } from './payloads.ts';
+
+export interface StatusCaches {
+  statusComponents: Informer<Cached<StatusComponentObject>>;
+  statusNotices: Informer<Cached<StatusNoticeObject>>;
+}
+
+const idOf = (o: { spec: { id?: number } }) => o.spec.id ?? 0;
+
+export function pageFacts(caches: StatusCaches, page: StatusPageObject, now: Date): PageFacts {
+  const conditions = caches.statusNotices.list(page.metadata.namespace).flatMap((object) => {
+    const notice = noticeFromObject(object);
+    if (!notice) return [];
+    const at = noticeAt(notice, now);
+    return [{ type: notice.type, state: at.state, timelineState: at.timelineState }];
+  });
+  return { id: page.metadata.name, state: pageState(conditions), url: page.spec.url };
+}
+
+/** The component as Statuspage shows it; undefined while it has no id. */
+export function componentFacts(
+  caches: StatusCaches,
+  component: StatusComponentObject,
+  pageId: string,
+): ComponentCore | undefined {
+  const { namespace } = component.metadata;
+  if (component.spec.id === undefined) return undefined;
+  const all = caches.statusComponents.list(namespace).filter((c) => c.spec.id !== undefined);
+  const place = (c: StatusComponentObject) => c.spec.position ?? Number.MAX_SAFE_INTEGER;
+  const position =
+    all.filter(
+      (c) => place(c) < place(component) || (place(c) === place(component) && idOf(c) < idOf(component)),
+    ).length + 1;
+  const parentName = component.spec.parentRef?.name;
+  const parent = parentName ? caches.statusComponents.get(namespace, parentName) : undefined;
+  return componentCore(
+    {
+      id: component.spec.id,
+      name: component.spec.name,
+      description: component.spec.description ?? '',
+      state: component.spec.state ?? 'operational',
+      parentId: parent?.spec.id ?? null,
+      createdAt: createdAt(component.metadata),
+      updatedAt: updatedAt(component.metadata),
+    },
+    pageId,
+    position,
+  );
+}
+
+/** The public ids of the components a notice affects (by name in the namespace). */
+export function affectedIds(caches: StatusCaches, notice: StatusNoticeObject): number[] {
+  return (notice.spec.componentRefs ?? []).flatMap((ref) => {
+    const id = caches.statusComponents.get(notice.metadata.namespace, ref.name)?.spec.id;
+    return id === undefined ? [] : [id];
+  });
+}
+
+/** The incident or maintenance as Statuspage shows it at `now`; undefined while it has no id. */
+export function incidentFacts(
+  caches: StatusCaches,
+  object: StatusNoticeObject,
+  page: StatusPageObject,
+  now: Date,
+): (IncidentCore & { components: ComponentCore[] }) | undefined {
+  const notice = noticeFromObject(object);
+  if (!notice) return undefined;
+  const at = noticeAt(notice, now);
+  const pageId = page.metadata.name;
+  const components = (object.spec.componentRefs ?? []).flatMap((ref) => {
+    const c = caches.statusComponents.get(object.metadata.namespace, ref.name);
+    const core = c && componentFacts(caches, c, pageId);
+    return core ? [core] : [];
+  });
+  return {
+    ...incidentCore(notice, at, incidentStatus(notice, at), {
+      shortlink: noticeUrl(page.spec.url, notice.id),
+      pageId,
+    }),
+    components,
+  };
+}

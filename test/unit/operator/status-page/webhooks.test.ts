@@ -1,0 +1,182 @@
+// What subscriber webhooks are told (operator/subscribers/announce.ts) and the payloads they get
+// (payloads.ts), checked against the keys of Statuspage's own webhook deliveries.
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import {
+  NOT_SHOWN,
+  componentVersion,
+  isNews,
+  nextAnnounced,
+  noticeVersion,
+} from '../../../../operator/subscribers/announce.ts';
+import {
+  componentPayload,
+  incidentPayload,
+  webhookRequest,
+} from '../../../../operator/subscribers/payloads.ts';
+import { noticeAt, noticeFromObject } from '../../../../rules/notice-timeline.ts';
+import { componentCore, incidentCore, incidentStatus } from '../../../../rules/statuspage.ts';
+import { spec, statusComponent, statusNotice, stored } from '../../../support/builders.ts';
+
+const NOW = new Date('2026-11-26T12:00:00Z');
+const CREATED = '2026-11-26T11:00:00Z';
+const incident = (...updates: Array<{ state?: string; content: string; at: string }>) =>
+  statusNotice('outage', stored(), spec({ id: 7, updates, tags: [] }));
+
+describe('what subscribers are told of', () => {
+  it("records a component's Statuspage status, and a change with the status before it", () => {
+    const api = statusComponent('api', stored(), spec({ id: 1, state: 'degraded' }));
+    expect(componentVersion(api)).toBe('degraded_performance');
+    const first = nextAnnounced(undefined, 'operational', CREATED, NOW);
+    expect(first).toEqual({ version: 'operational', at: CREATED, deliveredTo: [] });
+    // A component's first state is no change.
+    expect(isNews('StatusComponent', first)).toBe(false);
+    const taken = { ...first, deliveredTo: ['all'] };
+    expect(nextAnnounced(taken, 'operational', CREATED, NOW)).toBe(taken);
+    const changed = nextAnnounced(taken, 'degraded_performance', CREATED, NOW);
+    expect(changed).toEqual({
+      version: 'degraded_performance',
+      previous: 'operational',
+      at: NOW.toISOString(),
+      deliveredTo: [],
+    });
+    expect(isNews('StatusComponent', changed)).toBe(true);
+  });
+
+  it('gives a notice a new version when what subscribers see changes, not when its tags or the clock do', () => {
+    const one = incident({ state: 'investigating', content: 'Looking.', at: '2026-11-26T10:00:00Z' });
+    const v1 = noticeVersion(one, NOW);
+    expect(v1).toMatch(/^[0-9a-f]{16}$/);
+    expect(isNews('StatusNotice', nextAnnounced(undefined, v1, CREATED, NOW))).toBe(true);
+    expect(noticeVersion(one, new Date(NOW.getTime() + 3600_000))).toBe(v1);
+    expect(noticeVersion(statusNotice('outage', stored(), spec({ ...one.spec, tags: ['db'] })), NOW)).toBe(
+      v1,
+    );
+    const dated = incident(
+      { state: 'investigating', content: 'Looking.', at: '2026-11-26T10:00:00Z' },
+      { state: 'resolved', content: 'Fixed.', at: '2026-11-26T13:00:00Z' },
+    );
+    // The resolution is dated later: not shown (nor news) until then.
+    expect(noticeVersion(dated, NOW)).toBe(v1);
+    expect(noticeVersion(dated, new Date('2026-11-26T13:00:01Z'))).not.toBe(v1);
+  });
+
+  it('has nothing to tell of a general notice or an incident that has not begun', () => {
+    const general = statusNotice('note', stored(), spec({ id: 8, type: 'general', updates: [] }));
+    expect(noticeVersion(general, NOW)).toBe(NOT_SHOWN);
+    const later = incident({ state: 'investigating', content: 'Soon.', at: '2026-11-27T00:00:00Z' });
+    expect(noticeVersion(later, NOW)).toBe(NOT_SHOWN);
+    expect(isNews('StatusNotice', nextAnnounced(undefined, NOT_SHOWN, CREATED, NOW))).toBe(false);
+  });
+});
+
+// The keys of Statuspage's own webhook deliveries (support.atlassian.com, "Enable webhook
+// notifications", and a delivery kept as a fixture by Zulip's Statuspage integration).
+const STATUSPAGE_KEYS = {
+  meta: ['documentation', 'generated_at', 'unsubscribe'],
+  page: ['id', 'status_description', 'status_indicator'],
+  component: [
+    'created_at',
+    'description',
+    'group_id',
+    'id',
+    'name',
+    'page_id',
+    'position',
+    'showcase',
+    'status',
+    'updated_at',
+  ],
+  component_update: ['component_id', 'component_type', 'created_at', 'id', 'new_status', 'old_status'],
+  incident: [
+    'created_at',
+    'id',
+    'impact',
+    'incident_updates',
+    'monitoring_at',
+    'name',
+    'resolved_at',
+    'shortlink',
+    'status',
+    'updated_at',
+  ],
+  incident_update: ['body', 'created_at', 'display_at', 'id', 'incident_id', 'status', 'updated_at'],
+};
+const keysOf = (o: object) => Object.keys(o).sort();
+const page = { id: 'status', state: 'degraded' as const, url: 'https://status.example.com' };
+
+describe("Statuspage's webhook payloads", () => {
+  const api = componentCore(
+    { id: 1, name: 'API', description: '', state: 'degraded', parentId: null, createdAt: 0, updatedAt: 0 },
+    'status',
+    1,
+  );
+
+  it('tells of a component change with the keys Statuspage sends', () => {
+    const payload = componentPayload(
+      page,
+      api,
+      { oldStatus: 'operational', newStatus: 'degraded_performance', at: '2026-11-26T11:30:00.000Z' },
+      NOW,
+    );
+    expect(keysOf(payload)).toEqual(['component', 'component_update', 'meta', 'page']);
+    expect(keysOf(payload.meta)).toEqual(STATUSPAGE_KEYS.meta);
+    expect(keysOf(payload.page)).toEqual(STATUSPAGE_KEYS.page);
+    expect(keysOf(payload.component)).toEqual(expect.arrayContaining(STATUSPAGE_KEYS.component));
+    expect(keysOf(payload.component_update)).toEqual(STATUSPAGE_KEYS.component_update);
+    expect(payload.page).toEqual({
+      id: 'status',
+      status_indicator: 'minor',
+      status_description: 'Partially Degraded Service',
+    });
+    expect(payload.component_update).toEqual({
+      id: `1-${Date.parse('2026-11-26T11:30:00.000Z')}`,
+      component_id: '1',
+      component_type: 'Component',
+      old_status: 'operational',
+      new_status: 'degraded_performance',
+      created_at: '2026-11-26T11:30:00.000Z',
+    });
+  });
+
+  it('tells of an incident with the keys Statuspage sends, its newest update first', () => {
+    const object = incident(
+      { state: 'investigating', content: 'Looking.', at: '2026-11-26T10:00:00Z' },
+      { state: 'recovering', content: 'Fixed; watching.', at: '2026-11-26T11:00:00Z' },
+    );
+    const notice = noticeFromObject(object)!;
+    const at = noticeAt(notice, NOW);
+    const core = incidentCore(notice, at, incidentStatus(notice, at), {
+      shortlink: 'https://status.example.com/notices/7',
+      pageId: 'status',
+    });
+    const payload = incidentPayload(page, { ...core, components: [api] }, NOW);
+    expect(keysOf(payload)).toEqual(['incident', 'meta', 'page']);
+    expect(keysOf(payload.incident)).toEqual(expect.arrayContaining(STATUSPAGE_KEYS.incident));
+    expect(keysOf(payload.incident.incident_updates[0]!)).toEqual(
+      expect.arrayContaining(STATUSPAGE_KEYS.incident_update),
+    );
+    expect(payload.incident).toMatchObject({
+      id: '7',
+      status: 'monitoring',
+      monitoring_at: '2026-11-26T11:00:00.000Z',
+      incident_updates: [
+        { id: '7-2', status: 'monitoring' },
+        { id: '7-1', status: 'investigating' },
+      ],
+      components: [{ id: '1', name: 'API' }],
+    });
+  });
+
+  it('signs the body when the webhook has a key, and only then', () => {
+    const signed = webhookRequest('https://hooks.example/x', 'key', { a: 1 });
+    expect(signed.headers['x-signature']).toBe(
+      `sha256=${createHmac('sha256', 'key')
+        .update(signed.body as string)
+        .digest('hex')}`,
+    );
+    expect(
+      webhookRequest('https://hooks.example/x', undefined, { a: 1 }).headers['x-signature'],
+    ).toBeUndefined();
+  });
+});
