@@ -4,6 +4,7 @@
 // status API behind the node's ingress controller (Caddy), pods reaching Services through
 // kube-proxy and cluster DNS. The test only drives the release, as a user would: deliveries go
 // through the Ingress, and nothing runs with admin credentials on behalf of Slipway.
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_BUNDLE, LABEL_STEP } from '../../crds/labels.ts';
 import { stringify } from 'yaml';
-import type { BundleObject } from '../../crds/index.ts';
+import type { BundleObject, StatusPageObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode, NODE_DIR } from '../../scripts/cluster/real-node.ts';
 import {
@@ -23,7 +24,10 @@ import {
 } from '../../scripts/helm/install.ts';
 import { buildSlipwayImage, type SlipwayImage } from '../../scripts/image/build.ts';
 import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import { inNamespace, spec, statusComponent, statusPage } from '../support/builders.ts';
 import { githubPush, githubPushRequest } from '../support/github-push.ts';
+import { runPlugin } from '../support/plugin.ts';
+import { startReceiver } from '../support/receiver.ts';
 import { backupFile, finalBundle, run, servedPage, step } from './support/chain.ts';
 import { startGitServer, startMariaDb, type Database, type GitServer } from './support/host-services.ts';
 import { LOG_DIR } from './support/slipway.ts';
@@ -426,6 +430,96 @@ describe('Slipway installed with its Helm chart on the real node', () => {
       );
       expect(unexpected).toEqual([]);
       expect(answers.get('202') ?? 0).toBeGreaterThan(20);
+    },
+  );
+
+  it$(
+    'a status page subscriber hears of `kubectl slipway notice update` from the installed operator, signed',
+    async () => {
+      const receiver = await startReceiver(node.hostAddress);
+      try {
+        await kubectl(
+          ['apply', '-f', '-'],
+          [
+            {
+              apiVersion: 'v1',
+              kind: 'Secret',
+              metadata: { name: 'status-ops', namespace: ns.name },
+              stringData: { url: `${receiver.base}/status/ops-token`, hmacKey: 'installed-status-key' },
+            },
+            statusPage(
+              'status',
+              inNamespace(ns.name),
+              spec({ webhooks: [{ name: 'ops', secretRef: { name: 'status-ops' } }] }),
+            ),
+            statusComponent('databases', inNamespace(ns.name)),
+          ]
+            .map((o) => stringify(o))
+            .join('---\n'),
+        );
+        await waitFor(
+          'the webhook on the StatusPage',
+          async () =>
+            (await api.get<StatusPageObject>('StatusPage', ns.name, 'status')).status?.webhooks?.[0]?.since,
+          60_000,
+          250,
+        );
+        const opened = await runPlugin(
+          ns.name,
+          'notice',
+          'open',
+          '--type',
+          'unplanned',
+          '--subject',
+          'Slow queries',
+          '--component',
+          'databases',
+          '--message',
+          'Looking into it.',
+        );
+        expect(opened.code).toBe(0);
+        const notice = opened.stdout.trim();
+        await waitFor(
+          'the incident at the receiver',
+          async () => receiver.to('/status/ops-token')[0],
+          60_000,
+          250,
+        );
+        const sentAt = Date.now();
+        const updated = await runPlugin(
+          ns.name,
+          'notice',
+          'update',
+          notice,
+          '--state',
+          'identified',
+          '--message',
+          'A slow disk.',
+        );
+        expect(updated.code).toBe(0);
+        const update = await waitFor(
+          'the update at the receiver',
+          async () => receiver.to('/status/ops-token').find((d) => d.body.incident?.status === 'identified'),
+          60_000,
+          100,
+        );
+        process.stderr.write(
+          `[installed] kubectl slipway notice update started → subscriber webhook received: ${update.at - sentAt} ms\n`,
+        );
+        expect(update.headers['x-signature']).toBe(
+          `sha256=${createHmac('sha256', 'installed-status-key').update(update.raw).digest('hex')}`,
+        );
+        expect(update.body).toMatchObject({
+          page: { id: 'status', status_indicator: 'minor' },
+          incident: {
+            name: 'Slow queries',
+            incident_updates: [{ status: 'identified', body: 'A slow disk.' }, { status: 'investigating' }],
+            components: [{ name: 'databases' }],
+          },
+        });
+      } finally {
+        receiver.close();
+      }
     },
   );
 

@@ -13,7 +13,7 @@ export interface Delivery {
 }
 
 export interface Receiver {
-  /** http://127.0.0.1:<port> */
+  /** http://<host>:<port> */
   base: string;
   deliveries: Delivery[];
   /** What a path answers next: a queue of answers, then 200. */
@@ -23,7 +23,8 @@ export interface Receiver {
   close(): void;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** Listens on `host` (127.0.0.1; the node's host address for pods to reach it). */
+export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const answers: Receiver['answers'] = new Map();
   const server = createServer((req, res) => {
@@ -38,10 +39,10 @@ export async function startReceiver(): Promise<Receiver> {
       res.end(answer.status < 300 ? 'ok' : `no: ${path} is not welcome`);
     });
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(0, host);
   await new Promise((r) => server.once('listening', r));
   return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    base: `http://${host}:${(server.address() as AddressInfo).port}`,
     deliveries,
     answers,
     to: (path) => deliveries.filter((d) => d.path === path),
