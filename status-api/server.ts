@@ -23,7 +23,7 @@ import { notFound } from './errors.ts';
 import { statuspageBodies, statuspageEndpoint } from './statuspage-endpoints.ts';
 import { clientAddress, limitKey, parseTrustedProxies } from '../lib/client-address.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
-import { sendError, sendPrepared } from './http/respond.ts';
+import { sendError, sendPrepared, type HeaderList } from './http/respond.ts';
 import type { StatusSnapshot } from './model/snapshot.ts';
 
 /** What the server reads; StatusStore is one. */
@@ -127,19 +127,26 @@ const pathOf = (url: string): string => {
   return query >= 0 ? url.slice(0, query) : url;
 };
 
-/** Per request: its id (X-Request-Id), and one observation once it is answered. */
+/** Route templates of the paths seen (bounded): the observation does not test every pattern each time. */
+const templateOfPath = new Map<string, string>();
+function cachedRouteTemplate(path: string): string {
+  let template = templateOfPath.get(path);
+  if (template === undefined) {
+    template = routeTemplate(path);
+    if (templateOfPath.size >= 10_000) templateOfPath.clear();
+    templateOfPath.set(path, template);
+  }
+  return template;
+}
+
+/** Per request: one observation once it is answered (`id` is its X-Request-Id). */
 function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Logger) {
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const id = requestId(req);
-    res.setHeader('X-Request-Id', id);
+  return (req: IncomingMessage, res: ServerResponse, id: string): void => {
     const started = process.hrtime.bigint();
-    let reported = false;
     const report = (): void => {
-      if (reported) return;
-      reported = true;
       const observation = {
         method: req.method ?? 'GET',
-        route: routeTemplate(pathOf(req.url ?? '/')),
+        route: cachedRouteTemplate(pathOf(req.url ?? '/')),
         status: res.statusCode,
         durationSeconds: Number(process.hrtime.bigint() - started) / 1e9,
       };
@@ -150,16 +157,24 @@ function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Lo
         logger.warn({ err: error }, 'request observer failed');
       }
     };
-    res.once('finish', report);
+    // 'close' follows 'finish' when the answer was sent, and comes alone when it was not.
     res.once('close', report);
   };
 }
 
 /** Headers of every answer: anyone may read it from a browser, as JSON, never sniffed. */
-function commonHeaders(res: ServerResponse): void {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
+const COMMON_HEADERS: HeaderList = [
+  'Access-Control-Allow-Origin',
+  '*',
+  'Access-Control-Expose-Headers',
+  EXPOSED_HEADERS,
+  'X-Content-Type-Options',
+  'nosniff',
+];
+
+/** Sets a header list one by one (the routed path, and errors). */
+function applyHeaders(res: ServerResponse, headers: HeaderList): void {
+  for (let i = 0; i < headers.length; i += 2) res.setHeader(String(headers[i]), headers[i + 1]!);
 }
 
 /** Any method but GET/HEAD on a known path: the API and the page are read-only. */
@@ -200,40 +215,59 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
   app.set('etag', false);
 
   const observe = observeRequests(observeRequest, logger);
-  app.use((req, res, next) => {
-    observe(req, res);
-    commonHeaders(res);
-    next();
-  });
+  const policy = limiter
+    ? `${config.rateLimit.burst};w=${Math.max(1, Math.round(config.rateLimit.burst / config.rateLimit.requestsPerSecond))}`
+    : '';
 
-  /** The rate limit: its headers, and false (429 sent) when the client is over it. */
-  const admit = (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (limiter === null) return true;
-    const { requestsPerSecond, burst } = config.rateLimit;
+  /**
+   * A request's own headers (its id, CORS, the rate limit), with its observation registered;
+   * undefined when the client is over the rate limit (429 sent).
+   */
+  const begin = (req: IncomingMessage, res: ServerResponse, nowMs: number): HeaderList | undefined => {
+    const id = requestId(req);
+    observe(req, res, id);
+    const headers: HeaderList = ['X-Request-Id', id, ...COMMON_HEADERS];
+    if (limiter === null) return headers;
     const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
     // IPv6 clients by their /64: rotating addresses inside it does not buy more requests.
-    const decision = limiter.take(limitKey(client), clock().getTime());
-    res.setHeader('RateLimit-Policy', `${burst};w=${Math.max(1, Math.round(burst / requestsPerSecond))}`);
-    res.setHeader('RateLimit-Limit', decision.limit);
-    res.setHeader('RateLimit-Remaining', decision.remaining);
-    res.setHeader('RateLimit-Reset', decision.resetSeconds);
-    if (decision.allowed) return true;
-    res.setHeader('Retry-After', decision.retryAfterSeconds);
+    const decision = limiter.take(limitKey(client), nowMs);
+    headers.push(
+      'RateLimit-Policy',
+      policy,
+      'RateLimit-Limit',
+      decision.limit,
+      'RateLimit-Remaining',
+      decision.remaining,
+      'RateLimit-Reset',
+      decision.resetSeconds,
+    );
+    if (decision.allowed) return headers;
+    headers.push('Retry-After', decision.retryAfterSeconds);
+    applyHeaders(res, headers);
     sendError(res, {
       status: 429,
       code: 'rate_limited',
-      message: `too many requests: at most ${requestsPerSecond} per second per client`,
+      message: `too many requests: at most ${config.rateLimit.requestsPerSecond} per second per client`,
     });
-    return false;
+    return undefined;
   };
   app.use((req, res, next) => {
-    if (admit(req, res)) next();
+    const headers = begin(req, res, clock().getTime());
+    if (headers === undefined) return;
+    applyHeaders(res, headers);
+    next();
   });
 
-  /** An answer made once (or its error), as every route sends it. */
-  const send = (req: IncomingMessage, res: ServerResponse, answer: PreparedAnswer): void => {
-    if (answer.ok) sendPrepared(req, res, answer.body, config.cacheMaxAgeSeconds);
-    else sendError(res, answer.error);
+  /** An answer made once (or its error), as every route sends it, with the request's headers. */
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    answer: PreparedAnswer,
+    headers?: HeaderList,
+  ): void => {
+    if (answer.ok) return sendPrepared(req, res, answer.body, config.cacheMaxAgeSeconds, headers);
+    if (headers) applyHeaders(res, headers);
+    sendError(res, answer.error);
   };
 
   const answers = new AnswerCache();
@@ -342,10 +376,8 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
       pages.urlAnswer(snapshot, nowMs, req.url);
     if (known === undefined) return false;
     try {
-      observe(req, res);
-      commonHeaders(res);
-      if (!admit(req, res)) return true;
-      send(req, res, known);
+      const headers = begin(req, res, nowMs);
+      if (headers !== undefined) send(req, res, known, headers);
     } catch (error) {
       // As Express's error handler answers a failure on its path.
       logger.error(

@@ -86,10 +86,16 @@ export class PageEntryReconciler implements Reconciler {
     return result;
   }
 
-  /** What subscriber webhooks are told of the entry (null: the page has none, keep no record). */
-  private announced(entry: Cached<PageEntryObject>, page: StatusPageObject | undefined): Announced | null {
+  /**
+   * What subscriber webhooks are told of the entry; kept only while the page has webhooks
+   * (undefined leaves the record as it is: a page without webhooks costs no writes).
+   */
+  private announced(
+    entry: Cached<PageEntryObject>,
+    page: StatusPageObject | undefined,
+  ): Announced | undefined {
     const current = this.ctx.status.current(entry)?.announced;
-    if (!page?.spec.webhooks?.length) return null;
+    if (!page?.spec.webhooks?.length) return undefined;
     const version =
       this.kind === 'StatusComponent'
         ? componentVersion(entry as StatusComponentObject)

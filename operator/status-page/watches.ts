@@ -24,14 +24,15 @@ export function watchStatusPageEntries(
   };
   // The entries depend on a page's existence and spec, not on its status (which the webhook
   // sender writes often): a status-only change looks at the page alone.
-  const generations = new Map<string, number | undefined>();
+  // (By uid too: a page deleted and made again while the watch was away comes back as an update.)
+  const seen = new Map<string, string>();
   statusPages.onEvent((p, type) => {
     const key = objectKey(p.metadata.namespace, p.metadata.name);
-    const before = generations.get(key);
-    if (type === 'delete') generations.delete(key);
-    else generations.set(key, p.metadata.generation);
-    if (type === 'update' && before === p.metadata.generation)
-      pages?.enqueue(p.metadata.namespace, p.metadata.name);
+    const before = seen.get(key);
+    const now = `${p.metadata.uid}/${p.metadata.generation}`;
+    if (type === 'delete') seen.delete(key);
+    else seen.set(key, now);
+    if (type === 'update' && before === now) pages?.enqueue(p.metadata.namespace, p.metadata.name);
     else all(p.metadata.namespace);
   });
   statusComponents.onEvent((c) => {

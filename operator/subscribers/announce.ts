@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { StatusComponentObject, StatusNoticeObject } from '../../crds/index.ts';
 import { noticeAt, noticeFromObject } from '../../rules/notice-timeline.ts';
-import { STATUSPAGE_WORDS, incidentCore, incidentStatus, shownAsIncident } from '../../rules/statuspage.ts';
+import { STATUSPAGE_WORDS, incidentStatus, shownAsIncident } from '../../rules/statuspage.ts';
 
 export type Announced = NonNullable<NonNullable<StatusComponentObject['status']>['announced']>;
 
@@ -19,25 +19,34 @@ export function componentVersion(component: StatusComponentObject): string {
   return STATUSPAGE_WORDS.componentStatus[component.spec.state ?? 'operational'];
 }
 
+/** Marks how a notice's version is computed: a record made another way is not news. */
+const NOTICE_VERSION_TAG = 'n1';
+
 /**
- * A notice's version at `now`: a digest of what subscribers are shown of it (its subject,
- * status, impact, updates in effect and window), not of when it was written.
+ * A notice's version at `now`: a digest of what subscribers are shown of it — its type,
+ * subject, Statuspage status, the updates in effect, its window and the components it affects —
+ * from the notice's own fields, not from the payload's shape (a new operator that sends more
+ * fields does not make every notice news).
  */
 export function noticeVersion(object: StatusNoticeObject, now: Date): string {
   const notice = noticeFromObject(object);
   if (!notice) return NOT_SHOWN;
   const at = noticeAt(notice, now);
   if (!shownAsIncident(notice, at)) return NOT_SHOWN;
-  const {
-    created_at: _created,
-    updated_at: _updated,
-    ...shown
-  } = incidentCore(notice, at, incidentStatus(notice, at), {
-    shortlink: '',
-    pageId: '',
-  });
-  return createHash('sha256').update(JSON.stringify(shown)).digest('hex').slice(0, 16);
+  const shown = [
+    notice.type,
+    notice.subject,
+    incidentStatus(notice, at),
+    notice.updates.slice(0, at.updateCount).map((u) => [u.at, u.state ?? '', u.content]),
+    notice.beginsAt,
+    notice.endsAt,
+    (object.spec.componentRefs ?? []).map((r) => r.name).sort(),
+  ];
+  const digest = createHash('sha256').update(JSON.stringify(shown)).digest('hex').slice(0, 16);
+  return `${NOTICE_VERSION_TAG}:${digest}`;
 }
+
+const tagOf = (version: string) => (version.includes(':') ? version.slice(0, version.indexOf(':')) : '');
 
 /**
  * The record after this look: the first one is dated at the object's creation (a notice
@@ -52,6 +61,9 @@ export function nextAnnounced(
 ): Announced {
   if (!current) return { version, at: createdAt, deliveredTo: [] };
   if (current.version === version) return current;
+  // A notice version computed another way (an older operator): the same change, not news.
+  if (current.version !== NOT_SHOWN && version !== NOT_SHOWN && tagOf(current.version) !== tagOf(version))
+    return { ...current, version };
   return { version, previous: current.version, at: now.toISOString(), deliveredTo: [] };
 }
 

@@ -64,12 +64,31 @@ export function componentFacts(
   );
 }
 
-/** The public ids of the components a notice affects (by name in the namespace). */
-export function affectedIds(caches: StatusCaches, notice: StatusNoticeObject): number[] {
-  return (notice.spec.componentRefs ?? []).flatMap((ref) => {
-    const id = caches.statusComponents.get(notice.metadata.namespace, ref.name)?.spec.id;
-    return id === undefined ? [] : [id];
-  });
+/**
+ * Whether a webhook limited to `components` (public ids; a group stands for its parts) wants
+ * the object's changes: a component of those, or a notice that affects one of them or no
+ * component at all. Without a limit, everything.
+ */
+export function wants(
+  caches: StatusCaches,
+  components: readonly number[] | undefined,
+  kind: 'StatusComponent' | 'StatusNotice',
+  object: StatusComponentObject | StatusNoticeObject,
+): boolean {
+  if (!components) return true;
+  const wanted = new Set(components);
+  const { namespace } = object.metadata;
+  const covers = (c: StatusComponentObject | undefined): boolean => {
+    if (!c) return false;
+    if (c.spec.id !== undefined && wanted.has(c.spec.id)) return true;
+    const parent = c.spec.parentRef?.name;
+    const parentId = parent ? caches.statusComponents.get(namespace, parent)?.spec.id : undefined;
+    return parentId !== undefined && wanted.has(parentId);
+  };
+  if (kind === 'StatusComponent') return covers(object as StatusComponentObject);
+  const refs = (object as StatusNoticeObject).spec.componentRefs ?? [];
+  // A notice about no component in particular concerns every subscriber.
+  return refs.length === 0 || refs.some((ref) => covers(caches.statusComponents.get(namespace, ref.name)));
 }
 
 /** The incident or maintenance as Statuspage shows it at `now`; undefined while it has no id. */

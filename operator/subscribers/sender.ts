@@ -7,46 +7,49 @@
 // Each webhook is a lane: its pending changes go out one at a time, oldest first. A failure
 // (no answer, a 3xx, 4xx or 5xx after 3 tries) stops the lane and tries again after 1 min, then
 // twice as late each time up to 1 h; a webhook failing for a day is tried every 6 h. The
-// StatusPage's status.webhooks and its WebhooksDelivered condition show each one's health.
-// Receiver URLs and keys are read from their Secret when needed and never shown.
-import type {
-  StatusComponentObject,
-  StatusNoticeObject,
-  StatusPageObject,
-  StatusWebhookReason,
-} from '../../crds/index.ts';
+// StatusPage's status.webhooks and its WebhooksDelivered condition show each one's health
+// (webhook-health.ts). Receiver URLs and keys are read from their Secret when needed and never
+// shown.
+import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import type { Cached } from '../../lib/informer.ts';
 import { objectKey } from '../../lib/informer.ts';
+import { isConflict } from '../../lib/kube.ts';
 import type { SecretReader } from '../../lib/secret-reader.ts';
 import type { OperatorContext } from '../context.ts';
 import { statusWebhooksTotal } from '../metrics.ts';
 import { call } from '../outbound/call.ts';
 import { receiverSecrets, receiverUrlProblem } from '../outbound/receiver.ts';
-import { KeyedMutex } from '../reconcile/keyed-mutex.ts';
 import type { TransitionEvents } from '../reconcile/status-writer.ts';
 import { oldest } from '../status-page/decide.ts';
 import { isNews, type Announced } from './announce.ts';
-import { affectedIds, componentFacts, incidentFacts, pageFacts } from './facts.ts';
-import { componentPayload, incidentPayload, webhookRequest } from './payloads.ts';
+import { componentFacts, incidentFacts, pageFacts, wants } from './facts.ts';
+import { componentPayload, incidentPayload, webhookRequest, type PageFacts } from './payloads.ts';
+import {
+  CONDITION,
+  FAILING_LONG_MS,
+  webhookPageStatus,
+  type WebhookHealth,
+  type WebhookStatus,
+} from './webhook-health.ts';
 
 type EntryKind = 'StatusComponent' | 'StatusNotice';
 type EntryObject = Cached<StatusComponentObject> | Cached<StatusNoticeObject>;
 type Webhook = NonNullable<StatusPageObject['spec']['webhooks']>[number];
-type WebhookStatus = NonNullable<NonNullable<StatusPageObject['status']>['webhooks']>[number];
 
 /** Tries of one POST in a round (1 s and 2 s apart, or as Retry-After asks). */
 const ATTEMPTS_PER_ROUND = 3;
 const FIRST_DELAY_MS = 60_000;
 const MAX_DELAY_MS = 3600_000;
-/** A webhook failing this long is marked on the StatusPage and tried less often. */
-export const FAILING_LONG_MS = 24 * 3600_000;
 const LONG_DELAY_MS = 6 * 3600_000;
 /** status.webhooks[].deliveredAt is brought up to date at most this often. */
 const DELIVERED_AT_EVERY_MS = 10 * 60_000;
-const CONDITION = 'WebhooksDelivered';
+/** Deliveries to one object within this long are recorded in one status write. */
+const RECORD_AFTER_MS = 250;
+/** A page's state is computed over all its notices: once per this long, not per delivery. */
+const PAGE_FACTS_FOR_MS = 1000;
 
-interface Lane {
+interface Lane extends WebhookHealth {
   namespace: string;
   name: string;
   /** `<kind>/<object name>` of the changes this webhook is still owed. */
@@ -55,9 +58,6 @@ interface Lane {
   retryAt: number;
   timer?: NodeJS.Timeout;
   failures: number;
-  failingSince?: number;
-  problem?: { reason: StatusWebhookReason; message: string };
-  deliveredAt?: number;
 }
 
 /** A whole second: creationTimestamp has no finer grain. */
@@ -77,10 +77,17 @@ export class StatusWebhooks {
   readonly #secrets: SecretReader;
   readonly #fetch: typeof fetch;
   readonly #lanes = new Map<string, Lane>();
-  /** The webhooks that took each object's latest change (also in status.announced once written). */
+  /** The webhooks that took each object's latest change, until status.announced shows them. */
   readonly #taken = new Map<string, { at: string; names: Set<string> }>();
-  readonly #locks = new KeyedMutex();
   readonly #running = new Set<Promise<void>>();
+  /** Objects and pages whose status write waits (a short batch, or a retry after a failure). */
+  readonly #writes = new Map<string, { timer: NodeJS.Timeout; failures: number }>();
+  /** What a page's webhooks depended on when last looked at: its uid, generation and sinces. */
+  readonly #pagesSeen = new Map<string, string>();
+  readonly #pageFacts = new Map<string, { at: number; facts: PageFacts }>();
+  readonly #sleeps = new Set<() => void>();
+  /** Bumped by resume() and stop(): work begun in an earlier term ends and sends nothing more. */
+  #term = 0;
   #stopped = true;
 
   constructor(ctx: OperatorContext, secrets: SecretReader, fetchImpl: typeof fetch = fetch) {
@@ -90,25 +97,35 @@ export class StatusWebhooks {
     const { statusPages, statusComponents, statusNotices } = ctx.informers;
     statusComponents.onEvent((o) => this.#consider('StatusComponent', o.metadata.namespace, o.metadata.name));
     statusNotices.onEvent((o) => this.#consider('StatusNotice', o.metadata.namespace, o.metadata.name));
-    statusPages.onEvent((p) => void this.#pageChanged(p.metadata.namespace));
+    statusPages.onEvent((p) => this.#pageEvent(p.metadata.namespace));
   }
 
-  /** After a (re)start: every change a webhook has not taken yet. */
+  /**
+   * After a (re)start: every change a webhook has not taken yet, once what an earlier term
+   * still had in flight has ended (it records what it sent, so that is not sent again).
+   */
   resume(): void {
-    this.#stopped = false;
-    const namespaces = new Set(this.#ctx.informers.statusPages.list().map((p) => p.metadata.namespace));
-    for (const namespace of namespaces) void this.#pageChanged(namespace);
+    this.#term += 1;
+    const term = this.#term;
+    void this.idle().then(() => {
+      if (this.#term !== term) return;
+      this.#stopped = false;
+      const namespaces = new Set(this.#ctx.informers.statusPages.list().map((p) => p.metadata.namespace));
+      for (const namespace of namespaces) this.#pageEvent(namespace);
+    });
   }
 
   /** On losing leadership: nothing queued survives (the next leader reads status.announced). */
   stop(): void {
+    this.#term += 1;
     this.#stopped = true;
     for (const lane of this.#lanes.values()) clearTimeout(lane.timer);
     this.#lanes.clear();
-    this.#taken.clear();
+    this.#pagesSeen.clear();
+    for (const wake of this.#sleeps) wake();
   }
 
-  /** Resolves when no webhook is being sent to (tests). */
+  /** Resolves when nothing is being sent (tests, and resume()). */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
@@ -117,7 +134,39 @@ export class StatusWebhooks {
     return oldest(this.#ctx.informers.statusPages.list(namespace));
   }
 
-  /** A page was added, changed or removed: its webhooks' records, then everything they are owed. */
+  #webhookStatus(page: StatusPageObject, name: string): WebhookStatus | undefined {
+    const status = this.#ctx.status.current(page) as StatusPageObject['status'];
+    return status?.webhooks?.find((w) => w.name === name);
+  }
+
+  /**
+   * A page event: the webhooks need another look only when the page came or went, its spec
+   * changed, or a webhook got its `since` (not on its other status writes or annotations).
+   */
+  #pageEvent(namespace: string): void {
+    if (this.#stopped) return;
+    const page = this.#page(namespace);
+    const sinces = (
+      this.#ctx.status.current(page ?? ({} as StatusPageObject)) as StatusPageObject['status']
+    )?.webhooks
+      ?.map((w) => `${w.name}@${w.since}`)
+      .join(',');
+    const seen = page ? `${page.metadata.uid}/${page.metadata.generation}/${sinces ?? ''}` : '';
+    const before = this.#pagesSeen.get(namespace);
+    if (before === seen) return;
+    this.#pagesSeen.set(namespace, seen);
+    // An edited page (a mended URL, a new Secret name) is tried again at once.
+    if (before !== undefined && before.split('/')[1] !== page?.metadata.generation?.toString())
+      for (const lane of this.#lanes.values())
+        if (lane.namespace === namespace) {
+          lane.retryAt = 0;
+          clearTimeout(lane.timer);
+          lane.timer = undefined;
+        }
+    void this.#pageChanged(namespace);
+  }
+
+  /** The webhooks' records on the page, then everything they are owed. */
   async #pageChanged(namespace: string): Promise<void> {
     if (this.#stopped) return;
     const page = this.#page(namespace);
@@ -147,6 +196,10 @@ export class StatusWebhooks {
     return (this.#ctx.status.current(object) as { announced?: Announced } | undefined)?.announced;
   }
 
+  #takenKey(kind: EntryKind, namespace: string, name: string): string {
+    return `${kind}/${objectKey(namespace, name)}`;
+  }
+
   /** Queues the object's latest change for each webhook still owed it. */
   #consider(kind: EntryKind, namespace: string, name: string): void {
     if (this.#stopped) return;
@@ -171,36 +224,10 @@ export class StatusWebhooks {
     if (since === undefined) return false;
     const from = announced.previous === undefined ? floorToSecond(Date.parse(since)) : Date.parse(since);
     if (Date.parse(announced.at) < from) return false;
-    const taken = this.#taken.get(this.#takenKey(kind, object));
+    const { namespace, name } = object.metadata;
+    const taken = this.#taken.get(this.#takenKey(kind, namespace, name));
     if (taken?.at === announced.at && taken.names.has(hook.name)) return false;
-    if (!hook.components) return true;
-    const wanted = new Set(hook.components);
-    const { namespace } = object.metadata;
-    const components = this.#ctx.informers.statusComponents;
-    const covers = (id: number | undefined, parentName: string | undefined) =>
-      (id !== undefined && wanted.has(id)) ||
-      (parentName !== undefined && wanted.has(components.get(namespace, parentName)?.spec.id ?? 0));
-    if (kind === 'StatusComponent') {
-      const c = object as StatusComponentObject;
-      return covers(c.spec.id, c.spec.parentRef?.name);
-    }
-    const notice = object as StatusNoticeObject;
-    const ids = affectedIds(this.#ctx.informers, notice);
-    // A notice about no component in particular concerns every subscriber.
-    if (ids.length === 0) return true;
-    return (notice.spec.componentRefs ?? []).some((ref) => {
-      const c = components.get(namespace, ref.name);
-      return !!c && covers(c.spec.id, c.spec.parentRef?.name);
-    });
-  }
-
-  #takenKey(kind: EntryKind, object: EntryObject): string {
-    return `${kind}/${objectKey(object.metadata.namespace, object.metadata.name)}`;
-  }
-
-  #webhookStatus(page: StatusPageObject, name: string): WebhookStatus | undefined {
-    const status = this.#ctx.status.current(page) as StatusPageObject['status'];
-    return status?.webhooks?.find((w) => w.name === name);
+    return wants(this.#ctx.informers, hook.components, kind, object);
   }
 
   #lane(page: StatusPageObject, name: string): Lane {
@@ -238,7 +265,7 @@ export class StatusWebhooks {
       return;
     }
     lane.running = true;
-    const run = this.#run(lane).finally(() => {
+    const run = this.#run(lane, this.#term).finally(() => {
       lane.running = false;
       this.#running.delete(run);
       // Changes that arrived while it ran.
@@ -247,34 +274,46 @@ export class StatusWebhooks {
     this.#running.add(run);
   }
 
-  /** Sends the lane's pending changes, oldest first, until one fails. */
-  async #run(lane: Lane): Promise<void> {
+  /** Sends the lane's pending changes, oldest first, until one fails or the term ends. */
+  async #run(lane: Lane, term: number): Promise<void> {
     const batch = [...lane.pending].flatMap((key) => {
       const [kind, name] = key.split('/') as [EntryKind, string];
       const object = this.#object(kind, lane.namespace, name);
       const announced = object && this.#announced(object);
-      return object && announced ? [{ key, kind, object, announced }] : [];
+      return object && announced ? [{ key, kind, name, at: Date.parse(announced.at) }] : [];
     });
-    batch.sort((a, b) => a.announced.at.localeCompare(b.announced.at));
+    batch.sort((a, b) => a.at - b.at);
     const present = new Set(batch.map((b) => b.key));
     for (const key of lane.pending) if (!present.has(key)) lane.pending.delete(key);
-    for (const { key, kind, object: cached } of batch) {
-      if (this.#stopped) return;
+    let sent = false;
+    for (const { key, kind, name } of batch) {
+      if (this.#term !== term) return;
       const page = this.#page(lane.namespace);
       const hook = page?.spec.webhooks?.find((h) => h.name === lane.name);
       // Re-read: the change may have been replaced or taken since the batch was made.
-      const object = this.#object(kind, lane.namespace, cached.metadata.name);
+      const object = this.#object(kind, lane.namespace, name);
       if (!page || !hook) return;
       if (!object || !this.#owes(page, hook, kind, object)) {
         lane.pending.delete(key);
         continue;
       }
-      const problem = await this.#deliver(page, hook, kind, object);
-      if (this.#stopped) return;
+      const problem = await this.#deliver(page, hook, kind, object, term);
+      if (this.#term !== term) return;
       if (problem) return this.#failed(lane, problem);
       lane.pending.delete(key);
-      await this.#delivered(lane);
+      sent = true;
     }
+    // Delivered, or nothing left that it is owed (a narrower filter, a notice made general).
+    if (sent || (lane.pending.size === 0 && lane.failingSince !== undefined)) await this.#delivered(lane);
+  }
+
+  #pageFactsOf(page: StatusPageObject, now: Date): PageFacts {
+    const memo = this.#pageFacts.get(page.metadata.namespace);
+    if (memo && now.getTime() - memo.at < PAGE_FACTS_FOR_MS && memo.facts.id === page.metadata.name)
+      return memo.facts;
+    const facts = pageFacts(this.#ctx.informers, page, now);
+    this.#pageFacts.set(page.metadata.namespace, { at: now.getTime(), facts });
+    return facts;
   }
 
   /** One change to one webhook; resolves with why it was not taken, or undefined. */
@@ -283,30 +322,24 @@ export class StatusWebhooks {
     hook: Webhook,
     kind: EntryKind,
     object: EntryObject,
+    term: number,
   ): Promise<Lane['problem']> {
     const announced = this.#announced(object)!;
     const now = this.#ctx.now();
-    const facts = pageFacts(this.#ctx.informers, page, now);
-    let payload: object | undefined;
-    if (kind === 'StatusComponent') {
-      const component = componentFacts(
-        this.#ctx.informers,
-        object as StatusComponentObject,
-        page.metadata.name,
-      );
-      payload =
-        component &&
-        componentPayload(
-          facts,
-          component,
-          { oldStatus: announced.previous ?? '', newStatus: announced.version, at: announced.at },
-          now,
-        );
-    } else {
-      const incident = incidentFacts(this.#ctx.informers, object as StatusNoticeObject, page, now);
-      payload = incident && incidentPayload(facts, incident, now);
-    }
-    if (!payload) return undefined;
+    const facts = this.#pageFactsOf(page, now);
+    const payload =
+      kind === 'StatusComponent'
+        ? componentPayload(
+            facts,
+            componentFacts(this.#ctx.informers, object as StatusComponentObject, page.metadata.name)!,
+            { oldStatus: announced.previous ?? '', newStatus: announced.version, at: announced.at },
+            now,
+          )
+        : incidentPayload(
+            facts,
+            incidentFacts(this.#ctx.informers, object as StatusNoticeObject, page, now)!,
+            now,
+          );
     let receiver: { url: string; hmacKey?: string } | string;
     try {
       receiver = await this.#receiver(page.metadata.namespace, hook);
@@ -318,58 +351,94 @@ export class StatusWebhooks {
       fetch: this.#fetch,
       secrets: receiverSecrets(receiver),
       sleep: (ms) => this.#sleep(ms),
-      stopped: () => this.#stopped,
+      stopped: () => this.#term !== term,
       attempts: ATTEMPTS_PER_ROUND,
     });
-    if (this.#stopped && !result.ok) return undefined;
-    statusWebhooksTotal.inc({ result: result.ok ? 'accepted' : 'failed' });
-    if (!result.ok)
+    if (!result.ok) {
+      if (this.#term !== term) return undefined;
+      statusWebhooksTotal.inc({ result: 'failed' });
       return {
         reason: 'WebhookFailing',
         message: `webhook ${hook.name} did not take ${kind === 'StatusComponent' ? 'component' : 'notice'} ${object.metadata.name}: ${result.problem}`,
       };
-    const takenKey = this.#takenKey(kind, object);
-    let taken = this.#taken.get(takenKey);
+    }
+    // Taken, even if the term has ended meanwhile: recorded, so it is never sent again.
+    statusWebhooksTotal.inc({ result: 'accepted' });
+    const { namespace, name } = object.metadata;
+    const key = this.#takenKey(kind, namespace, name);
+    let taken = this.#taken.get(key);
     if (taken?.at !== announced.at) {
       taken = { at: announced.at, names: new Set() };
-      if (this.#taken.size > 50_000) this.#taken.clear();
-      this.#taken.set(takenKey, taken);
+      this.#taken.set(key, taken);
     }
     taken.names.add(hook.name);
-    await this.#persist(kind, object.metadata.namespace, object.metadata.name);
+    this.#recordSoon(kind, namespace, name);
     return undefined;
   }
 
+  /** Records the webhooks that took an object's change shortly (one write for several). */
+  #recordSoon(kind: EntryKind, namespace: string, name: string, delayMs = RECORD_AFTER_MS): void {
+    const key = this.#takenKey(kind, namespace, name);
+    if (this.#writes.has(key)) return;
+    const timer = setTimeout(() => void this.#record(kind, namespace, name, 0), delayMs);
+    timer.unref?.();
+    this.#writes.set(key, { timer, failures: 0 });
+  }
+
   /** The webhooks that took the object's change, on the object: after a restart none is sent again. */
-  async #persist(kind: EntryKind, namespace: string, name: string): Promise<void> {
-    await this.#locks.run(`${kind}/${namespace}/${name}`, async () => {
-      const object = this.#object(kind, namespace, name);
-      const announced = object && this.#announced(object);
-      const taken = object && this.#taken.get(this.#takenKey(kind, object));
-      if (!object || !announced || taken?.at !== announced.at) return;
-      const deliveredTo = [...new Set([...announced.deliveredTo, ...taken.names])].sort();
-      if (deliveredTo.length === announced.deliveredTo.length) return;
-      try {
-        await this.#ctx.status.write(
-          kind,
-          object,
-          { fields: { announced: { ...announced, deliveredTo } }, conditions: [] },
-          () => [],
-        );
-      } catch (err) {
-        // A controller wrote first (409): written again on fresh state; kept in memory meanwhile.
-        this.#ctx.log.debug({ err, object: `${namespace}/${name}` }, 'recording a delivery failed; retrying');
-        const retry = setTimeout(() => {
-          if (!this.#stopped) void this.#persist(kind, namespace, name);
-        }, 1000);
-        retry.unref?.();
-      }
-    });
+  async #record(kind: EntryKind, namespace: string, name: string, failures: number): Promise<void> {
+    const key = this.#takenKey(kind, namespace, name);
+    this.#writes.delete(key);
+    const object = this.#object(kind, namespace, name);
+    const announced = object && this.#announced(object);
+    const taken = this.#taken.get(key);
+    if (!object || !announced || taken?.at !== announced.at) {
+      // Gone, or replaced by a newer change (which starts with no webhooks).
+      this.#taken.delete(key);
+      return;
+    }
+    const hooks = new Set((this.#page(namespace)?.spec.webhooks ?? []).map((h) => h.name));
+    const deliveredTo = [...new Set([...announced.deliveredTo, ...taken.names])]
+      .filter((n) => hooks.has(n))
+      .sort();
+    if (deliveredTo.length === announced.deliveredTo.length) {
+      this.#taken.delete(key);
+      return;
+    }
+    try {
+      await this.#ctx.status.write(
+        kind,
+        object,
+        { fields: { announced: { ...announced, deliveredTo } }, conditions: [] },
+        () => [],
+      );
+    } catch (err) {
+      // A controller wrote first (409): again on fresh state; kept in memory meanwhile.
+      this.#retryWrite(key, failures, err, () => this.#record(kind, namespace, name, failures + 1));
+    }
+  }
+
+  /** A status write tried again later, with back-off (1 s, doubling up to a minute). */
+  #retryWrite(key: string, failures: number, err: unknown, again: () => Promise<void>): void {
+    const log = isConflict(err)
+      ? this.#ctx.log.debug.bind(this.#ctx.log)
+      : this.#ctx.log.warn.bind(this.#ctx.log);
+    log({ err, object: key }, 'a status write for subscriber webhooks failed; trying again');
+    if (this.#writes.has(key)) return;
+    const timer = setTimeout(
+      () => {
+        this.#writes.delete(key);
+        void again();
+      },
+      Math.min(1000 * 2 ** failures, 60_000),
+    );
+    timer.unref?.();
+    this.#writes.set(key, { timer, failures });
   }
 
   async #delivered(lane: Lane): Promise<void> {
     const now = this.#ctx.now().getTime();
-    const recovered = lane.failures > 0;
+    const recovered = lane.failingSince !== undefined;
     lane.failures = 0;
     lane.retryAt = 0;
     lane.failingSince = undefined;
@@ -405,75 +474,45 @@ export class StatusWebhooks {
     return hmacKey ? { url, hmacKey } : { url };
   }
 
-  /** status.webhooks and WebhooksDelivered from the lanes (and `since` for a new webhook). */
-  async #writePageStatus(namespace: string): Promise<void> {
-    await this.#locks.run(`StatusPage/${namespace}`, async () => {
-      const page = this.#page(namespace);
-      if (!page || this.#stopped) return;
-      const hooks = page.spec.webhooks ?? [];
-      const shown = (this.#ctx.status.current(page) as StatusPageObject['status'])?.webhooks ?? [];
-      if (hooks.length === 0 && shown.length === 0) return;
-      const now = this.#ctx.now().getTime();
-      const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
-      const entries = hooks.map((hook): WebhookStatus => {
-        const before = shown.find((w) => w.name === hook.name);
-        const lane = this.#lanes.get(objectKey(namespace, hook.name));
-        const entry: WebhookStatus = { name: hook.name, since: before?.since ?? new Date(now).toISOString() };
-        const deliveredAt = lane ? iso(lane.deliveredAt) : before?.deliveredAt;
-        const failingSince = lane ? iso(lane.failingSince) : before?.failingSince;
-        const lastError = lane ? lane.problem?.message : before?.lastError;
-        if (deliveredAt) entry.deliveredAt = deliveredAt;
-        if (failingSince) entry.failingSince = failingSince;
-        if (failingSince && lastError) entry.lastError = lastError.slice(0, 1024);
-        return entry;
-      });
-      const failing = hooks.flatMap((hook) => {
-        const lane = this.#lanes.get(objectKey(namespace, hook.name));
-        return lane?.problem && lane.failingSince !== undefined ? [{ lane, problem: lane.problem }] : [];
-      });
-      const condition =
-        failing.length === 0
-          ? {
-              type: CONDITION,
-              status: 'True' as const,
-              reason: 'Delivered' satisfies StatusWebhookReason,
-              message:
-                hooks.length === 0
-                  ? 'no subscriber webhooks'
-                  : `${hooks.length} subscriber webhook${hooks.length === 1 ? '' : 's'} take what is sent`,
-            }
-          : {
-              type: CONDITION,
-              status: 'False' as const,
-              reason: failing[0]!.problem.reason,
-              message: failing
-                .map(({ lane, problem }) => {
-                  const since = new Date(lane.failingSince!).toISOString();
-                  const long = now - lane.failingSince! >= FAILING_LONG_MS;
-                  return `${problem.message} (failing since ${since}${long ? '; failing for a day, tried every 6 hours' : '; tried again with back-off'})`;
-                })
-                .join('; '),
-            };
-      try {
-        await this.#ctx.status.write(
-          'StatusPage',
-          page,
-          { fields: { webhooks: entries.length > 0 ? entries : null }, conditions: [condition] },
-          deliveryEvents,
-        );
-      } catch (err) {
-        // The page's controller wrote first (409): the next page event writes it again.
-        this.#ctx.log.debug({ err, namespace }, 'writing the StatusPage webhook status failed; retrying');
-        const retry = setTimeout(() => void this.#pageChanged(namespace), 1000);
-        retry.unref?.();
-      }
-    });
+  /** status.webhooks and WebhooksDelivered (and `since` for a new webhook), written when they change. */
+  async #writePageStatus(namespace: string, failures = 0): Promise<void> {
+    const page = this.#page(namespace);
+    if (!page || this.#stopped) return;
+    const shown = (this.#ctx.status.current(page) as StatusPageObject['status'])?.webhooks ?? [];
+    const hooks = page.spec.webhooks ?? [];
+    if (hooks.length === 0 && shown.length === 0) return;
+    const { webhooks, condition } = webhookPageStatus(
+      hooks,
+      shown,
+      (name) => this.#lanes.get(objectKey(namespace, name)),
+      this.#ctx.now().getTime(),
+    );
+    try {
+      await this.#ctx.status.write(
+        'StatusPage',
+        page,
+        { fields: { webhooks }, conditions: [condition] },
+        deliveryEvents,
+      );
+    } catch (err) {
+      // The page's controller wrote first (409), or the API server is away.
+      this.#retryWrite(`StatusPage/${namespace}`, failures, err, () =>
+        this.#writePageStatus(namespace, failures + 1),
+      );
+    }
   }
 
+  /** A wait that stop() cuts short. */
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      t.unref?.();
+      const wake = () => {
+        clearTimeout(timer);
+        this.#sleeps.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      timer.unref?.();
+      this.#sleeps.add(wake);
     });
   }
 }

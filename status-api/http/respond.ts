@@ -91,32 +91,53 @@ function writeBody(res: ServerResponse, status: number, contentType: string, bod
   res.end(body);
 }
 
-/** Writes a prepared body (or 304 when the client has it): no serialising or hashing per request. */
+/** Response headers as name, value, name, value…: written at once by one writeHead. */
+export type HeaderList = Array<string | number>;
+
+/**
+ * Writes a prepared body (or 304 when the client has it): no serialising or hashing per
+ * request, and every header in one writeHead, as a bare node:http server does (each setHeader
+ * on its own costs a measurable share of a request served from memory). `headers` are the
+ * request's own (id, CORS, rate limit); the list is extended, not copied.
+ */
 export function sendPrepared(
   req: IncomingMessage,
   res: ServerResponse,
   body: Prepared,
   maxAgeSeconds: number,
+  headers: HeaderList = [],
 ): void {
   let { bytes, etag } = body;
+  let gzip = false;
   if (body.compressible) {
-    res.setHeader('Vary', 'Accept-Encoding');
+    headers.push('Vary', 'Accept-Encoding');
     if (acceptsGzip(req.headers['accept-encoding'])) {
       ({ bytes, etag } = gzipFormOf(body));
-      res.setHeader('Content-Encoding', 'gzip');
+      gzip = true;
     }
   }
-  res.setHeader('ETag', etag);
   // Only a 200 may be kept by caches: a notice's 404 must not outlive the notice's creation.
-  res.setHeader('Cache-Control', body.status === 200 ? `public, max-age=${maxAgeSeconds}` : 'no-store');
-  if (body.headers) for (const [name, value] of Object.entries(body.headers)) res.setHeader(name, value);
+  headers.push('ETag', etag, 'Cache-Control', body.status === 200 ? cacheControl(maxAgeSeconds) : 'no-store');
+  if (body.headers) for (const [name, value] of Object.entries(body.headers)) headers.push(name, value);
   if (body.status === 200 && matchesIfNoneMatch(req.headers['if-none-match'], etag)) {
-    res.removeHeader('Content-Encoding');
-    res.statusCode = 304;
+    res.writeHead(304, headers);
     res.end();
     return;
   }
-  writeBody(res, body.status, body.contentType, bytes);
+  if (gzip) headers.push('Content-Encoding', 'gzip');
+  headers.push('Content-Type', body.contentType, 'Content-Length', bytes.length);
+  res.writeHead(body.status, headers);
+  res.end(bytes);
+}
+
+const cacheControls = new Map<number, string>();
+function cacheControl(maxAgeSeconds: number): string {
+  let value = cacheControls.get(maxAgeSeconds);
+  if (value === undefined) {
+    value = `public, max-age=${maxAgeSeconds}`;
+    cacheControls.set(maxAgeSeconds, value);
+  }
+  return value;
 }
 
 export function sendError(res: ServerResponse, error: ApiError): void {

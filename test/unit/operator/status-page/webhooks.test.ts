@@ -1,5 +1,6 @@
-// What subscriber webhooks are told (operator/subscribers/announce.ts) and the payloads they get
-// (payloads.ts), checked against the keys of Statuspage's own webhook deliveries.
+// What subscriber webhooks are told (operator/subscribers/announce.ts), the payloads they get
+// (payloads.ts), checked against the keys of Statuspage's own webhook deliveries, and how each
+// webhook is shown on the StatusPage (webhook-health.ts).
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import {
@@ -14,6 +15,7 @@ import {
   incidentPayload,
   webhookRequest,
 } from '../../../../operator/subscribers/payloads.ts';
+import { FAILING_LONG_MS, webhookPageStatus } from '../../../../operator/subscribers/webhook-health.ts';
 import { noticeAt, noticeFromObject } from '../../../../rules/notice-timeline.ts';
 import { componentCore, incidentCore, incidentStatus } from '../../../../rules/statuspage.ts';
 import { spec, statusComponent, statusNotice, stored } from '../../../support/builders.ts';
@@ -46,7 +48,7 @@ describe('what subscribers are told of', () => {
   it('gives a notice a new version when what subscribers see changes, not when its tags or the clock do', () => {
     const one = incident({ state: 'investigating', content: 'Looking.', at: '2026-11-26T10:00:00Z' });
     const v1 = noticeVersion(one, NOW);
-    expect(v1).toMatch(/^[0-9a-f]{16}$/);
+    expect(v1).toMatch(/^n1:[0-9a-f]{16}$/);
     expect(isNews('StatusNotice', nextAnnounced(undefined, v1, CREATED, NOW))).toBe(true);
     expect(noticeVersion(one, new Date(NOW.getTime() + 3600_000))).toBe(v1);
     expect(noticeVersion(statusNotice('outage', stored(), spec({ ...one.spec, tags: ['db'] })), NOW)).toBe(
@@ -178,5 +180,52 @@ describe("Statuspage's webhook payloads", () => {
     expect(
       webhookRequest('https://hooks.example/x', undefined, { a: 1 }).headers['x-signature'],
     ).toBeUndefined();
+  });
+});
+
+describe('how each webhook is shown on the StatusPage', () => {
+  const hooks = [{ name: 'ops' }, { name: 'chat' }];
+  const shown = [{ name: 'ops', since: '2026-11-20T00:00:00.000Z', deliveredAt: '2026-11-25T00:00:00.000Z' }];
+
+  it('keeps since, dates a new webhook now, and says all take what is sent', () => {
+    const { webhooks, condition } = webhookPageStatus(hooks, shown, () => undefined, NOW.getTime());
+    expect(webhooks).toEqual([shown[0], { name: 'chat', since: NOW.toISOString() }]);
+    expect(condition).toMatchObject({
+      status: 'True',
+      reason: 'Delivered',
+      message: '2 subscriber webhooks take what is sent',
+    });
+  });
+
+  it('names a failing webhook, why and since when, and a failing day after 24 hours', () => {
+    const failingSince = NOW.getTime() - 3600_000;
+    const health = (name: string) =>
+      name === 'chat'
+        ? {
+            failingSince,
+            problem: {
+              reason: 'WebhookFailing' as const,
+              message: 'webhook chat did not take notice x: HTTP 302',
+            },
+          }
+        : undefined;
+    const hour = webhookPageStatus(hooks, shown, health, NOW.getTime());
+    expect(hour.webhooks?.[1]).toEqual({
+      name: 'chat',
+      since: NOW.toISOString(),
+      failingSince: new Date(failingSince).toISOString(),
+      lastError: 'webhook chat did not take notice x: HTTP 302',
+    });
+    expect(hour.condition).toMatchObject({ status: 'False', reason: 'WebhookFailing' });
+    expect(hour.condition.message).toMatch(/HTTP 302 \(failing since .*; tried again with back-off\)$/);
+    const day = webhookPageStatus(hooks, shown, health, failingSince + FAILING_LONG_MS);
+    expect(day.condition.message).toMatch(/failing for a day, tried every 6 hours/);
+  });
+
+  it('removes the list when the page has no webhooks left', () => {
+    expect(webhookPageStatus([], shown, () => undefined, NOW.getTime())).toMatchObject({
+      webhooks: null,
+      condition: { status: 'True', message: 'no subscriber webhooks' },
+    });
   });
 });

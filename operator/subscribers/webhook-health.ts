@@ -1,0 +1,65 @@
+// How each subscriber webhook is doing, as the StatusPage shows it (pure): status.webhooks
+// (since when it is told, when it last took a change, since when it fails and why) and the
+// WebhooksDelivered condition, from what the sender knows of each webhook now.
+import type { StatusPageObject, StatusWebhookReason } from '../../crds/index.ts';
+import type { ConditionUpdate } from '../../lib/conditions.ts';
+
+export type WebhookStatus = NonNullable<NonNullable<StatusPageObject['status']>['webhooks']>[number];
+
+/** A webhook failing this long is marked on the StatusPage and tried less often. */
+export const FAILING_LONG_MS = 24 * 3600_000;
+export const CONDITION = 'WebhooksDelivered';
+
+/** What the sender knows of one webhook (undefined fields: nothing new since the page's status). */
+export interface WebhookHealth {
+  deliveredAt?: number;
+  failingSince?: number;
+  problem?: { reason: StatusWebhookReason; message: string };
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+export function webhookPageStatus(
+  hooks: ReadonlyArray<{ name: string }>,
+  shown: readonly WebhookStatus[],
+  health: (name: string) => WebhookHealth | undefined,
+  now: number,
+): { webhooks: WebhookStatus[] | null; condition: ConditionUpdate } {
+  const entries = hooks.map((hook): WebhookStatus => {
+    const before = shown.find((w) => w.name === hook.name);
+    const known = health(hook.name);
+    const entry: WebhookStatus = { name: hook.name, since: before?.since ?? new Date(now).toISOString() };
+    const deliveredAt = known ? iso(known.deliveredAt) : before?.deliveredAt;
+    const failingSince = known ? iso(known.failingSince) : before?.failingSince;
+    const lastError = known ? known.problem?.message : before?.lastError;
+    if (deliveredAt) entry.deliveredAt = deliveredAt;
+    if (failingSince) entry.failingSince = failingSince;
+    if (failingSince && lastError) entry.lastError = lastError.slice(0, 1024);
+    return entry;
+  });
+  const failing = entries.filter((e) => e.failingSince !== undefined);
+  const reasonOf = (name: string): StatusWebhookReason => health(name)?.problem?.reason ?? 'WebhookFailing';
+  const condition: ConditionUpdate =
+    failing.length === 0
+      ? {
+          type: CONDITION,
+          status: 'True',
+          reason: 'Delivered' satisfies StatusWebhookReason,
+          message:
+            hooks.length === 0
+              ? 'no subscriber webhooks'
+              : `${hooks.length} subscriber webhook${hooks.length === 1 ? '' : 's'} take what is sent`,
+        }
+      : {
+          type: CONDITION,
+          status: 'False',
+          reason: reasonOf(failing[0]!.name),
+          message: failing
+            .map((e) => {
+              const long = now - Date.parse(e.failingSince!) >= FAILING_LONG_MS;
+              return `${e.lastError ?? `webhook ${e.name} fails`} (failing since ${e.failingSince}${long ? '; failing for a day, tried every 6 hours' : '; tried again with back-off'})`;
+            })
+            .join('; '),
+        };
+  return { webhooks: entries.length > 0 ? entries : null, condition };
+}
