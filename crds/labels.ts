@@ -11,6 +11,18 @@ export const LABEL_WEBHOOK = 'slipway.dev/webhook';
 export const LABEL_TRIGGER = 'slipway.dev/trigger';
 export const LABEL_STEP = 'slipway.dev/step';
 /**
+ * The operator shard a Project belongs to (Flux's sharding.fluxcd.io/key): an operator started
+ * with --watch-label-selector sees only the objects it selects. The Project's value is carried
+ * to its Bundles, their Jobs and pods, and the pods of its rollouts.
+ */
+export const LABEL_SHARD = 'slipway.dev/shard';
+
+/** The shard label to carry, from an object's labels: `{}` for the default shard. */
+export function shardLabel(labels: Record<string, string> | undefined): Record<string, string> {
+  const shard = labels?.[LABEL_SHARD];
+  return shard ? { [LABEL_SHARD]: shard } : {};
+}
+/**
  * On a build or backup Job, set by the operator once its bundle has finished: the operator
  * watches only the Jobs without it (Argo Workflows' `completed` label), so its start and its
  * memory do not grow with the history of finished builds. (Pods leave its watch when they end.)

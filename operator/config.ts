@@ -2,6 +2,7 @@
 // local control plane. Parsed once at start-up; a bad value stops the process with a message.
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { boundedName } from '../crds/labels.ts';
 
 const bool = (fallback: boolean) =>
   z
@@ -88,7 +89,8 @@ const envSchema = z.object({
   ),
   SLIPWAY_WORKERS: int(4, 1, 64),
   SLIPWAY_LEADER_ELECTION: bool(true),
-  SLIPWAY_LEASE_NAME: text('slipway-operator'),
+  SLIPWAY_LEASE_NAME: optionalText,
+  SLIPWAY_WATCH_LABEL_SELECTOR: optionalText,
   SLIPWAY_LEASE_DURATION_SECONDS: int(15, 3, 300),
   SLIPWAY_ADMIN_PORT: int(8081, 0, 65_535),
   POD_NAME: text(hostname()),
@@ -142,6 +144,12 @@ export interface OperatorConfig {
   /** Only this namespace; every namespace when undefined. */
   watchNamespace: string | undefined;
   /**
+   * Only the objects this label selector selects (a shard, like Flux's --watch-label-selector):
+   * Projects, Bundles, their Jobs and pods, and the status kinds. Environments and Webhooks are
+   * watched whole and acted on for this shard's Projects. Every object when undefined.
+   */
+  watchLabelSelector: string | undefined;
+  /**
    * The gateway's ServiceAccount (`<namespace>/<name>`): in each namespace with Projects the
    * operator lets it `get` exactly their webhook Secrets, and nothing else. Unset (a gateway
    * running with its own credentials, as under npm start): no Roles are made.
@@ -187,12 +195,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : undefined,
     workers: e.SLIPWAY_WORKERS,
     leaderElection: e.SLIPWAY_LEADER_ELECTION,
-    leaseName: e.SLIPWAY_LEASE_NAME,
+    leaseName: e.SLIPWAY_LEASE_NAME ?? leaseNameFor(e.SLIPWAY_WATCH_LABEL_SELECTOR),
     leaseDurationSeconds: e.SLIPWAY_LEASE_DURATION_SECONDS,
     adminPort: e.SLIPWAY_ADMIN_PORT,
     podName: e.POD_NAME,
     podNamespace: e.POD_NAMESPACE,
     watchNamespace: e.SLIPWAY_WATCH_NAMESPACE,
+    watchLabelSelector: e.SLIPWAY_WATCH_LABEL_SELECTOR,
     gatewayServiceAccount: e.SLIPWAY_GATEWAY_SERVICE_ACCOUNT
       ? {
           namespace: e.SLIPWAY_GATEWAY_SERVICE_ACCOUNT.split('/')[0]!,
@@ -202,4 +211,34 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     archiveUrlKey: e.SLIPWAY_ARCHIVE_URL_KEY,
     archiveBaseUrl: (e.SLIPWAY_ARCHIVE_BASE_URL ?? e.SLIPWAY_GATEWAY_BASE_URL).replace(/\/+$/, ''),
   };
+}
+
+/**
+ * The lease of a shard is named after its selector, so each shard elects its own leader:
+ * `slipway-operator` without one, else `slipway-operator-` and the selector's letters and digits
+ * (`slipway.dev/shard in (a)` → `slipway-operator-slipway-dev-shard-in-a`), cut with a hash.
+ */
+export function leaseNameFor(selector: string | undefined): string {
+  return shardName('slipway-operator', selector);
+}
+
+/** `base`, or for a shard `base-<the selector's letters and digits>`, at most 63 characters. */
+export function shardName(base: string, selector: string | undefined): string {
+  if (!selector) return base;
+  const words = selector
+    .toLowerCase()
+    .replace(/!/g, 'not-')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return boundedName(`${base}-${words}`, '', 63);
+}
+
+/** `--watch-label-selector=<selector>` (or the flag and the value apart) among the arguments. */
+export function watchLabelSelectorArg(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg.startsWith('--watch-label-selector=')) return arg.slice('--watch-label-selector='.length);
+    if (arg === '--watch-label-selector') return argv[i + 1];
+  }
+  return undefined;
 }

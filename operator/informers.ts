@@ -71,29 +71,38 @@ export interface OperatorInformers {
 const byStatusId = (o: { metadata?: { namespace?: string }; spec?: { id?: number } }) =>
   o.spec?.id === undefined ? [] : [objectKey(ns(o), String(o.spec.id))];
 
+/** `base` and a shard's selector, as one label selector (comma: both must hold). */
+const and = (base: string | undefined, selector: string | undefined) =>
+  [base, selector].filter((s) => s !== undefined && s !== '').join(',') || undefined;
+
 export function createInformers(
   kc: KubeConfig,
   namespace: string | undefined,
   log: Logger,
+  /** A shard's label selector (config.watchLabelSelector): its Projects, Bundles, Jobs, pods and status kinds. */
+  selector?: string,
 ): OperatorInformers {
-  const projects = new Informer<Cached<ProjectObject>>(kc, kindPath('Project', namespace), log).addIndex(
-    INDEX.slug,
-    (p) => [effectiveSlug(p)],
-  );
+  const shard = { labelSelector: selector };
+  const projects = new Informer<Cached<ProjectObject>>(
+    kc,
+    kindPath('Project', namespace),
+    log,
+    shard,
+  ).addIndex(INDEX.slug, (p) => [effectiveSlug(p)]);
   const environments = new Informer<Cached<EnvironmentObject>>(kc, kindPath('Environment', namespace), log)
     .addIndex(INDEX.project, (e) => ref(e, e.spec?.projectRef?.name))
     .addIndex(INDEX.deployment, (e) => ref(e, e.spec?.deploymentRef?.name));
   const webhooks = new Informer<Cached<WebhookObject>>(kc, kindPath('Webhook', namespace), log)
     .addIndex(INDEX.project, (w) => ref(w, w.spec?.projectRef?.name))
     .addIndex(INDEX.environment, (w) => ref(w, w.spec?.environmentRef?.name));
-  const bundles = new Informer<Cached<BundleObject>>(kc, kindPath('Bundle', namespace), log)
+  const bundles = new Informer<Cached<BundleObject>>(kc, kindPath('Bundle', namespace), log, shard)
     .addIndex(INDEX.project, (b) => ref(b, b.spec?.projectRef?.name))
     .addIndex(INDEX.environment, (b) => ref(b, b.spec?.deploy?.environmentRef?.name))
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)));
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
   const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {
-    labelSelector: `${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`,
+    labelSelector: and(`${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`, selector),
     transform: metadataAndStatus,
   })
     .addIndex(INDEX.bundle, (j) =>
@@ -105,19 +114,30 @@ export function createInformers(
   // and have not ended: what the operator reads of pods is why a live one cannot run. An ended
   // pod leaves the watch (the API server sends DELETED), so finished bundles' pods are not kept.
   const pods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', namespace), log, {
-    labelSelector: LABEL_BUNDLE,
+    labelSelector: and(LABEL_BUNDLE, selector),
     fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed',
     transform: metadataAndStatus,
   }).addIndex(INDEX.bundle, (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]));
-  const statusPages = new Informer<Cached<StatusPageObject>>(kc, kindPath('StatusPage', namespace), log);
+  const statusPages = new Informer<Cached<StatusPageObject>>(
+    kc,
+    kindPath('StatusPage', namespace),
+    log,
+    shard,
+  );
   const statusComponents = new Informer<Cached<StatusComponentObject>>(
     kc,
     kindPath('StatusComponent', namespace),
     log,
+    shard,
   )
     .addIndex(INDEX.parent, (c) => ref(c, c.spec?.parentRef?.name))
     .addIndex(INDEX.statusId, byStatusId);
-  const statusNotices = new Informer<Cached<StatusNoticeObject>>(kc, kindPath('StatusNotice', namespace), log)
+  const statusNotices = new Informer<Cached<StatusNoticeObject>>(
+    kc,
+    kindPath('StatusNotice', namespace),
+    log,
+    shard,
+  )
     .addIndex(INDEX.component, (n) => (n.spec?.componentRefs ?? []).map((r) => objectKey(ns(n), r.name)))
     .addIndex(INDEX.statusId, byStatusId);
   return {

@@ -7,6 +7,7 @@ import {
   MANAGED_BY,
   boundedName,
   labelValue,
+  shardLabel,
 } from '../crds/labels.ts';
 import type { BundleReason, ProjectReason } from '../crds/index.ts';
 
@@ -38,11 +39,18 @@ export function bundleImage(registry: string, namespace: string, project: string
   return `${registry}/${namespace}/${project}:${boundedName(bundle, '', 128)}`;
 }
 
-export function jobLabels(project: string, bundle: string, step: 'build' | 'backup'): Record<string, string> {
+export function jobLabels(
+  project: string,
+  bundle: string,
+  step: 'build' | 'backup',
+  /** The bundle's labels: its shard (LABEL_SHARD) goes on the Job and its pods too. */
+  bundleLabels?: Record<string, string>,
+): Record<string, string> {
   return {
     [MANAGED_BY]: MANAGER,
     [LABEL_PROJECT]: labelValue(project),
     [LABEL_BUNDLE]: labelValue(bundle),
     [LABEL_STEP]: step,
+    ...shardLabel(bundleLabels),
   };
 }

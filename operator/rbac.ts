@@ -25,8 +25,8 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: ['slipway.dev'],
     resources: ['bundles'],
-    verbs: ['create', 'delete'],
-    why: 'bundle history pruning (Project spec.bundleHistoryLimit); a Rollback bundle after a failed rollout (Environment spec.autoRollback)',
+    verbs: ['create', 'delete', 'patch'],
+    why: "bundle history pruning (Project spec.bundleHistoryLimit); a Rollback bundle after a failed rollout (Environment spec.autoRollback); a bundle's shard label when its Project moved to another shard",
   },
   {
     apiGroups: ['slipway.dev'],

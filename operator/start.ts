@@ -3,13 +3,17 @@
 import { onShutdown, startAdminServer } from '../lib/admin.ts';
 import { loadKubeConfig } from '../lib/kube.ts';
 import { childLogger } from '../lib/log.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, watchLabelSelectorArg } from './config.ts';
 import { Operator } from './operator.ts';
 
 const log = childLogger({ component: 'operator' });
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  // The flag (as Flux's controllers take it) wins over SLIPWAY_WATCH_LABEL_SELECTOR.
+  const selector = watchLabelSelectorArg(process.argv.slice(2));
+  const config = loadConfig(
+    selector === undefined ? process.env : { ...process.env, SLIPWAY_WATCH_LABEL_SELECTOR: selector },
+  );
   const kc = loadKubeConfig();
   const operator = new Operator(kc, config, log, {
     onLostLeadership: () => {
@@ -23,6 +27,8 @@ async function main(): Promise<void> {
     {
       adminPort: config.adminPort,
       watchNamespace: config.watchNamespace ?? '(all)',
+      watchLabelSelector: config.watchLabelSelector ?? '(all)',
+      lease: config.leaseName,
       leaderElection: config.leaderElection,
       identity: config.podName,
     },

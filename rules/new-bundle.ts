@@ -11,6 +11,7 @@ import { withoutControlCharacters } from './text.ts';
 import {
   ANNOTATION_RECEIVED_AT,
   LABEL_PROJECT,
+  LABEL_SHARD,
   LABEL_TRIGGER,
   LABEL_WEBHOOK,
   labelValue,
@@ -21,8 +22,8 @@ type BundleSpec = BundleObject['spec'];
 export interface NewBundle {
   name: string;
   namespace: string;
-  /** The Project; with its uid, it owns the bundle. */
-  project: { name: string; uid?: string | undefined };
+  /** The Project; with its uid, it owns the bundle; its shard (LABEL_SHARD) is carried. */
+  project: { name: string; uid?: string | undefined; shard?: string | undefined };
   source: BundleSpec['source'];
   trigger: BundleSpec['trigger'];
   comment: string;
@@ -40,6 +41,7 @@ export function newBundle(request: NewBundle): BundleObject {
     [LABEL_PROJECT]: labelValue(project.name),
     [LABEL_TRIGGER]: trigger.type,
   };
+  if (project.shard) labels[LABEL_SHARD] = project.shard;
   if (trigger.webhookRef) labels[LABEL_WEBHOOK] = labelValue(trigger.webhookRef.name);
   return {
     apiVersion: API_VERSION,

@@ -11,6 +11,8 @@ export interface RollbackRequest {
   project: string;
   /** The Project's uid: it owns the rollback bundle (new-bundle.ts). */
   projectUid: string | undefined;
+  /** The Project's shard label, carried to the bundle. */
+  projectShard?: string | undefined;
   /** The bundle whose image goes back. */
   to: string;
   environment: string;
@@ -27,7 +29,7 @@ export function rollbackBundle(request: RollbackRequest): BundleObject {
   return newBundle({
     name,
     namespace: request.namespace,
-    project: { name: request.project, uid: request.projectUid },
+    project: { name: request.project, uid: request.projectUid, shard: request.projectShard },
     source: { bundleRef: { name: request.to } },
     comment: request.comment ?? `rollback to bundle ${request.to}`,
     trigger: { type: 'Rollback' },

@@ -1,6 +1,7 @@
 // The gateway's adapter to the cluster: Projects by slug, their Webhooks and their latest manual
 // Bundle from informer caches — a delivery never lists anything — and each project's webhook
 // Secret, read by name behind a short cache (lib/secret-reader.ts): the gateway cannot list Secrets.
+import { LABEL_SHARD } from '../crds/labels.ts';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject, WebhookObject } from '../crds/index.ts';
 import { projectProvider } from '../providers/index.ts';
@@ -91,6 +92,7 @@ export class ClusterAdapter {
       namespace,
       name,
       uid,
+      shard: project.metadata.labels?.[LABEL_SHARD],
       // Not yet published by the operator (or a slug conflict): answered as an unknown project (404).
       secret: ref ? await this.secrets.value(namespace, ref.name, ref.key) : undefined,
       provider: projectProvider(project.spec),

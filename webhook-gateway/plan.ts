@@ -14,6 +14,8 @@ export interface PlanProject {
   name: string;
   /** When set, created bundles are owned by the Project and go with it. */
   uid?: string;
+  /** The Project's shard label (LABEL_SHARD), carried to its bundles. */
+  shard?: string;
 }
 
 export interface StoredArchiveRef {

@@ -4,7 +4,7 @@
 import { newest } from '../../rules/bundle-order.ts';
 import { newBundle, nameStamp } from '../../rules/new-bundle.ts';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
-import { boundedName } from '../../crds/labels.ts';
+import { LABEL_SHARD, boundedName } from '../../crds/labels.ts';
 import { followIfAsked, WAIT_OPTIONS } from '../bundles.ts';
 import { readObject } from '../read.ts';
 import { CommandError, UsageError } from '../errors.ts';
@@ -51,7 +51,7 @@ Example: kubectl slipway build shop --commit 4f6c2a1 --deploy staging --backup -
     const bundle = newBundle({
       name: boundedName(`${project}-${commit.slice(0, 7)}`, nameStamp(new Date()), 253),
       namespace: ctx.namespace,
-      project: { name: project!, uid: owner.metadata.uid },
+      project: { name: project!, uid: owner.metadata.uid, shard: owner.metadata.labels?.[LABEL_SHARD] },
       source: { git: { commit, ...(branch ? { branch } : {}) } },
       comment:
         text(values, 'comment') ?? `built with kubectl slipway from ${manual.metadata.name}'s settings`,

@@ -1,5 +1,6 @@
 // kubectl slipway rollback <environment> [--to <bundle>]: put a previous good bundle's image back
 // (a Rollback bundle: no build; the operator's ordering rules still hold).
+import { LABEL_SHARD } from '../../crds/labels.ts';
 import { isNewer, newestFirst } from '../../rules/bundle-order.ts';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { rollbackBundle } from '../../rules/rollback.ts';
@@ -31,7 +32,7 @@ the database up first. Prints the new bundle's name; --wait follows it.`,
     const [name] = positionals(args, ['environment']);
     const environment = await readObject<EnvironmentObject>(ctx, 'Environment', name!);
     const project = environment.spec.projectRef.name;
-    const { uid: projectUid } = (await readObject<ProjectObject>(ctx, 'Project', project)).metadata;
+    const { uid: projectUid, labels } = (await readObject<ProjectObject>(ctx, 'Project', project)).metadata;
     const bundles = (await ctx.slipway.list<BundleObject>('Bundle', ctx.namespace)).filter(
       (b) => b.spec.projectRef.name === project,
     );
@@ -72,6 +73,7 @@ the database up first. Prints the new bundle's name; --wait follows it.`,
         namespace: ctx.namespace,
         project,
         projectUid,
+        projectShard: labels?.[LABEL_SHARD],
         to,
         environment: name!,
         backupBeforeDeploy: values.backup === true,

@@ -3,7 +3,7 @@
 // a deterministic name, so "already exists" means an earlier run (maybe before a restart) made it.
 import type { V1Job } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
-import { boundedName } from '../../crds/labels.ts';
+import { LABEL_SHARD, boundedName } from '../../crds/labels.ts';
 import { ignoreNotFound, isAlreadyExists } from '../../lib/kube.ts';
 import { signArchiveUrl } from '../../rules/archive-url.ts';
 import { rollbackBundle } from '../../rules/rollback.ts';
@@ -43,6 +43,7 @@ export async function act(ctx: OperatorContext, action: BundleAction, input: Bun
         namespace,
         project: bundle.spec.projectRef.name,
         projectUid: input.project?.metadata.uid,
+        projectShard: input.project?.metadata.labels?.[LABEL_SHARD],
         to: action.to,
         environment: action.environment,
         // Deterministic: a second decision (after a restart) finds the first one's bundle.

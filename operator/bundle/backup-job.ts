@@ -63,7 +63,7 @@ export function backupJob(
     valueFrom: { secretKeyRef: { name: secret, key, optional } },
   });
   const passwordVar = database.engine === 'mysql' ? 'MYSQL_PWD' : 'PGPASSWORD';
-  const labels = jobLabels(bundle.spec.projectRef.name, name, 'backup');
+  const labels = jobLabels(bundle.spec.projectRef.name, name, 'backup', bundle.metadata.labels);
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

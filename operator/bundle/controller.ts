@@ -13,6 +13,7 @@ import { LABEL_PROJECT } from '../../crds/labels.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import { ignoreNotFound, mergePatch } from '../../lib/kube.ts';
+import { handOver } from '../shard.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
 import { buildJobName } from '../names.ts';
@@ -81,6 +82,8 @@ export class BundleReconciler implements Reconciler {
   }
 
   private async reconcileBundle(bundle: BundleObject): Promise<HandlerResult | void> {
+    // Its Project is in another shard (moved, or a manual bundle made without the label).
+    if (await handOver(this.ctx, bundle)) return;
     const cached = await this.gather.withRefusedPods(this.gather.fromCache(bundle));
     const first = this.decideCounting(cached);
     if (first.skip) return this.retire(cached);

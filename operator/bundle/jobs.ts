@@ -294,7 +294,7 @@ export function buildJob(
     metadata: {
       name: buildJobName(name),
       namespace,
-      labels: jobLabels(bundle.spec.projectRef.name, name, 'build'),
+      labels: jobLabels(bundle.spec.projectRef.name, name, 'build', bundle.metadata.labels),
       annotations: { [ANNOTATION_BUNDLE]: name },
       ownerReferences: [ownerReference(bundle)],
     },
@@ -302,7 +302,7 @@ export function buildJob(
       backoffLimit: 0,
       activeDeadlineSeconds: settings.buildTimeoutSeconds,
       template: {
-        metadata: { labels: jobLabels(bundle.spec.projectRef.name, name, 'build') },
+        metadata: { labels: jobLabels(bundle.spec.projectRef.name, name, 'build', bundle.metadata.labels) },
         spec: {
           restartPolicy: 'Never',
           automountServiceAccountToken: false,

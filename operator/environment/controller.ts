@@ -2,6 +2,7 @@
 // missing one gives Ready=False with a reason; the watches bring it back when it appears), and
 // reports the rollouts the Bundle controller performs (status.currentBundle, lastDeployment).
 // It is the only writer of the Environment's status.
+import { projectOfAnotherShard } from '../shard.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
@@ -27,10 +28,14 @@ export class EnvironmentReconciler implements Reconciler {
       this.memo.delete(objectKey(namespace, name));
       return;
     }
+    const project = informers.projects.get(namespace, environment.spec.projectRef.name);
+    // Another shard's: that shard's operator looks after it.
+    if (!project && (await projectOfAnotherShard(this.ctx, namespace, environment.spec.projectRef.name)))
+      return;
     const deployment = informers.deployments.get(namespace, environment.spec.deploymentRef.name);
     const ready = decideEnvironment({
       environment,
-      project: informers.projects.get(namespace, environment.spec.projectRef.name),
+      project,
       deployment,
       references: await this.references(environment),
     });

@@ -7,9 +7,16 @@ import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import { MANAGED_BY } from '../../crds/labels.ts';
 import { ignoreNotFound, isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { OperatorContext } from '../context.ts';
+import { shardName } from '../config.ts';
 import { MANAGER, webhookSecretName } from '../names.ts';
 
 export const GATEWAY_ACCESS_NAME = 'slipway-gateway-webhook-secrets';
+
+/**
+ * The Role's name for an operator: each shard grants its own Projects' Secrets in a Role of its
+ * own (grants add up), so shards sharing a namespace do not overwrite each other's.
+ */
+export const gatewayAccessName = (selector: string | undefined) => shardName(GATEWAY_ACCESS_NAME, selector);
 
 /**
  * Every Project reconcile asks for the namespace's grant; the API is read only when the set of
@@ -58,36 +65,37 @@ async function apply(
   names: string[],
   account: { namespace: string; name: string },
 ): Promise<void> {
+  const name = gatewayAccessName(ctx.config.watchLabelSelector);
   const { rbac } = ctx.clients;
   if (names.length === 0) {
-    await rbac.deleteNamespacedRoleBinding({ name: GATEWAY_ACCESS_NAME, namespace }).catch(ignoreNotFound);
-    await rbac.deleteNamespacedRole({ name: GATEWAY_ACCESS_NAME, namespace }).catch(ignoreNotFound);
+    await rbac.deleteNamespacedRoleBinding({ name: name, namespace }).catch(ignoreNotFound);
+    await rbac.deleteNamespacedRole({ name: name, namespace }).catch(ignoreNotFound);
     return;
   }
-  const metadata = { name: GATEWAY_ACCESS_NAME, namespace, labels: { [MANAGED_BY]: MANAGER } };
+  const metadata = { name: name, namespace, labels: { [MANAGED_BY]: MANAGER } };
   const role: V1Role = {
     metadata,
     rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: names }],
   };
   const binding: V1RoleBinding = {
     metadata,
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: GATEWAY_ACCESS_NAME },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: name },
     subjects: [{ kind: 'ServiceAccount', name: account.name, namespace: account.namespace }],
   };
-  const current = await rbac.readNamespacedRole({ name: GATEWAY_ACCESS_NAME, namespace }).catch(missing);
+  const current = await rbac.readNamespacedRole({ name: name, namespace }).catch(missing);
   if (!current) await rbac.createNamespacedRole({ namespace, body: role }).catch(ignoreAlreadyExists);
   else if (JSON.stringify(current.rules?.[0]?.resourceNames ?? []) !== JSON.stringify(names))
     await rbac.replaceNamespacedRole({
-      name: GATEWAY_ACCESS_NAME,
+      name: name,
       namespace,
       body: { ...role, metadata: { ...metadata, resourceVersion: current.metadata?.resourceVersion } },
     });
-  const bound = await rbac.readNamespacedRoleBinding({ name: GATEWAY_ACCESS_NAME, namespace }).catch(missing);
+  const bound = await rbac.readNamespacedRoleBinding({ name: name, namespace }).catch(missing);
   if (!bound) await rbac.createNamespacedRoleBinding({ namespace, body: binding }).catch(ignoreAlreadyExists);
   // The gateway's account was renamed (a chart upgrade, another release name): the grant moves.
   else if (JSON.stringify(bound.subjects ?? []) !== JSON.stringify(binding.subjects))
     await rbac.replaceNamespacedRoleBinding({
-      name: GATEWAY_ACCESS_NAME,
+      name: name,
       namespace,
       body: { ...binding, metadata: { ...metadata, resourceVersion: bound.metadata?.resourceVersion } },
     });

@@ -1,5 +1,6 @@
 // The Webhook controller: checks the project and environment a webhook points at, publishes
 // the project's webhook URL on it once usable, and records the bundle it triggered last.
+import { projectOfAnotherShard } from '../shard.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
@@ -18,10 +19,13 @@ export class WebhookReconciler implements Reconciler {
     const { informers } = this.ctx;
     const webhook = informers.webhooks.get(namespace, name);
     if (!webhook || webhook.metadata.deletionTimestamp) return;
+    const project = informers.projects.get(namespace, webhook.spec.projectRef.name);
+    // Another shard's: that shard's operator looks after it.
+    if (!project && (await projectOfAnotherShard(this.ctx, namespace, webhook.spec.projectRef.name))) return;
     const envName = webhook.spec.environmentRef?.name;
     const decision = decideWebhook({
       webhook,
-      project: informers.projects.get(namespace, webhook.spec.projectRef.name),
+      project,
       environment: envName ? informers.environments.get(namespace, envName) : undefined,
       bundles: informers.bundles.byIndex(INDEX.webhook, objectKey(namespace, name)),
     });

@@ -38,6 +38,14 @@ export const inNamespace =
     o.metadata.namespace = namespace;
   };
 
+/** Labels added to the object's own. */
+export const labels =
+  (values: Record<string, string>): Modifier<Named> =>
+  (o) => {
+    const metadata = o.metadata as { labels?: Record<string, string> };
+    metadata.labels = { ...metadata.labels, ...values };
+  };
+
 /** As the API server returns it: a uid, generation 1, created `seconds` after T0. */
 export const stored =
   (seconds = 0): Modifier<Named> =>

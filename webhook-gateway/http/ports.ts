@@ -9,6 +9,8 @@ export interface ProjectLookup {
   name: string;
   /** metadata.uid; when given, created Bundles are owned by the Project. */
   uid?: string;
+  /** The Project's shard label (slipway.dev/shard), carried to the Bundles it makes. */
+  shard?: string;
   /** The webhook secret; undefined while it is not known yet (answered as an unknown project). */
   secret: string | undefined;
   /** The provider deliveries must come from (projectProvider); undefined: any signed scheme. */

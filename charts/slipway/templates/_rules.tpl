@@ -14,10 +14,10 @@
 - apiGroups: ["slipway.dev"]
   resources: ["statuspages/status","statuscomponents/status","statusnotices/status"]
   verbs: ["patch"]
-# bundle history pruning (Project spec.bundleHistoryLimit); a Rollback bundle after a failed rollout (Environment spec.autoRollback)
+# bundle history pruning (Project spec.bundleHistoryLimit); a Rollback bundle after a failed rollout (Environment spec.autoRollback); a bundle's shard label when its Project moved to another shard
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
-  verbs: ["create","delete"]
+  verbs: ["create","delete","patch"]
 # the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback
 - apiGroups: ["slipway.dev"]
   resources: ["environments"]

@@ -1,15 +1,12 @@
 // The operator as a real process (`node operator/main.ts`), killed with SIGKILL in the middle
 // of a bundle's chain and started again: the chain ends the same way, with no duplicate Jobs.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { bundle, inNamespace, spec } from '../../support/builders.ts';
-import { testKubeConfig, testState } from '../../support/cluster.ts';
+import { testKubeConfig } from '../../support/cluster.ts';
 import {
   environmentReporting,
-  HELD,
   bundleInPhase,
   clients,
   conditionOf,
@@ -18,11 +15,10 @@ import {
   get,
   jobsOf,
   projectNamespace,
+  spawnOperator,
   waitForJob,
   type TestNamespace,
 } from './support.ts';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 let kc: KubeConfig;
 let ns: TestNamespace;
@@ -30,26 +26,7 @@ const children: ChildProcess[] = [];
 let output = '';
 
 function startProcess(identity: string): ChildProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'operator', 'main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      KUBECONFIG: testState().kubeconfig,
-      SLIPWAY_WATCH_NAMESPACE: ns.name,
-      POD_NAMESPACE: ns.name,
-      POD_NAME: identity,
-      SLIPWAY_LEADER_ELECTION: 'true',
-      SLIPWAY_LEASE_DURATION_SECONDS: '3',
-      SLIPWAY_JOB_NODE_SELECTOR: HELD,
-      SLIPWAY_ADMIN_PORT: '0',
-      SLIPWAY_GATEWAY_BASE_URL: 'https://hooks.slipway.test',
-      SLIPWAY_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-20_000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  const child = spawnOperator(ns.name, identity, (d) => (output = (output + d).slice(-20_000)));
   children.push(child);
   return child;
 }

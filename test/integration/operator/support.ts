@@ -1,7 +1,10 @@
 // Helpers for the operator's integration tests: run the operator in-process against the test
 // API server, make the objects a project needs, and play the node for Job pods that a test
 // wants to finish one way or the other.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   AppsV1Api,
   BatchV1Api,
@@ -22,9 +25,10 @@ import { loadConfig } from '../../../operator/config.ts';
 import { shareConnections } from '../../../lib/kube.ts';
 import { Operator, type OperatorOptions } from '../../../operator/operator.ts';
 import { environment, project, inNamespace, spec } from '../../support/builders.ts';
-import { createNamespace, waitFor } from '../../support/cluster.ts';
+import { createNamespace, testState, waitFor } from '../../support/cluster.ts';
 
 export const GATEWAY = 'https://hooks.slipway.test';
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Job pods with this node selector are never scheduled, so kwok leaves them to the test. */
 export const HELD = 'slipway.dev/test-held=true';
 
@@ -396,4 +400,38 @@ function copyOf(kc: KubeConfig): KubeConfig {
     currentContext: kc.currentContext,
   });
   return out;
+}
+
+/**
+ * The operator as a real process (`node operator/main.ts <args>`) watching `namespace`, with
+ * leader election on a short Lease and Job pods no node takes (HELD); its output goes to `keep`.
+ */
+export function spawnOperator(
+  namespace: string,
+  identity: string,
+  keep: (output: string) => void,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): ChildProcess {
+  const child = spawn(process.execPath, [join(ROOT, 'operator', 'main.ts'), ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      KUBECONFIG: testState().kubeconfig,
+      SLIPWAY_WATCH_NAMESPACE: namespace,
+      POD_NAMESPACE: namespace,
+      POD_NAME: identity,
+      SLIPWAY_LEADER_ELECTION: 'true',
+      SLIPWAY_LEASE_DURATION_SECONDS: '3',
+      SLIPWAY_JOB_NODE_SELECTOR: HELD,
+      SLIPWAY_ADMIN_PORT: '0',
+      SLIPWAY_GATEWAY_BASE_URL: GATEWAY,
+      SLIPWAY_LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => keep(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => keep(d.toString()));
+  return child;
 }

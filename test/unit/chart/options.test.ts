@@ -414,6 +414,44 @@ describe('chart options', () => {
     },
   );
 
+  it('runs one operator per shard, each with its own selector and Lease, and the default for the rest', () => {
+    const operators = (manifests: Manifest[]) =>
+      (
+        ofKind(manifests, 'Deployment') as Array<
+          Deployment & { spec: { template: { spec: { containers: { command: string[] }[] } } } }
+        >
+      )
+        .filter((d) => d.metadata.name.startsWith(componentName('operator')))
+        .map((d) => ({
+          name: d.metadata.name,
+          command: d.spec.template.spec.containers[0]!.command,
+          lease: d.spec.template.spec.containers[0]!.env.find((e) => e.name === 'SLIPWAY_LEASE_NAME')?.value,
+        }));
+    expect(operators(template())).toEqual([
+      {
+        name: componentName('operator'),
+        command: ['node', 'operator/main.ts'],
+        lease: componentName('operator'),
+      },
+    ]);
+    const sharded = template({ 'sharding.shards': '{a,b}' });
+    expect(operators(sharded)).toEqual([
+      {
+        name: componentName('operator'),
+        command: ['node', 'operator/main.ts', '--watch-label-selector=!slipway.dev/shard'],
+        lease: componentName('operator'),
+      },
+      ...['a', 'b'].map((shard) => ({
+        name: `${componentName('operator')}-${shard}`,
+        command: ['node', 'operator/main.ts', `--watch-label-selector=slipway.dev/shard in (${shard})`],
+        lease: `${componentName('operator')}-${shard}`,
+      })),
+    ]);
+    expect(ofKind(sharded, 'Lease').map((l) => l.metadata.name)).toEqual(
+      operators(sharded).map((o) => o.lease),
+    );
+  });
+
   it('protects the replicated components with PodDisruptionBudgets', () => {
     const budgets = ofKind(template(), 'PodDisruptionBudget').map((m) => m.metadata.name);
     expect(budgets.sort()).toEqual([componentName('operator'), componentName('status-api')].sort());
@@ -427,6 +465,7 @@ describe('chart options', () => {
     [{ 'statusApi.trustedProxies': '{not-a-cidr}' }, 'trustedProxies'],
     [{ 'gateway.ingress.enabled': true }, 'host'],
     [{ 'operator.replicaCount': 2 }, 'replicaCount'],
+    [{ 'sharding.shards': '{Shard_A}' }, 'shards'],
     // The operator refuses more than 100 at start: refused here, not in a crash loop.
     [{ 'operator.buildConcurrency': 1000 }, 'buildConcurrency'],
     // The longest suffix (-status-api-metrics) must fit in 63 characters.

@@ -1,0 +1,80 @@
+// Sharding's pure parts: the selector from the flag, the Lease and Role names each shard gets,
+// and the shard label carried from a Project to its bundles, their Jobs and rollouts.
+import { describe, expect, it } from '@jest/globals';
+import { LABEL_SHARD } from '../../../crds/labels.ts';
+import { rolloutPatch } from '../../../operator/bundle/rollout.ts';
+import { loadConfig, watchLabelSelectorArg } from '../../../operator/config.ts';
+import { gatewayAccessName } from '../../../operator/project/gateway-access.ts';
+import { jobLabels } from '../../../operator/names.ts';
+import { newBundle } from '../../../rules/new-bundle.ts';
+import { rollbackBundle } from '../../../rules/rollback.ts';
+
+describe('operator shards', () => {
+  it('takes the selector from --watch-label-selector, in either form', () => {
+    expect(watchLabelSelectorArg(['--watch-label-selector=slipway.dev/shard in (a)'])).toBe(
+      'slipway.dev/shard in (a)',
+    );
+    expect(watchLabelSelectorArg(['--watch-label-selector', '!slipway.dev/shard'])).toBe(
+      '!slipway.dev/shard',
+    );
+    expect(watchLabelSelectorArg([])).toBeUndefined();
+  });
+
+  it('names its Lease and its gateway Role after its selector, unless told a Lease name', () => {
+    expect(loadConfig({}).leaseName).toBe('slipway-operator');
+    const a = loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: 'slipway.dev/shard in (a)' });
+    expect(a.leaseName).toBe('slipway-operator-slipway-dev-shard-in-a');
+    expect(loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: '!slipway.dev/shard' }).leaseName).toBe(
+      'slipway-operator-not-slipway-dev-shard',
+    );
+    expect(
+      loadConfig({
+        SLIPWAY_WATCH_LABEL_SELECTOR: 'slipway.dev/shard in (a)',
+        SLIPWAY_LEASE_NAME: 'r-operator-a',
+      }).leaseName,
+    ).toBe('r-operator-a');
+    expect(gatewayAccessName(undefined)).toBe('slipway-gateway-webhook-secrets');
+    expect(gatewayAccessName('slipway.dev/shard in (a)')).toBe(
+      'slipway-gateway-webhook-secrets-slipway-dev-shard-in-a',
+    );
+    expect(gatewayAccessName(`slipway.dev/shard in (${'x'.repeat(80)})`).length).toBeLessThanOrEqual(63);
+  });
+
+  it("carries a Project's shard to its bundles and rollbacks, their Jobs and their rollouts' pods", () => {
+    const bundle = newBundle({
+      name: 'shop-1',
+      namespace: 'ns',
+      project: { name: 'shop', uid: 'u1', shard: 'a' },
+      source: { git: { commit: 'a'.repeat(40) } },
+      trigger: { type: 'Manual' },
+      comment: '',
+    });
+    expect(bundle.metadata.labels?.[LABEL_SHARD]).toBe('a');
+    const unsharded = newBundle({
+      ...{ name: 'shop-2', namespace: 'ns', project: { name: 'shop' } },
+      source: bundle.spec.source,
+      trigger: { type: 'Manual' },
+      comment: '',
+    });
+    expect(unsharded.metadata.labels).not.toHaveProperty(LABEL_SHARD);
+    const rollback = rollbackBundle({
+      namespace: 'ns',
+      project: 'shop',
+      projectUid: 'u1',
+      projectShard: 'a',
+      to: 'shop-1',
+      environment: 'prod',
+    });
+    expect(rollback.metadata.labels?.[LABEL_SHARD]).toBe('a');
+    expect(jobLabels('shop', 'shop-1', 'build', bundle.metadata.labels)[LABEL_SHARD]).toBe('a');
+    expect(jobLabels('shop', 'shop-2', 'build', unsharded.metadata.labels)).not.toHaveProperty(LABEL_SHARD);
+    const patch = rolloutPatch({
+      bundle,
+      deployment: { metadata: { name: 'web', resourceVersion: '7' } },
+      container: 'web',
+      image: 'registry/ns/shop@sha256:' + '0'.repeat(64),
+      startedAt: new Date(0),
+    }) as { spec: { template: { metadata: { labels: Record<string, string> } } } };
+    expect(patch.spec.template.metadata.labels[LABEL_SHARD]).toBe('a');
+  });
+});
