@@ -2,7 +2,8 @@
 // local control plane. Parsed once at start-up; a bad value stops the process with a message.
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { boundedName } from '../crds/labels.ts';
+import { LABEL_SHARD, boundedName } from '../crds/labels.ts';
+import { labelSelector, selectorKeys } from '../lib/label-selector.ts';
 
 const bool = (fallback: boolean) =>
   z
@@ -90,7 +91,22 @@ const envSchema = z.object({
   SLIPWAY_WORKERS: int(4, 1, 64),
   SLIPWAY_LEADER_ELECTION: bool(true),
   SLIPWAY_LEASE_NAME: optionalText,
-  SLIPWAY_WATCH_LABEL_SELECTOR: optionalText,
+  SLIPWAY_WATCH_LABEL_SELECTOR: optionalText.refine(
+    (v) => {
+      try {
+        labelSelector(v);
+      } catch {
+        return false;
+      }
+      // Bundles, Jobs and pods carry only the shard label: a selector on another key would
+      // select Projects whose bundles it never sees.
+      return selectorKeys(v).every((key) => key === LABEL_SHARD);
+    },
+    {
+      message: `not a shard selector on ${LABEL_SHARD} (for example "${LABEL_SHARD} in (a)" or "!${LABEL_SHARD}")`,
+    },
+  ),
+
   SLIPWAY_LEASE_DURATION_SECONDS: int(15, 3, 300),
   SLIPWAY_ADMIN_PORT: int(8081, 0, 65_535),
   POD_NAME: text(hostname()),
@@ -215,17 +231,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /**
  * The lease of a shard is named after its selector, so each shard elects its own leader:
- * `slipway-operator` without one, else `slipway-operator-` and the selector's letters and digits
- * (`slipway.dev/shard in (a)` → `slipway-operator-slipway-dev-shard-in-a`), cut with a hash.
+ * `slipway-operator` for the default (no selector, or `!slipway.dev/shard`: an operator from
+ * before sharding and the default shard then share it, so they never act at once), and
+ * `slipway-operator-<name>` for `slipway.dev/shard in (<name>)` or `=<name>`.
  */
 export function leaseNameFor(selector: string | undefined): string {
   return shardName('slipway-operator', selector);
 }
 
-/** `base`, or for a shard `base-<the selector's letters and digits>`, at most 63 characters. */
+/** `base` for the default shard, `base-<name>` for a shard (any other selector: its letters and digits). */
 export function shardName(base: string, selector: string | undefined): string {
-  if (!selector) return base;
-  const words = selector
+  const s = (selector ?? '').trim();
+  if (s === '' || s === `!${LABEL_SHARD}`) return base;
+  const one =
+    /^slipway\.dev\/shard\s*(?:in\s*\(\s*([a-z0-9]([-a-z0-9]*[a-z0-9])?)\s*\)|==?\s*([a-z0-9]([-a-z0-9]*[a-z0-9])?))$/.exec(
+      s,
+    );
+  const name = one?.[1] ?? one?.[3];
+  if (name) return boundedName(`${base}-${name}`, '', 63);
+  const words = s
     .toLowerCase()
     .replace(/!/g, 'not-')
     .replace(/[^a-z0-9]+/g, '-')

@@ -79,16 +79,14 @@ export function createInformers(
   kc: KubeConfig,
   namespace: string | undefined,
   log: Logger,
-  /** A shard's label selector (config.watchLabelSelector): its Projects, Bundles, Jobs, pods and status kinds. */
+  /** A shard's label selector (config.watchLabelSelector): its Bundles, Jobs, pods and status kinds (every Project is watched: shard.ts). */
   selector?: string,
 ): OperatorInformers {
   const shard = { labelSelector: selector };
-  const projects = new Informer<Cached<ProjectObject>>(
-    kc,
-    kindPath('Project', namespace),
-    log,
-    shard,
-  ).addIndex(INDEX.slug, (p) => [effectiveSlug(p)]);
+  const projects = new Informer<Cached<ProjectObject>>(kc, kindPath('Project', namespace), log).addIndex(
+    INDEX.slug,
+    (p) => [effectiveSlug(p)],
+  );
   const environments = new Informer<Cached<EnvironmentObject>>(kc, kindPath('Environment', namespace), log)
     .addIndex(INDEX.project, (e) => ref(e, e.spec?.projectRef?.name))
     .addIndex(INDEX.deployment, (e) => ref(e, e.spec?.deploymentRef?.name));

@@ -1,31 +1,45 @@
 // Sharding (like Flux's): an operator started with a label selector sees only its shard's
-// Projects, Bundles, Jobs, pods and status objects (informers.ts). Environments and Webhooks
-// are watched whole, so each shard acts only for the Projects in its cache; and a Bundle whose
+// Bundles, Jobs, pods and status objects (informers.ts, selected by the API server). Projects,
+// Environments and Webhooks are watched whole — a slug is claimed cluster-wide, and they are
+// few — and a shard acts only for the Projects its selector picks (inShard). A Bundle whose
 // Project is in another shard (moved there, or a manual bundle made without the label) is handed
 // over: it and its Jobs take the Project's label, which takes them out of this shard's caches
-// and into the other's, mid-build too. (Their pods keep theirs: the operator may not patch pods.
+// and into the other's, mid-build too; and a shard takes its Projects' bundles that a stopped or
+// removed shard still holds (takeOver). (Their pods keep theirs: the operator may not patch pods.
 // A moved build's pod is then not watched for why it cannot run; its Job still says how it ended.)
 import type { BundleObject, ProjectObject } from '../crds/index.ts';
-import { LABEL_BUNDLE, LABEL_SHARD, labelValue } from '../crds/labels.ts';
-import { ignoreNotFound, isNotFound, mergePatch } from '../lib/kube.ts';
+import { LABEL_BUNDLE, LABEL_SHARD, MANAGED_BY, labelValue } from '../crds/labels.ts';
+import { objectKey } from '../lib/informer.ts';
+import { MANAGER } from './names.ts';
+import { ignoreNotFound, mergePatch } from '../lib/kube.ts';
+import { labelSelector } from '../lib/label-selector.ts';
 import type { OperatorContext } from './context.ts';
 
-/**
- * The Project when it exists but another shard has it; undefined when this operator watches
- * everything, has it in its cache, or it does not exist (one live read, only on a cache miss).
- */
-export async function projectOfAnotherShard(
-  ctx: Pick<OperatorContext, 'config' | 'informers' | 'slipway'>,
+const matchers = new Map<string, ReturnType<typeof labelSelector>>();
+
+/** Whether this operator's selector picks an object with these labels (always, without one). */
+export function inShard(
+  ctx: Pick<OperatorContext, 'config'>,
+  object: { metadata: { labels?: Record<string, string> } },
+): boolean {
+  const selector = ctx.config.watchLabelSelector;
+  if (!selector) return true;
+  let matches = matchers.get(selector);
+  if (!matches) {
+    matches = labelSelector(selector);
+    matchers.set(selector, matches);
+  }
+  return matches(object.metadata.labels);
+}
+
+/** The Project when it exists and another shard has it. */
+export function projectOfAnotherShard(
+  ctx: Pick<OperatorContext, 'config' | 'informers'>,
   namespace: string,
   project: string,
-): Promise<ProjectObject | undefined> {
-  if (!ctx.config.watchLabelSelector || ctx.informers.projects.get(namespace, project)) return undefined;
-  try {
-    return await ctx.slipway.get<ProjectObject>('Project', namespace, project);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+) {
+  const found = ctx.informers.projects.get(namespace, project);
+  return found && !inShard(ctx, found) ? found : undefined;
 }
 
 /**
@@ -33,22 +47,52 @@ export async function projectOfAnotherShard(
  * the bundle arrives), then the bundle. True when it was handed over.
  */
 export async function handOver(ctx: OperatorContext, bundle: BundleObject): Promise<boolean> {
+  const project = projectOfAnotherShard(ctx, bundle.metadata.namespace, bundle.spec.projectRef.name);
+  return !!project && (await relabel(ctx, bundle, project.metadata.labels?.[LABEL_SHARD]));
+}
+
+/**
+ * A Project that has just come to this shard takes its bundles that another shard's label still
+ * holds (that shard stopped, or was removed, before it could hand them over). Looked at when
+ * this operator sees a Project's label change: `seen` remembers each Project's last value.
+ */
+export async function takeOver(
+  ctx: OperatorContext,
+  project: ProjectObject,
+  seen: Map<string, string>,
+): Promise<void> {
+  if (!ctx.config.watchLabelSelector) return;
+  const { namespace, name, uid } = project.metadata;
+  const key = uid ?? objectKey(namespace, name);
+  const shard = project.metadata.labels?.[LABEL_SHARD] ?? '';
+  const before = seen.get(key);
+  seen.set(key, shard);
+  if (before === undefined || before === shard || !inShard(ctx, project)) return;
+  // Every bundle of the namespace: people's manual bundles carry no project label.
+  const bundles = await ctx.slipway.list<BundleObject>('Bundle', namespace);
+  for (const bundle of bundles)
+    if (bundle.spec.projectRef.name === name) await relabel(ctx, bundle, shard || undefined);
+}
+
+/** The bundle and its Jobs with shard label `shard` (none: undefined); false when it had it. */
+async function relabel(
+  ctx: OperatorContext,
+  bundle: BundleObject,
+  shard: string | undefined,
+): Promise<boolean> {
   const { namespace, name } = bundle.metadata;
-  const project = await projectOfAnotherShard(ctx, namespace, bundle.spec.projectRef.name);
-  if (!project) return false;
-  const shard = project.metadata.labels?.[LABEL_SHARD] ?? null;
-  if ((bundle.metadata.labels?.[LABEL_SHARD] ?? null) === shard) return false;
-  const body = { metadata: { labels: { [LABEL_SHARD]: shard } } };
+  if ((bundle.metadata.labels?.[LABEL_SHARD] ?? undefined) === shard) return false;
+  const body = { metadata: { labels: { [LABEL_SHARD]: shard ?? null } } };
   const { batch } = ctx.clients;
   const jobs = await batch.listNamespacedJob({
     namespace,
-    labelSelector: `${LABEL_BUNDLE}=${labelValue(name)}`,
+    labelSelector: `${MANAGED_BY}=${MANAGER},${LABEL_BUNDLE}=${labelValue(name)}`,
   });
   for (const job of jobs.items)
     await batch
       .patchNamespacedJob({ name: job.metadata!.name!, namespace, body }, mergePatch)
       .catch(ignoreNotFound);
-  await ctx.slipway.patch('Bundle', namespace, name, body);
+  await ctx.slipway.patch('Bundle', namespace, name, body).catch(ignoreNotFound);
   ctx.log.info(
     { bundle: `${namespace}/${name}`, shard: shard ?? '(default)', jobs: jobs.items.length },
     "handed the bundle over to its project's shard",

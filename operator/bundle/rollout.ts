@@ -4,7 +4,7 @@
 // which bundle the Deployment and its new pods run.
 import { PatchStrategy, setHeaderOptions, type AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
-import { ANNOTATION_BUNDLE, LABEL_BUNDLE, labelValue, shardLabel } from '../../crds/labels.ts';
+import { ANNOTATION_BUNDLE, LABEL_BUNDLE, LABEL_SHARD, labelValue } from '../../crds/labels.ts';
 import { ANNOTATION_ROLLOUT_STARTED } from '../names.ts';
 
 const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
@@ -35,7 +35,11 @@ export function rolloutPatch(rollout: Rollout): object {
         // The label lets the operator watch this rollout's pods (and only them).
         metadata: {
           annotations: { [ANNOTATION_BUNDLE]: bundle.metadata.name },
-          labels: { [LABEL_BUNDLE]: labelValue(bundle.metadata.name), ...shardLabel(bundle.metadata.labels) },
+          // The shard's label, or none (null removes one left by the shard that had the project before).
+          labels: {
+            [LABEL_BUNDLE]: labelValue(bundle.metadata.name),
+            [LABEL_SHARD]: bundle.metadata.labels?.[LABEL_SHARD] ?? null,
+          },
         },
         spec: { containers: [{ name: rollout.container, image: rollout.image }] },
       },

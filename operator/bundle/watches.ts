@@ -7,6 +7,7 @@ import { LABEL_BUNDLE } from '../../crds/labels.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
+import { inShard } from '../shard.ts';
 import type { Controller } from '../reconcile/controller.ts';
 
 /** Queued for a build slot, waiting for its environment, or not yet looked at. */
@@ -51,7 +52,11 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     controller.enqueue(j.metadata?.namespace, owner?.name);
   });
   informers.projects.onEvent((p) => {
-    for (const b of unfinished(INDEX.project, objectKey(p.metadata.namespace, p.metadata.name))) enqueue(b);
+    const key = objectKey(p.metadata.namespace, p.metadata.name);
+    // Moved to another shard: all its bundles go with it, finished ones too (rollbacks reuse them).
+    const all = !inShard(ctx, p);
+    for (const b of all ? informers.bundles.byIndex(INDEX.project, key) : unfinished(INDEX.project, key))
+      enqueue(b);
   });
   informers.environments.onEvent((e) => {
     for (const b of unfinished(INDEX.environment, objectKey(e.metadata.namespace, e.metadata.name)))

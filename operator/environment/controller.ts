@@ -2,7 +2,7 @@
 // missing one gives Ready=False with a reason; the watches bring it back when it appears), and
 // reports the rollouts the Bundle controller performs (status.currentBundle, lastDeployment).
 // It is the only writer of the Environment's status.
-import { projectOfAnotherShard } from '../shard.ts';
+import { inShard } from '../shard.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
@@ -29,9 +29,8 @@ export class EnvironmentReconciler implements Reconciler {
       return;
     }
     const project = informers.projects.get(namespace, environment.spec.projectRef.name);
-    // Another shard's: that shard's operator looks after it.
-    if (!project && (await projectOfAnotherShard(this.ctx, namespace, environment.spec.projectRef.name)))
-      return;
+    // Another shard's: that shard's operator looks after it (a missing one: the default shard says so).
+    if (!inShard(this.ctx, project ?? environment)) return;
     const deployment = informers.deployments.get(namespace, environment.spec.deploymentRef.name);
     const ready = decideEnvironment({
       environment,

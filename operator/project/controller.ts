@@ -1,6 +1,7 @@
 // The Project controller: slug ownership across namespaces, the webhook Secret (generated and
 // owned when none is referenced), the published webhook and upload-script URLs, and pruning
 // of old bundles. Steps in order; Ready summarises.
+import { inShard, takeOver } from '../shard.ts';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { ProjectObject, ProjectReason } from '../../crds/index.ts';
 import type { ConditionUpdate } from '../../lib/conditions.ts';
@@ -30,6 +31,8 @@ type SecretResult =
 export class ProjectReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
   private readonly gatewayAccess: GatewayAccess;
+  /** By Project: its shard label when last looked at (shard.ts takeOver). */
+  private readonly shardSeen = new Map<string, string>();
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
@@ -42,6 +45,10 @@ export class ProjectReconciler implements Reconciler {
     await this.gatewayAccess.sync(namespace);
     const project = informers.projects.get(namespace, name);
     if (!project || project.metadata.deletionTimestamp) return;
+    // Moved to this shard: its bundles that a stopped or removed shard still holds come along.
+    await takeOver(this.ctx, project, this.shardSeen);
+    // Another shard's (shard.ts): every Project is cached, for slug claims across shards.
+    if (!inShard(this.ctx, project)) return;
 
     await this.pruneBundles(project);
 

@@ -3,6 +3,7 @@
 // Secrets (resourceNames), bound by a RoleBinding. The set follows the Projects; a namespace
 // without any loses both (a Role with no resourceNames would allow every Secret). The binding
 // follows SLIPWAY_GATEWAY_SERVICE_ACCOUNT when it changes.
+import { inShard } from '../shard.ts';
 import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import { MANAGED_BY } from '../../crds/labels.ts';
 import { ignoreNotFound, isAlreadyExists, isNotFound } from '../../lib/kube.ts';
@@ -50,7 +51,10 @@ export class GatewayAccess {
   async sync(namespace: string): Promise<void> {
     const account = this.#ctx.config.gatewayServiceAccount;
     if (!account) return;
-    const names = webhookSecretNames(this.#ctx.informers.projects.list(namespace));
+    // This shard's Projects: each shard grants its own in a Role of its own.
+    const names = webhookSecretNames(
+      this.#ctx.informers.projects.list(namespace).filter((p) => inShard(this.#ctx, p)),
+    );
     const now = this.#ctx.now().getTime();
     const last = this.#applied.get(namespace);
     if (last && last.names === names.join(',') && now - last.at < RECHECK_MS) return;

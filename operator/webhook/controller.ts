@@ -1,6 +1,6 @@
 // The Webhook controller: checks the project and environment a webhook points at, publishes
 // the project's webhook URL on it once usable, and records the bundle it triggered last.
-import { projectOfAnotherShard } from '../shard.ts';
+import { inShard } from '../shard.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import type { OperatorContext } from '../context.ts';
@@ -20,8 +20,8 @@ export class WebhookReconciler implements Reconciler {
     const webhook = informers.webhooks.get(namespace, name);
     if (!webhook || webhook.metadata.deletionTimestamp) return;
     const project = informers.projects.get(namespace, webhook.spec.projectRef.name);
-    // Another shard's: that shard's operator looks after it.
-    if (!project && (await projectOfAnotherShard(this.ctx, namespace, webhook.spec.projectRef.name))) return;
+    // Another shard's: that shard's operator looks after it (a missing one: the default shard says so).
+    if (!inShard(this.ctx, project ?? webhook)) return;
     const envName = webhook.spec.environmentRef?.name;
     const decision = decideWebhook({
       webhook,

@@ -2,7 +2,8 @@
 // shards its controllers: the default one takes Projects without the slipway.dev/shard label,
 // the other those labelled `a`. Each holds its own Lease and builds only its own projects'
 // bundles; a bundle made without the label is handed to its project's shard; a stopped shard's
-// bundles wait for it; and a project moved to the other shard mid-build loses nothing.
+// bundles wait for it; and a project moved to the other shard mid-build loses nothing, whether
+// the shard it leaves is stopped (the new one takes its bundles) or running (it hands them over).
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
@@ -51,6 +52,21 @@ const get = (name: string) => clients(kc).slipway.get<BundleObject>('Bundle', ns
 const manual = (name: string, projectName: string, ...more: Parameters<typeof bundle>[1][]) =>
   bundle(name, inNamespace(ns.name), spec({ projectRef: { name: projectName } }), ...more);
 
+/** Moves project blog to shard `shard` (the default: undefined). */
+async function moveBlog(shard: string | undefined) {
+  await clients(kc).slipway.patch('Project', ns.name, 'blog', {
+    metadata: { labels: { [LABEL_SHARD]: shard ?? null } },
+  });
+}
+
+async function labelled(name: string, shard: string | undefined) {
+  await waitFor(
+    `${name} in shard ${shard ?? '(default)'}`,
+    async () => ((await get(name)).metadata.labels?.[LABEL_SHARD] === shard ? true : undefined),
+    30_000,
+  );
+}
+
 async function buildJob(name: string) {
   return waitFor(`the build Job of ${name}`, async () => (await jobsOf(kc, ns.name, name))[0], 30_000);
 }
@@ -80,8 +96,8 @@ describe('operator shards', () => {
   it('each shard holds a Lease named after its selector', async () => {
     const leases = kc.makeApiClient(CoordinationV1Api);
     const expected: Array<[string, string]> = [
-      ['slipway-operator-not-slipway-dev-shard', 'operator-default'],
-      ['slipway-operator-slipway-dev-shard-in-a', 'operator-a'],
+      ['slipway-operator', 'operator-default'],
+      ['slipway-operator-a', 'operator-a'],
     ];
     for (const [name, holder] of expected)
       await waitFor(
@@ -113,32 +129,40 @@ describe('operator shards', () => {
     await buildJob('shop-2');
     expect(await jobsOf(kc, ns.name, 'blog-2')).toEqual([]);
     expect((await get('blog-2')).status?.phase).toBeUndefined();
-    startShard(SHARD_A, 'operator-a');
-    const job = await buildJob('blog-2');
-    expect(job.metadata?.labels?.[LABEL_SHARD]).toBe('a');
   });
 
-  it('a project moved to the other shard mid-build keeps its build: one Job, finished by the new shard', async () => {
-    const before = await buildJob('blog-1');
-    await clients(kc).slipway.patch('Project', ns.name, 'blog', {
-      metadata: { labels: { [LABEL_SHARD]: null } },
-    });
-    await waitFor(
-      'blog-1 handed to the default shard',
-      async () => ((await get('blog-1')).metadata.labels?.[LABEL_SHARD] === undefined ? true : undefined),
-      30_000,
-    );
-    await waitFor(
-      "blog-1's Job without the shard label",
-      async () =>
-        (await jobsOf(kc, ns.name, 'blog-1'))[0]?.metadata?.labels?.[LABEL_SHARD] === undefined
-          ? true
-          : undefined,
-      30_000,
-    );
-    await finishJobPod(kc, ns.name, before.metadata!.name!, 'Succeeded');
+  it('a project moved away from a stopped shard takes its bundles along, mid-build too: one Job each', async () => {
+    const building = await buildJob('blog-1');
+    await moveBlog(undefined);
+    // The default shard takes them over: blog-1's build goes on, blog-2 gets its first.
+    await labelled('blog-1', undefined);
+    await labelled('blog-2', undefined);
+    const second = await buildJob('blog-2');
+    expect(second.metadata?.labels?.[LABEL_SHARD]).toBeUndefined();
+    await finishJobPod(kc, ns.name, building.metadata!.name!, 'Succeeded');
     await bundleInPhase(kc, ns.name, 'blog-1', 'Built');
-    const jobs = await jobsOf(kc, ns.name, 'blog-1');
-    expect(jobs.map((j) => j.metadata?.uid)).toEqual([before.metadata?.uid]);
+    expect((await jobsOf(kc, ns.name, 'blog-1')).map((j) => j.metadata?.uid)).toEqual([
+      building.metadata?.uid,
+    ]);
+  });
+
+  it('a project moved to a running shard: its bundles follow, the building one and finished ones too', async () => {
+    startShard(SHARD_A, 'operator-a');
+    const building = await buildJob('blog-2');
+    await moveBlog('a');
+    await labelled('blog-2', 'a');
+    await waitFor(
+      "blog-2's Job with the new shard's label",
+      async () =>
+        (await jobsOf(kc, ns.name, 'blog-2'))[0]?.metadata?.labels?.[LABEL_SHARD] === 'a' ? true : undefined,
+      30_000,
+    );
+    // A rollback in the new shard reuses a finished bundle: it moved too.
+    await labelled('blog-1', 'a');
+    await finishJobPod(kc, ns.name, building.metadata!.name!, 'Succeeded');
+    await bundleInPhase(kc, ns.name, 'blog-2', 'Built');
+    expect((await jobsOf(kc, ns.name, 'blog-2')).map((j) => j.metadata?.uid)).toEqual([
+      building.metadata?.uid,
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import { rolloutPatch } from '../../../operator/bundle/rollout.ts';
 import { loadConfig, watchLabelSelectorArg } from '../../../operator/config.ts';
 import { gatewayAccessName } from '../../../operator/project/gateway-access.ts';
 import { jobLabels } from '../../../operator/names.ts';
+import { inShard } from '../../../operator/shard.ts';
 import { newBundle } from '../../../rules/new-bundle.ts';
 import { rollbackBundle } from '../../../rules/rollback.ts';
 
@@ -20,12 +21,38 @@ describe('operator shards', () => {
     expect(watchLabelSelectorArg([])).toBeUndefined();
   });
 
+  it('acts for the Projects its selector picks, and refuses a selector it cannot read', () => {
+    const project = (shard?: string) => ({
+      metadata: { labels: (shard ? { [LABEL_SHARD]: shard } : {}) as Record<string, string> },
+    });
+    const config = (selector?: string) => ({
+      config: loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: selector }),
+    });
+    expect(inShard(config(), project('a'))).toBe(true);
+    expect(inShard(config('!slipway.dev/shard'), project())).toBe(true);
+    expect(inShard(config('!slipway.dev/shard'), project('a'))).toBe(false);
+    expect(inShard(config('slipway.dev/shard in (a)'), project('a'))).toBe(true);
+    expect(inShard(config('slipway.dev/shard in (a)'), project('b'))).toBe(false);
+    expect(() => loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: 'slipway.dev/shard in a' })).toThrow(
+      /not a shard selector/,
+    );
+    // Bundles carry only the shard label: another key would select Projects but none of their bundles.
+    expect(() => loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: 'team=x' })).toThrow(/not a shard selector/);
+  });
+
   it('names its Lease and its gateway Role after its selector, unless told a Lease name', () => {
     expect(loadConfig({}).leaseName).toBe('slipway-operator');
     const a = loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: 'slipway.dev/shard in (a)' });
-    expect(a.leaseName).toBe('slipway-operator-slipway-dev-shard-in-a');
+    expect(a.leaseName).toBe('slipway-operator-a');
+    expect(loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: 'slipway.dev/shard=b' }).leaseName).toBe(
+      'slipway-operator-b',
+    );
+    // The default shard shares the unsharded operator's Lease: the two never act at once.
     expect(loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: '!slipway.dev/shard' }).leaseName).toBe(
-      'slipway-operator-not-slipway-dev-shard',
+      'slipway-operator',
+    );
+    expect(loadConfig({ SLIPWAY_WATCH_LABEL_SELECTOR: 'slipway.dev/shard in (a,b)' }).leaseName).toBe(
+      'slipway-operator-slipway-dev-shard-in-a-b',
     );
     expect(
       loadConfig({
@@ -34,9 +61,8 @@ describe('operator shards', () => {
       }).leaseName,
     ).toBe('r-operator-a');
     expect(gatewayAccessName(undefined)).toBe('slipway-gateway-webhook-secrets');
-    expect(gatewayAccessName('slipway.dev/shard in (a)')).toBe(
-      'slipway-gateway-webhook-secrets-slipway-dev-shard-in-a',
-    );
+    expect(gatewayAccessName('slipway.dev/shard in (a)')).toBe('slipway-gateway-webhook-secrets-a');
+    expect(gatewayAccessName('!slipway.dev/shard')).toBe('slipway-gateway-webhook-secrets');
     expect(gatewayAccessName(`slipway.dev/shard in (${'x'.repeat(80)})`).length).toBeLessThanOrEqual(63);
   });
 
