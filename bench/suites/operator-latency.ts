@@ -30,8 +30,14 @@ export interface LatencyPhase {
 export const pad = (n: number, width: number) => String(n).padStart(width, '0');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A bundle as the gateway makes it for a push to the lane's branch. */
-function laneBundle(namespace: string, name: string, lane: string) {
+/** With shards, the lanes' projects: the default shard's, then shard `a`'s (every other lane). */
+const SHARDED_PROJECTS = [
+  { name: 'shop', shard: undefined, selector: '!slipway.dev/shard' },
+  { name: 'blog', shard: 'a', selector: 'slipway.dev/shard in (a)' },
+] as const;
+
+/** A bundle as the gateway makes it for a push to the lane's branch (with its project's shard label). */
+function laneBundle(namespace: string, name: string, lane: string, project = 'shop', shard?: string) {
   return {
     apiVersion: API_VERSION,
     kind: 'Bundle',
@@ -39,13 +45,14 @@ function laneBundle(namespace: string, name: string, lane: string) {
       name,
       namespace,
       labels: {
-        'slipway.dev/project': 'shop',
+        'slipway.dev/project': project,
         'slipway.dev/trigger': 'Webhook',
         'slipway.dev/webhook': `hook-${lane}`,
+        ...(shard ? { 'slipway.dev/shard': shard } : {}),
       },
     },
     spec: {
-      projectRef: { name: 'shop' },
+      projectRef: { name: project },
       source: { git: { commit: randomBytes(20).toString('hex'), branch: `lane-${lane}` } },
       comment: `Benchmark push ${name}`,
       baseSoftware: { image: 'php:8.3-fpm' },
@@ -66,32 +73,41 @@ export async function latencyPhase(
   options: SuiteOptions,
   total: number,
   lanes: number,
+  /** Two operator shards (docs/helm.md#sharding), each with one project and every other lane. */
+  sharded = false,
 ): Promise<LatencyPhase> {
   const ns = await bench.namespace('bench-operator');
   const api = slipwayApi(bench.kc);
   const apps = bench.kc.makeApiClient(AppsV1Api);
   const laneIds = Array.from({ length: lanes }, (_, k) => pad(k, 2));
+  const projects = sharded ? SHARDED_PROJECTS : [SHARDED_PROJECTS[0]];
+  const projectOf = (k: number) => projects[k % projects.length]!;
 
-  await api.create('Project', {
-    ...build.project(
-      'shop',
-      build.inNamespace(ns),
-      build.spec({ repository: { url: 'https://git.example.com/shop.git' } }),
-    ),
-    metadata: {
-      name: 'shop',
-      namespace: ns,
-      annotations: { 'slipway.dev/build-concurrency': String(lanes) },
-    },
-  });
-  for (const lane of laneIds) {
+  for (const project of projects)
+    await api.create('Project', {
+      ...build.project(
+        project.name,
+        build.inNamespace(ns),
+        build.spec({
+          slug: `${project.name}-${ns}`,
+          repository: { url: `https://git.example.com/${project.name}.git` },
+        }),
+      ),
+      metadata: {
+        name: project.name,
+        namespace: ns,
+        annotations: { 'slipway.dev/build-concurrency': String(lanes) },
+        ...(project.shard ? { labels: { 'slipway.dev/shard': project.shard } } : {}),
+      },
+    });
+  for (const [k, lane] of laneIds.entries()) {
     await apps.createNamespacedDeployment({ namespace: ns, body: webDeployment(ns, `web-${lane}`) });
     await api.create(
       'Environment',
       build.environment(
         `env-${lane}`,
         build.inNamespace(ns),
-        build.spec({ deploymentRef: { name: `web-${lane}` } }),
+        build.spec({ projectRef: { name: projectOf(k).name }, deploymentRef: { name: `web-${lane}` } }),
       ),
     );
     await api.create(
@@ -99,7 +115,11 @@ export async function latencyPhase(
       build.webhook(
         `hook-${lane}`,
         build.inNamespace(ns),
-        build.spec({ branch: `lane-${lane}`, environmentRef: { name: `env-${lane}` } }),
+        build.spec({
+          projectRef: { name: projectOf(k).name },
+          branch: `lane-${lane}`,
+          environmentRef: { name: `env-${lane}` },
+        }),
       ),
     );
   }
@@ -115,15 +135,21 @@ export async function latencyPhase(
 
   const watch = new ChainWatch(bench.kc, ns);
   await watch.start();
-  const operator = await OperatorProcess.start({
-    kubeconfig: bench.kubeconfig,
-    namespace: ns,
-    name: `operator-latency-${lanes}`,
-  });
+  const operators = await Promise.all(
+    projects.map((project) =>
+      OperatorProcess.start({
+        kubeconfig: bench.kubeconfig,
+        namespace: ns,
+        name: `operator-latency-${lanes}${sharded ? `-${project.shard ?? 'default'}` : ''}`,
+        env: sharded ? { SLIPWAY_WATCH_LABEL_SELECTOR: project.selector } : {},
+      }),
+    ),
+  );
+  const operator = operators[0]!;
   try {
     await sleep(1_000);
     const readyRss = operator.rss();
-    operator.sample(250);
+    for (const o of operators) o.sample(250);
     const started = performance.now();
     let done = 0;
     await Promise.all(
@@ -132,7 +158,8 @@ export async function latencyPhase(
         // Zero-padded: bundles made within one second are ordered by name.
         for (let j = 0; j < count; j++) {
           const name = `b-${lane}-${pad(j, 3)}`;
-          await api.create('Bundle', laneBundle(ns, name, lane));
+          const project = projectOf(k);
+          await api.create('Bundle', laneBundle(ns, name, lane, project.name, project.shard));
           await watch.finished(name, BUNDLE_TIMEOUT_MS);
           if (++done % 50 === 0) options.log(`latency: ${done}/${total} bundles deployed`);
         }
@@ -159,7 +186,7 @@ export async function latencyPhase(
       rss: { ready: readyRss, peak: operator.peakRss(), end: operator.rss() },
     };
   } finally {
-    await operator.stop();
+    for (const o of operators) await o.stop();
     await watch.stop();
   }
 }

@@ -54,6 +54,11 @@ export async function operatorSuite(options: SuiteOptions): Promise<SuiteResult>
   options.log(`latency: ${sequential.bundles} bundles, one at a time, in ${sequential.seconds.toFixed(0)} s`);
   const parallel = await latencyPhase(bench, options, parallelCount, lanes);
   options.log(`latency: ${parallel.bundles} bundles in ${lanes} lanes in ${parallel.seconds.toFixed(0)} s`);
+  // The same across two shards (docs/helm.md#sharding): two projects, an operator process each.
+  const sharded = await latencyPhase(bench, options, parallelCount, lanes, true);
+  options.log(
+    `latency: ${sharded.bundles} bundles in ${lanes} lanes, 2 shards, in ${sharded.seconds.toFixed(0)} s`,
+  );
   const memory = await memoryPhase(bench, options, bulk);
 
   const tables: Table[] = [
@@ -62,7 +67,11 @@ export async function operatorSuite(options: SuiteOptions): Promise<SuiteResult>
         'Webhook bundles that deploy, one project; a lane creates its next bundle when the previous is Ready ' +
         '(ms between watch events)',
       columns: ['lanes', 'interval', 'bundles', 'p50', 'p90', 'p99', 'max'],
-      rows: [...latencyRows('1 env', sequential), ...latencyRows(`${lanes} envs`, parallel)],
+      rows: [
+        ...latencyRows('1 env', sequential),
+        ...latencyRows(`${lanes} envs`, parallel),
+        ...latencyRows(`${lanes} envs, 2 shards`, sharded),
+      ],
     },
     {
       title: `Operator memory (MiB; heap figures from its own /metrics)`,
@@ -85,6 +94,11 @@ export async function operatorSuite(options: SuiteOptions): Promise<SuiteResult>
         atMost: 300,
       },
       {
+        name: `${lanes} envs × ${sharded.bundles / lanes} bundles, 2 shards: created → build Job p99 (ms)`,
+        value: round(sharded.createdToJob.p99, 0),
+        atMost: 300,
+      },
+      {
         name: `${memory.bundles} finished bundles + Jobs: peak RSS, ready and 15 s after (MiB)`,
         value: round(Math.max(memory.peakRssMiB, memory.ready.rssMiB), 1),
         atMost: 250,
@@ -102,13 +116,14 @@ export async function operatorSuite(options: SuiteOptions): Promise<SuiteResult>
     ],
     tables,
     notes: [
-      `1 env: ${describePhases(sequential)} in ${sequential.seconds.toFixed(0)} s; ${lanes} envs: ${describePhases(parallel)} in ${parallel.seconds.toFixed(0)} s (${(parallel.bundles / parallel.seconds).toFixed(1)} deployed bundles/s)`,
+      `1 env: ${describePhases(sequential)} in ${sequential.seconds.toFixed(0)} s; ${lanes} envs: ${describePhases(parallel)} in ${parallel.seconds.toFixed(0)} s (${(parallel.bundles / parallel.seconds).toFixed(1)} deployed bundles/s); ${lanes} envs in 2 shards (two projects, every other lane, an operator process per shard, --watch-label-selector): ${describePhases(sharded)} in ${sharded.seconds.toFixed(0)} s`,
       `memory run: ${memory.bundles} finished bundles in ${memory.projects} projects, each with its build Job (created suspended: no pods), set up in ${memory.createSeconds.toFixed(0)} s; the operator was ready ${seconds(memory.coldStarts)} s after it was spawned with an empty compile cache (a new pod), ${seconds(memory.warmStarts)} s with the code compiled then (a restarted container), three pairs in that order`,
       'the operator runs as its own process (operator/main.ts, 4 workers); RSS from /proc/<pid>/status',
     ],
     data: {
       latencyOneEnvironment: latencyData(sequential),
       latencyLanes: latencyData(parallel),
+      latencyLanesTwoShards: latencyData(sharded),
       memory: {
         bundles: memory.bundles,
         jobs: memory.bundles,

@@ -418,13 +418,18 @@ describe('chart options', () => {
     const operators = (manifests: Manifest[]) =>
       (
         ofKind(manifests, 'Deployment') as Array<
-          Deployment & { spec: { template: { spec: { containers: { command: string[] }[] } } } }
+          Deployment & {
+            spec: { template: { spec: { containers: { command: string[]; args?: string[] }[] } } };
+          }
         >
       )
         .filter((d) => d.metadata.name.startsWith(componentName('operator')))
         .map((d) => ({
           name: d.metadata.name,
-          command: d.spec.template.spec.containers[0]!.command,
+          command: [
+            ...d.spec.template.spec.containers[0]!.command,
+            ...(d.spec.template.spec.containers[0]!.args ?? []),
+          ],
           lease: d.spec.template.spec.containers[0]!.env.find((e) => e.name === 'SLIPWAY_LEASE_NAME')?.value,
         }));
     expect(operators(template())).toEqual([
