@@ -23,6 +23,7 @@ import { notFound } from './errors.ts';
 import { statuspageBodies, statuspageEndpoint } from './statuspage-endpoints.ts';
 import { clientAddress, limitKey, parseTrustedProxies } from '../lib/client-address.ts';
 import { TokenBucketLimiter } from './http/rate-limiter.ts';
+import { observeRequests, pathOf, type RequestObservation } from './http/observe.ts';
 import { sendError, sendPrepared, type HeaderList } from './http/respond.ts';
 import type { StatusSnapshot } from './model/snapshot.ts';
 
@@ -32,13 +33,7 @@ export interface StatusSource {
   snapshot(): StatusSnapshot;
 }
 
-export interface RequestObservation {
-  method: string;
-  /** The route template (`/api/v1/notices/:id`), or `unmatched`; never the raw path. */
-  route: string;
-  status: number;
-  durationSeconds: number;
-}
+export type { RequestObservation } from './http/observe.ts';
 
 export interface StatusAppOptions {
   store: StatusSource;
@@ -121,47 +116,6 @@ export function routeTemplate(path: string): string {
   return templateMatchers.find((m) => m.pattern.test(path))?.template ?? UNMATCHED_ROUTE;
 }
 
-/** The path of a request URL, as routing sees it (no query). */
-const pathOf = (url: string): string => {
-  const query = url.indexOf('?');
-  return query >= 0 ? url.slice(0, query) : url;
-};
-
-/** Route templates of the paths seen (bounded): the observation does not test every pattern each time. */
-const templateOfPath = new Map<string, string>();
-function cachedRouteTemplate(path: string): string {
-  let template = templateOfPath.get(path);
-  if (template === undefined) {
-    template = routeTemplate(path);
-    if (templateOfPath.size >= 10_000) templateOfPath.clear();
-    templateOfPath.set(path, template);
-  }
-  return template;
-}
-
-/** Per request: one observation once it is answered (`id` is its X-Request-Id). */
-function observeRequests(observe: StatusAppOptions['observeRequest'], logger: Logger) {
-  return (req: IncomingMessage, res: ServerResponse, id: string): void => {
-    const started = process.hrtime.bigint();
-    const report = (): void => {
-      const observation = {
-        method: req.method ?? 'GET',
-        route: cachedRouteTemplate(pathOf(req.url ?? '/')),
-        status: res.statusCode,
-        durationSeconds: Number(process.hrtime.bigint() - started) / 1e9,
-      };
-      logger.debug({ requestId: id, ...observation }, 'request answered');
-      try {
-        observe?.(observation);
-      } catch (error) {
-        logger.warn({ err: error }, 'request observer failed');
-      }
-    };
-    // 'close' follows 'finish' when the answer was sent, and comes alone when it was not.
-    res.once('close', report);
-  };
-}
-
 /** Headers of every answer: anyone may read it from a browser, as JSON, never sniffed. */
 const COMMON_HEADERS: HeaderList = [
   'Access-Control-Allow-Origin',
@@ -214,7 +168,7 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  const observe = observeRequests(observeRequest, logger);
+  const observe = observeRequests(observeRequest, logger, routeTemplate);
   const policy = limiter
     ? `${config.rateLimit.burst};w=${Math.max(1, Math.round(config.rateLimit.burst / config.rateLimit.requestsPerSecond))}`
     : '';

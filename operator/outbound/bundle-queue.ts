@@ -4,6 +4,7 @@
 // status). A round that could not finish is tried again later, each time twice as late, while
 // the bundle is recent. Waits (retries, re-reads) end early when the queue stops, as when
 // leadership is lost.
+import { Sleeps } from './sleeps.ts';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -23,7 +24,7 @@ export class BundleQueue {
   readonly #queue: string[] = [];
   readonly #queued = new Set<string>();
   readonly #busy = new Set<string>();
-  readonly #timers = new Map<NodeJS.Timeout, () => void>();
+  readonly #sleeps = new Sleeps();
   /** Rounds in a row that could not finish a bundle: the next is tried later each time. */
   readonly #failures = new Map<string, number>();
   readonly #now: () => number;
@@ -56,11 +57,7 @@ export class BundleQueue {
     this.#stopped = true;
     this.#queue.length = 0;
     this.#queued.clear();
-    for (const [timer, end] of this.#timers) {
-      clearTimeout(timer);
-      end();
-    }
-    this.#timers.clear();
+    this.#sleeps.wakeAll();
     this.#failures.clear();
   }
 
@@ -94,13 +91,7 @@ export class BundleQueue {
 
   /** Resolves after `ms`, or at once when the queue stops. */
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#timers.delete(timer);
-        resolve();
-      }, ms);
-      this.#timers.set(timer, resolve);
-    });
+    return this.#sleeps.sleep(ms);
   }
 
   /** Resolves when nothing is queued or being handled (tests). */

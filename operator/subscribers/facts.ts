@@ -115,3 +115,25 @@ export function incidentFacts(
     components,
   };
 }
+
+/** A page's state is computed over all its notices: once per this long, not per delivery. */
+const PAGE_FACTS_FOR_MS = 1000;
+
+/** pageFacts, kept per namespace for a second: a burst of deliveries reads the notices once. */
+export class PageFactsMemo {
+  readonly #caches: StatusCaches;
+  readonly #memo = new Map<string, { at: number; facts: PageFacts }>();
+
+  constructor(caches: StatusCaches) {
+    this.#caches = caches;
+  }
+
+  of(page: StatusPageObject, now: Date): PageFacts {
+    const memo = this.#memo.get(page.metadata.namespace);
+    if (memo && now.getTime() - memo.at < PAGE_FACTS_FOR_MS && memo.facts.id === page.metadata.name)
+      return memo.facts;
+    const facts = pageFacts(this.#caches, page, now);
+    this.#memo.set(page.metadata.namespace, { at: now.getTime(), facts });
+    return facts;
+  }
+}

@@ -1,32 +1,26 @@
-// Tells a StatusPage's subscriber webhooks (spec.webhooks) of every incident or maintenance
-// created or updated and every component status change, in Statuspage's webhook format
-// (payloads.ts), outside the reconcile path. The status controllers record each change on its
-// object (status.announced, announce.ts); this sends it to each webhook that wants it and adds
-// the webhook to the record, so nothing is sent twice for one change, after a restart either.
-//
-// Each webhook is a lane: its pending changes go out one at a time, oldest first. A failure
-// (no answer, a 3xx, 4xx or 5xx after 3 tries) stops the lane and tries again after 1 min, then
-// twice as late each time up to 1 h; a webhook failing for a day is tried every 6 h. The
-// StatusPage's status.webhooks and its WebhooksDelivered condition show each one's health
-// (webhook-health.ts). Receiver URLs and keys are read from their Secret when needed and never
-// shown.
+// Tells a StatusPage's subscriber webhooks (spec.webhooks) of each change the status controllers
+// record on a component or notice (status.announced, announce.ts), in Statuspage's format
+// (payloads.ts), outside the reconcile path; who took it is recorded (delivery-records.ts).
+// One lane per webhook, oldest change first; a failed round waits 1 min doubling to 1 h, every
+// 6 h after a failing day; health shows on the StatusPage (webhook-health.ts). Receiver URLs and
+// keys are read from their Secret when needed and never shown.
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
-import { findCondition } from '../../lib/conditions.ts';
 import type { Cached } from '../../lib/informer.ts';
 import { objectKey } from '../../lib/informer.ts';
-import { isConflict } from '../../lib/kube.ts';
 import type { SecretReader } from '../../lib/secret-reader.ts';
 import type { OperatorContext } from '../context.ts';
 import { statusWebhooksTotal } from '../metrics.ts';
 import { call } from '../outbound/call.ts';
-import { receiverSecrets, receiverUrlProblem } from '../outbound/receiver.ts';
-import type { TransitionEvents } from '../reconcile/status-writer.ts';
+import { readReceiver, receiverSecrets } from '../outbound/receiver.ts';
+import { Sleeps } from '../outbound/sleeps.ts';
 import { oldest } from '../status-page/decide.ts';
 import { isNews, type Announced } from './announce.ts';
-import { componentFacts, incidentFacts, pageFacts, wants } from './facts.ts';
-import { componentPayload, incidentPayload, webhookRequest, type PageFacts } from './payloads.ts';
+import { DeliveryRecords } from './delivery-records.ts';
+import { PageFactsMemo, componentFacts, incidentFacts, wants } from './facts.ts';
+import { componentPayload, incidentPayload, webhookRequest } from './payloads.ts';
 import {
-  CONDITION,
+  deliveryEvents,
+  shownHealth,
   FAILING_LONG_MS,
   webhookPageStatus,
   type WebhookHealth,
@@ -44,10 +38,6 @@ const MAX_DELAY_MS = 3600_000;
 const LONG_DELAY_MS = 6 * 3600_000;
 /** status.webhooks[].deliveredAt is brought up to date at most this often. */
 const DELIVERED_AT_EVERY_MS = 10 * 60_000;
-/** Deliveries to one object within this long are recorded in one status write. */
-const RECORD_AFTER_MS = 250;
-/** A page's state is computed over all its notices: once per this long, not per delivery. */
-const PAGE_FACTS_FOR_MS = 1000;
 
 interface Lane extends WebhookHealth {
   namespace: string;
@@ -63,29 +53,18 @@ interface Lane extends WebhookHealth {
 /** A whole second: creationTimestamp has no finer grain. */
 const floorToSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
 
-/** An Event when the WebhooksDelivered condition changes status or reason. */
-const deliveryEvents: TransitionEvents = (before, after) => {
-  const a = findCondition(before, CONDITION);
-  const b = findCondition(after, CONDITION);
-  if (!b || (a && a.status === b.status && a.reason === b.reason)) return [];
-  if (!a && b.status === 'True') return [];
-  return [{ type: b.status === 'True' ? 'Normal' : 'Warning', reason: b.reason, message: b.message }];
-};
-
 export class StatusWebhooks {
   readonly #ctx: OperatorContext;
   readonly #secrets: SecretReader;
   readonly #fetch: typeof fetch;
   readonly #lanes = new Map<string, Lane>();
   /** The webhooks that took each object's latest change, until status.announced shows them. */
-  readonly #taken = new Map<string, { at: string; names: Set<string> }>();
+  readonly #records: DeliveryRecords;
   readonly #running = new Set<Promise<void>>();
-  /** Objects and pages whose status write waits (a short batch, or a retry after a failure). */
-  readonly #writes = new Map<string, { timer: NodeJS.Timeout; failures: number }>();
   /** What a page's webhooks depended on when last looked at: its uid, generation and sinces. */
   readonly #pagesSeen = new Map<string, string>();
-  readonly #pageFacts = new Map<string, { at: number; facts: PageFacts }>();
-  readonly #sleeps = new Set<() => void>();
+  readonly #pageFacts: PageFactsMemo;
+  readonly #sleeps = new Sleeps();
   /** Bumped by resume() and stop(): work begun in an earlier term ends and sends nothing more. */
   #term = 0;
   #stopped = true;
@@ -94,6 +73,15 @@ export class StatusWebhooks {
     this.#ctx = ctx;
     this.#secrets = secrets;
     this.#fetch = fetchImpl;
+    this.#pageFacts = new PageFactsMemo(ctx.informers);
+    this.#records = new DeliveryRecords(ctx, (key) => {
+      const [kind, namespace, name] = key.split('/') as [EntryKind, string, string];
+      const object = this.#object(kind, namespace, name);
+      const announced = object && this.#announced(object);
+      if (!object || !announced) return undefined;
+      const hooks = new Set((this.#page(namespace)?.spec.webhooks ?? []).map((h) => h.name));
+      return { kind, object, announced, hooks };
+    });
     const { statusPages, statusComponents, statusNotices } = ctx.informers;
     statusComponents.onEvent((o) => this.#consider('StatusComponent', o.metadata.namespace, o.metadata.name));
     statusNotices.onEvent((o) => this.#consider('StatusNotice', o.metadata.namespace, o.metadata.name));
@@ -122,7 +110,7 @@ export class StatusWebhooks {
     for (const lane of this.#lanes.values()) clearTimeout(lane.timer);
     this.#lanes.clear();
     this.#pagesSeen.clear();
-    for (const wake of this.#sleeps) wake();
+    this.#sleeps.wakeAll();
   }
 
   /** Resolves when nothing is being sent (tests, and resume()). */
@@ -196,6 +184,7 @@ export class StatusWebhooks {
     return (this.#ctx.status.current(object) as { announced?: Announced } | undefined)?.announced;
   }
 
+  /** `<kind>/<namespace>/<name>`: an object's key in the delivery records. */
   #takenKey(kind: EntryKind, namespace: string, name: string): string {
     return `${kind}/${objectKey(namespace, name)}`;
   }
@@ -225,8 +214,7 @@ export class StatusWebhooks {
     const from = announced.previous === undefined ? floorToSecond(Date.parse(since)) : Date.parse(since);
     if (Date.parse(announced.at) < from) return false;
     const { namespace, name } = object.metadata;
-    const taken = this.#taken.get(this.#takenKey(kind, namespace, name));
-    if (taken?.at === announced.at && taken.names.has(hook.name)) return false;
+    if (this.#records.took(this.#takenKey(kind, namespace, name), announced.at, hook.name)) return false;
     return wants(this.#ctx.informers, hook.components, kind, object);
   }
 
@@ -234,20 +222,9 @@ export class StatusWebhooks {
     const key = objectKey(page.metadata.namespace, name);
     let lane = this.#lanes.get(key);
     if (!lane) {
-      // After a restart the webhook's failing day goes on from what the page shows.
-      const shown = this.#webhookStatus(page, name);
-      const failingSince = shown?.failingSince ? Date.parse(shown.failingSince) : undefined;
-      lane = {
-        namespace: page.metadata.namespace,
-        name,
-        pending: new Set(),
-        running: false,
-        retryAt: 0,
-        failures: failingSince === undefined ? 0 : 1,
-        failingSince,
-        problem: shown?.lastError ? { reason: 'WebhookFailing', message: shown.lastError } : undefined,
-        deliveredAt: shown?.deliveredAt ? Date.parse(shown.deliveredAt) : undefined,
-      };
+      const health = shownHealth(this.#webhookStatus(page, name));
+      const lanes = { namespace: page.metadata.namespace, name, pending: new Set<string>(), running: false };
+      lane = { ...lanes, retryAt: 0, failures: health.failingSince === undefined ? 0 : 1, ...health };
       this.#lanes.set(key, lane);
     }
     return lane;
@@ -307,15 +284,6 @@ export class StatusWebhooks {
     if (sent || (lane.pending.size === 0 && lane.failingSince !== undefined)) await this.#delivered(lane);
   }
 
-  #pageFactsOf(page: StatusPageObject, now: Date): PageFacts {
-    const memo = this.#pageFacts.get(page.metadata.namespace);
-    if (memo && now.getTime() - memo.at < PAGE_FACTS_FOR_MS && memo.facts.id === page.metadata.name)
-      return memo.facts;
-    const facts = pageFacts(this.#ctx.informers, page, now);
-    this.#pageFacts.set(page.metadata.namespace, { at: now.getTime(), facts });
-    return facts;
-  }
-
   /** One change to one webhook; resolves with why it was not taken, or undefined. */
   async #deliver(
     page: StatusPageObject,
@@ -326,7 +294,7 @@ export class StatusWebhooks {
   ): Promise<Lane['problem']> {
     const announced = this.#announced(object)!;
     const now = this.#ctx.now();
-    const facts = this.#pageFactsOf(page, now);
+    const facts = this.#pageFacts.of(page, now);
     const payload =
       kind === 'StatusComponent'
         ? componentPayload(
@@ -342,7 +310,12 @@ export class StatusWebhooks {
           );
     let receiver: { url: string; hmacKey?: string } | string;
     try {
-      receiver = await this.#receiver(page.metadata.namespace, hook);
+      receiver = await readReceiver(
+        this.#secrets,
+        page.metadata.namespace,
+        hook.secretRef.name,
+        `webhook ${hook.name}: Secret ${hook.secretRef.name}`,
+      );
     } catch (err) {
       return { reason: 'WebhookFailing', message: `webhook ${hook.name}: ${(err as Error).message}` };
     }
@@ -350,7 +323,7 @@ export class StatusWebhooks {
     const result = await call(webhookRequest(receiver.url, receiver.hmacKey, payload), {
       fetch: this.#fetch,
       secrets: receiverSecrets(receiver),
-      sleep: (ms) => this.#sleep(ms),
+      sleep: (ms) => this.#sleeps.sleep(ms),
       stopped: () => this.#term !== term,
       attempts: ATTEMPTS_PER_ROUND,
     });
@@ -365,75 +338,8 @@ export class StatusWebhooks {
     // Taken, even if the term has ended meanwhile: recorded, so it is never sent again.
     statusWebhooksTotal.inc({ result: 'accepted' });
     const { namespace, name } = object.metadata;
-    const key = this.#takenKey(kind, namespace, name);
-    let taken = this.#taken.get(key);
-    if (taken?.at !== announced.at) {
-      taken = { at: announced.at, names: new Set() };
-      this.#taken.set(key, taken);
-    }
-    taken.names.add(hook.name);
-    this.#recordSoon(kind, namespace, name);
+    this.#records.add(this.#takenKey(kind, namespace, name), announced.at, hook.name);
     return undefined;
-  }
-
-  /** Records the webhooks that took an object's change shortly (one write for several). */
-  #recordSoon(kind: EntryKind, namespace: string, name: string, delayMs = RECORD_AFTER_MS): void {
-    const key = this.#takenKey(kind, namespace, name);
-    if (this.#writes.has(key)) return;
-    const timer = setTimeout(() => void this.#record(kind, namespace, name, 0), delayMs);
-    timer.unref?.();
-    this.#writes.set(key, { timer, failures: 0 });
-  }
-
-  /** The webhooks that took the object's change, on the object: after a restart none is sent again. */
-  async #record(kind: EntryKind, namespace: string, name: string, failures: number): Promise<void> {
-    const key = this.#takenKey(kind, namespace, name);
-    this.#writes.delete(key);
-    const object = this.#object(kind, namespace, name);
-    const announced = object && this.#announced(object);
-    const taken = this.#taken.get(key);
-    if (!object || !announced || taken?.at !== announced.at) {
-      // Gone, or replaced by a newer change (which starts with no webhooks).
-      this.#taken.delete(key);
-      return;
-    }
-    const hooks = new Set((this.#page(namespace)?.spec.webhooks ?? []).map((h) => h.name));
-    const deliveredTo = [...new Set([...announced.deliveredTo, ...taken.names])]
-      .filter((n) => hooks.has(n))
-      .sort();
-    if (deliveredTo.length === announced.deliveredTo.length) {
-      this.#taken.delete(key);
-      return;
-    }
-    try {
-      await this.#ctx.status.write(
-        kind,
-        object,
-        { fields: { announced: { ...announced, deliveredTo } }, conditions: [] },
-        () => [],
-      );
-    } catch (err) {
-      // A controller wrote first (409): again on fresh state; kept in memory meanwhile.
-      this.#retryWrite(key, failures, err, () => this.#record(kind, namespace, name, failures + 1));
-    }
-  }
-
-  /** A status write tried again later, with back-off (1 s, doubling up to a minute). */
-  #retryWrite(key: string, failures: number, err: unknown, again: () => Promise<void>): void {
-    const log = isConflict(err)
-      ? this.#ctx.log.debug.bind(this.#ctx.log)
-      : this.#ctx.log.warn.bind(this.#ctx.log);
-    log({ err, object: key }, 'a status write for subscriber webhooks failed; trying again');
-    if (this.#writes.has(key)) return;
-    const timer = setTimeout(
-      () => {
-        this.#writes.delete(key);
-        void again();
-      },
-      Math.min(1000 * 2 ** failures, 60_000),
-    );
-    timer.unref?.();
-    this.#writes.set(key, { timer, failures });
   }
 
   async #delivered(lane: Lane): Promise<void> {
@@ -464,16 +370,6 @@ export class StatusWebhooks {
     await this.#writePageStatus(lane.namespace);
   }
 
-  /** The receiver's URL and key from its Secret, or why they cannot be used (no value in it). */
-  async #receiver(namespace: string, hook: Webhook): Promise<{ url: string; hmacKey?: string } | string> {
-    const where = `webhook ${hook.name}: Secret ${hook.secretRef.name}`;
-    const url = await this.#secrets.value(namespace, hook.secretRef.name, 'url', true);
-    const problem = receiverUrlProblem(url, where, 'put a token in the path or set hmacKey');
-    if (problem || !url) return problem!;
-    const hmacKey = await this.#secrets.value(namespace, hook.secretRef.name, 'hmacKey');
-    return hmacKey ? { url, hmacKey } : { url };
-  }
-
   /** status.webhooks and WebhooksDelivered (and `since` for a new webhook), written when they change. */
   async #writePageStatus(namespace: string, failures = 0): Promise<void> {
     const page = this.#page(namespace);
@@ -496,23 +392,9 @@ export class StatusWebhooks {
       );
     } catch (err) {
       // The page's controller wrote first (409), or the API server is away.
-      this.#retryWrite(`StatusPage/${namespace}`, failures, err, () =>
+      this.#records.retry(`StatusPage/${namespace}`, failures, err, () =>
         this.#writePageStatus(namespace, failures + 1),
       );
     }
-  }
-
-  /** A wait that stop() cuts short. */
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.#sleeps.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      timer.unref?.();
-      this.#sleeps.add(wake);
-    });
   }
 }

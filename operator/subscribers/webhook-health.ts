@@ -2,7 +2,8 @@
 // (since when it is told, when it last took a change, since when it fails and why) and the
 // WebhooksDelivered condition, from what the sender knows of each webhook now.
 import type { StatusPageObject, StatusWebhookReason } from '../../crds/index.ts';
-import type { ConditionUpdate } from '../../lib/conditions.ts';
+import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import type { TransitionEvents } from '../reconcile/status-writer.ts';
 
 export type WebhookStatus = NonNullable<NonNullable<StatusPageObject['status']>['webhooks']>[number];
 
@@ -15,6 +16,15 @@ export interface WebhookHealth {
   deliveredAt?: number;
   failingSince?: number;
   problem?: { reason: StatusWebhookReason; message: string };
+}
+
+/** What the page shows of a webhook, as the sender knows it after a restart: its failing day goes on. */
+export function shownHealth(shown: WebhookStatus | undefined): WebhookHealth {
+  const health: WebhookHealth = {};
+  if (shown?.failingSince) health.failingSince = Date.parse(shown.failingSince);
+  if (shown?.lastError) health.problem = { reason: 'WebhookFailing', message: shown.lastError };
+  if (shown?.deliveredAt) health.deliveredAt = Date.parse(shown.deliveredAt);
+  return health;
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -63,3 +73,12 @@ export function webhookPageStatus(
         };
   return { webhooks: entries.length > 0 ? entries : null, condition };
 }
+
+/** An Event when the WebhooksDelivered condition changes status or reason. */
+export const deliveryEvents: TransitionEvents = (before, after) => {
+  const a = findCondition(before, CONDITION);
+  const b = findCondition(after, CONDITION);
+  if (!b || (a && a.status === b.status && a.reason === b.reason)) return [];
+  if (!a && b.status === 'True') return [];
+  return [{ type: b.status === 'True' ? 'Normal' : 'Warning', reason: b.reason, message: b.message }];
+};
