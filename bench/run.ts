@@ -1,13 +1,14 @@
 // `npm run bench [-- <suite>…] [--quick] [--keep-cluster]`: runs the benchmark suites, prints one
 // table per measurement and writes bench/results/latest.json. Suites: status, gateway-verify,
-// gateway-deliveries, gateway-upload, kube-client, operator; `gateway` picks the three gateway suites; no
-// name runs them all. Timing assertions never go in tests: numbers are recorded here instead.
+// gateway-deliveries, gateway-upload, kube-client, operator, e2e (root: the real node); `gateway` picks the three gateway suites; no
+// name runs them all (e2e only as root). Timing assertions never go in tests: numbers are recorded here instead.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchCluster, releaseCluster } from './lib/cluster.ts';
 import { met, renderSuite, renderTable, targetsTable, type SuiteResult, type Target } from './lib/report.ts';
 import { mib } from './lib/stats.ts';
+import { e2eSuite } from './suites/e2e.ts';
 import { gatewayDeliveriesSuite } from './suites/gateway-deliveries.ts';
 import { gatewayUploadSuite } from './suites/gateway-upload.ts';
 import { gatewayVerifySuite } from './suites/gateway-verify.ts';
@@ -43,6 +44,11 @@ const SUITES: Suite[] = [
     description: 'operator: bundle → Job → Deployment latency, RSS with 5,000 bundles',
     run: operatorSuite,
   },
+  {
+    name: 'e2e',
+    description: 'real node (root): push → page served, cold and warm, 10 projects at once',
+    run: e2eSuite,
+  },
 ];
 const GROUPS: Record<string, string[]> = {
   gateway: ['gateway-verify', 'gateway-deliveries', 'gateway-upload'],
@@ -72,7 +78,12 @@ function parseArgs(argv: string[]): { suites: Suite[]; quick: boolean; keepClust
   for (const name of names) {
     if (!SUITES.some((s) => s.name === name)) throw new Error(`unknown suite ${name}\n${usage()}`);
   }
-  const suites = names.length === 0 ? SUITES : SUITES.filter((s) => names.includes(s.name));
+  // With no name, every suite: the real-node one only as root on Linux (it needs both).
+  const realNodeOk = process.platform === 'linux' && process.getuid?.() === 0;
+  const suites =
+    names.length === 0
+      ? SUITES.filter((s) => s.name !== 'e2e' || realNodeOk)
+      : SUITES.filter((s) => names.includes(s.name));
   return { suites, quick: flags.has('--quick'), keepCluster: flags.has('--keep-cluster') };
 }
 

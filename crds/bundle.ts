@@ -26,6 +26,8 @@ export const bundlePhases = [
 export type BundlePhase = (typeof bundlePhases)[number];
 
 const sha256 = z.string().regex(/^[a-f0-9]{64}$/);
+/** Shell commands of a build phase: run in order, each with /bin/sh -c. */
+const buildCommands = z.array(z.string().min(1).max(8192)).min(1).max(32);
 
 export const bundleSpec = z
   .object({
@@ -101,15 +103,32 @@ export const bundleSpec = z
           description:
             'Image the commands run in (for example composer:2 or node:22): it has the tools, the runtime image does not need them.',
         }),
-        commands: z
-          .array(z.string().min(1).max(8192))
-          .min(1)
-          .max(32)
+        install: z
+          .object({
+            files: z
+              .array(z.string().min(1).max(1024))
+              .min(1)
+              .max(32)
+              .meta({
+                description:
+                  'The only files (or directories) the install commands see, relative to the source root (for example composer.json and composer.lock). ' +
+                  "While they do not change, the install's result comes from the project's build cache instead of running again.",
+              }),
+            commands: buildCommands.meta({
+              description:
+                'Shell commands that install dependencies (for example composer install --no-dev, or npm ci), run in order with /bin/sh -c over only the listed files, before the rest of the source is copied in.',
+            }),
+          })
+          .optional()
           .meta({
             description:
-              'Shell commands run in order in the source tree, each with /bin/sh -c (for example composer install --no-dev, or npm ci && npm run build). ' +
-              'The build fails at the first that exits non-zero. directoryMap then copies from the tree they leave.',
+              "A cached install phase: its result is kept per project in the registry (the tag build_cache of the project's image repository) and reused by the next build while its files, commands, env and image stay the same.",
           }),
+        commands: buildCommands.optional().meta({
+          description:
+            'Shell commands run in order in the source tree, each with /bin/sh -c (for example composer install --no-dev, or npm ci && npm run build), after the install commands. ' +
+            'The build fails at the first that exits non-zero. directoryMap then copies from the tree they leave.',
+        }),
         env: z
           .record(
             z
@@ -126,6 +145,12 @@ export const bundleSpec = z
       })
       .optional()
       .meta({
+        'x-kubernetes-validations': [
+          {
+            rule: 'has(self.install) || has(self.commands)',
+            message: 'buildSteps needs install or commands',
+          },
+        ],
         description:
           'How the project is built before its directories are copied into the base software: absent, the source is copied as it is. ' +
           'Set on manual bundles; webhook and upload bundles copy it.',

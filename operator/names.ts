@@ -39,6 +39,15 @@ export function bundleImage(registry: string, namespace: string, project: string
   return `${registry}/${namespace}/${project}:${boundedName(bundle, '', 128)}`;
 }
 
+/**
+ * Where a project's build cache goes: its image repository under a tag no bundle can have (bundle
+ * names have no `_`), so one namespace's cache can never feed another namespace's build.
+ */
+export function buildCacheImage(registry: string, namespace: string, project: string): string {
+  return `${registry}/${namespace}/${project}:${BUILD_CACHE_TAG}`;
+}
+export const BUILD_CACHE_TAG = 'build_cache';
+
 export function jobLabels(
   project: string,
   bundle: string,

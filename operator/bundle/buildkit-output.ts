@@ -13,7 +13,9 @@
 // The step's own lines are what a person needs; the excerpt repeats our generated Dockerfile.
 
 export interface FailedBuildStep {
-  /** 1-based number of the bundle's build step (spec.buildSteps.commands), when it was one. */
+  /** Whose step failed: an install command (spec.buildSteps.install.commands) or a build step. */
+  phase: 'install' | 'build';
+  /** 1-based number of the step in its list, when it was one of the bundle's. */
   step: number | undefined;
   exitCode: number | undefined;
   /** The step's last output lines, timestamps and indentation removed, blank lines dropped. */
@@ -36,9 +38,10 @@ export function failedBuildStep(output: string): FailedBuildStep | undefined {
     .filter((line) => !line.startsWith(' > ['))
     .map((line) => line.replace(ELAPSED, '').trim())
     .filter(Boolean);
-  const step = /\$SLIPWAY_STEP_(\d+)/.exec(error)?.[1];
+  const [, phase, step] = /\$SLIPWAY_(INSTALL|STEP)_(\d+)/.exec(error) ?? [];
   const exitCode = /exit code: (\d+)\s*$/.exec(error)?.[1];
   return {
+    phase: phase === 'INSTALL' ? 'install' : 'build',
     step: step === undefined ? undefined : Number(step),
     exitCode: exitCode === undefined ? undefined : Number(exitCode),
     lines,

@@ -21,9 +21,11 @@ import type {
 } from '@kubernetes/client-node';
 import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
-import { buildJobName, jobLabels } from '../names.ts';
+import { buildCacheImage, buildJobName, jobLabels } from '../names.ts';
+import { sourcePath } from './settings.ts';
 
 export interface BuildJobSettings {
+  registry: string;
   fetchImage: string;
   builderImage: string;
   pushImage: string;
@@ -40,9 +42,13 @@ const BUILD_UID = 1000;
 
 /** Where the build leaves the image (an OCI layout) for the push container. */
 const IMAGE_LAYOUT = '/image/layout';
+/** Where the build leaves the project's build cache (an OCI layout) for the push-cache container. */
+const CACHE_LAYOUT = '/image/cache';
 
 /** The push container's name: its termination message is the pushed reference with digest. */
 export const PUSH_CONTAINER = 'push';
+/** The init container that pushes the project's build cache (builds with an install phase). */
+export const PUSH_CACHE_CONTAINER = 'push-cache';
 
 export function ownerReference(bundle: BundleObject): V1OwnerReference {
   return {
@@ -60,6 +66,17 @@ export const BUILD_STEPS_DIR = '/src';
 
 /** The build-arg that carries build step `index` (0-based) to its RUN line. */
 export const buildStepArg = (index: number): string => `SLIPWAY_STEP_${index + 1}`;
+/** The Dockerfile stage of the install phase (spec.buildSteps.install). */
+const INSTALL_STAGE = 'install';
+
+/** The build-arg that carries install command `index` (0-based) to its RUN line. */
+export const installStepArg = (index: number): string => `SLIPWAY_INSTALL_${index + 1}`;
+
+/** The lines that declare a step's build-arg and run it, echoing the command first. */
+const runLines = (arg: string): string[] => [
+  `ARG ${arg}`,
+  `RUN ${JSON.stringify(['/bin/sh', '-c', `printf '+ %s\\n' "$${arg}"; exec /bin/sh -c "$${arg}"`])}`,
+];
 
 /**
  * The Dockerfile: with build steps, a first stage runs them in the builder image over a copy of
@@ -72,21 +89,35 @@ export function dockerfile(bundle: BundleObject, appRoot: string): string {
   const { buildSteps, baseSoftware, directoryMap } = bundle.spec;
   const lines: string[] = [];
   if (buildSteps) {
-    lines.push(`FROM ${buildSteps.image} AS build`, 'USER 0', `WORKDIR ${BUILD_STEPS_DIR}`, 'COPY . .');
-    for (const name of Object.keys(buildSteps.env ?? {}).sort()) lines.push(`ARG ${name}`);
-    buildSteps.commands.forEach((_, index) => {
-      const arg = buildStepArg(index);
+    const variables = Object.keys(buildSteps.env ?? {})
+      .sort()
+      .map((name) => `ARG ${name}`);
+    const { install } = buildSteps;
+    // The install stage sees only its files, so its layers are reused (from the imported cache)
+    // while they, its commands, the variables and the image stay the same. Its own stage name
+    // marks its steps in BuildKit's output (BUILD_SCRIPT reads it there).
+    if (install) {
       lines.push(
-        `ARG ${arg}`,
-        `RUN ${JSON.stringify(['/bin/sh', '-c', `printf '+ %s\\n' "$${arg}"; exec /bin/sh -c "$${arg}"`])}`,
+        `FROM ${buildSteps.image} AS ${INSTALL_STAGE}`,
+        'USER 0',
+        `WORKDIR ${BUILD_STEPS_DIR}`,
+        ...variables,
       );
-    });
+      for (const file of install.files.map(sourcePath))
+        lines.push(`COPY ${JSON.stringify([file, `${BUILD_STEPS_DIR}/${file}`])}`);
+      install.commands.forEach((_, index) => lines.push(...runLines(installStepArg(index))));
+      lines.push(`FROM ${INSTALL_STAGE} AS build`);
+    } else {
+      lines.push(`FROM ${buildSteps.image} AS build`, 'USER 0', `WORKDIR ${BUILD_STEPS_DIR}`);
+    }
+    lines.push('COPY . .', ...variables);
+    (buildSteps.commands ?? []).forEach((_, index) => lines.push(...runLines(buildStepArg(index))));
   }
   lines.push(`FROM ${baseSoftware!.image}`);
   const root = appRoot.replace(/\/+$/, '');
   const entries = Object.entries(directoryMap ?? {}).sort(([a], [b]) => a.localeCompare(b));
   for (const [name, path] of entries) {
-    const relative = path.replace(/^\.\/+/, '').replace(/\/+$/, '') || '.';
+    const relative = sourcePath(path);
     const from = buildSteps ? `${BUILD_STEPS_DIR}/${relative}`.replace(/\/\.$/, '') : relative;
     lines.push(`COPY ${buildSteps ? '--from=build ' : ''}${JSON.stringify([from, `${root}/${name}`])}`);
   }
@@ -104,10 +135,43 @@ export function buildArgs(bundle: BundleObject): string[] {
   if (!steps) return [];
   const values: [string, string][] = [
     ...Object.entries(steps.env ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
-    ...steps.commands.map((command, index): [string, string] => [buildStepArg(index), command]),
+    ...(steps.install?.commands ?? []).map((command, index): [string, string] => [
+      installStepArg(index),
+      command,
+    ]),
+    ...(steps.commands ?? []).map((command, index): [string, string] => [buildStepArg(index), command]),
   ];
   return values.flatMap(([name, value]) => ['--opt', `build-arg:${name}=${value}`]);
 }
+
+/**
+ * buildctl options that import the project's build cache from the registry (with the pull
+ * credentials the build container has) and export the new one, every intermediate layer
+ * (mode=max: the install runs in the build stage), for the push-cache container to push.
+ * Only builds with an install phase use the cache.
+ */
+export function cacheArgs(bundle: BundleObject, cacheImage: string): string[] {
+  if (!bundle.spec.buildSteps?.install) return [];
+  return [
+    '--import-cache',
+    `type=registry,ref=${cacheImage}`,
+    '--export-cache',
+    `type=local,dest=${CACHE_LAYOUT},mode=max,image-manifest=true,oci-mediatypes=true`,
+  ];
+}
+
+/**
+ * Runs buildctl and passes its output on, adding a line where BuildKit reused a step of the
+ * install stage (its vertex, "#N [install i/n] RUN …", is followed by "#N CACHED"), so the build
+ * log says the install was skipped. The exit status is buildctl's.
+ */
+export const BUILD_SCRIPT = `status="\${TMPDIR:-/tmp}/buildctl-status"
+{ buildctl-daemonless.sh "$@" 2>&1; echo $? > "$status"; } | awk '
+{ print; fflush() }
+$2 == "[${INSTALL_STAGE}" && $4 == "RUN" { install[$1] = 1 }
+$2 == "CACHED" && ($1 in install) { print $1 " install cached: its files, commands, variables and image are those of an earlier build"; fflush() }'
+exit "$(cat "$status")"
+`;
 
 /** Fetches the source into /workspace/src and writes /workspace/dockerfile/Dockerfile. */
 export const FETCH_SCRIPT = `set -eu
@@ -154,6 +218,12 @@ else
   case "$(git rev-parse HEAD)" in "$GIT_COMMIT"*) ;; *) echo "checked out $(git rev-parse HEAD), not $GIT_COMMIT" >&2; exit 1;; esac
   rm -rf .git
 fi
+# The install phase's files (one per line): a missing one is named here, not by BuildKit.
+printf '%s\\n' "\${INSTALL_FILES:-}" | while IFS= read -r file; do
+  if [ -n "$file" ] && [ ! -e "/workspace/src/$file" ]; then
+    echo "spec.buildSteps.install.files: $file is not in the source" >&2; exit 1
+  fi
+done
 echo "source ready"
 `;
 
@@ -177,6 +247,9 @@ export function buildJob(
   const { namespace, name } = bundle.metadata;
   const source = bundle.spec.source;
   const env: V1EnvVar[] = [{ name: 'DOCKERFILE', value: dockerfile(bundle, settings.appRoot) }];
+  const install = bundle.spec.buildSteps?.install;
+  if (install) env.push({ name: 'INSTALL_FILES', value: install.files.map(sourcePath).join('\n') });
+  const cacheImage = buildCacheImage(settings.registry, namespace!, bundle.spec.projectRef.name);
   const buildkitdConfig = settings.registryInsecure ? plainHttpRegistryConfig(image) : undefined;
   if (buildkitdConfig) env.push({ name: 'BUILDKITD_CONFIG', value: buildkitdConfig });
   if (source.archive) {
@@ -236,17 +309,17 @@ export function buildJob(
     terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
   };
-  const push: V1Container = {
-    name: PUSH_CONTAINER,
+  // The containers that push an OCI layout BuildKit wrote: they run no user code and alone hold
+  // the push credentials. crane push <layout> <reference> [options].
+  const crane = (name: string, layout: string, reference: string, ...options: string[]): V1Container => ({
+    name,
     image: settings.pushImage,
-    // The image stays the fourth word (kwok's simulated report reads it there: kwok-stages.ts).
     command: [
       'crane',
       'push',
-      IMAGE_LAYOUT,
-      image,
-      '--image-refs',
-      '/dev/termination-log',
+      layout,
+      reference,
+      ...options,
       ...(settings.registryInsecure ? ['--insecure'] : []),
     ],
     env: pushEnv,
@@ -254,11 +327,15 @@ export function buildJob(
     resources: settings.buildResources,
     terminationMessagePolicy: 'FallbackToLogsOnError',
     securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-  };
+  });
+  // The build cache (builds with an install phase), pushed before the image.
+  const pushCache = crane(PUSH_CACHE_CONTAINER, CACHE_LAYOUT, cacheImage);
+  // The image stays the fourth word (kwok's simulated report reads it there: kwok-stages.ts).
+  const push = crane(PUSH_CONTAINER, IMAGE_LAYOUT, image, '--image-refs', '/dev/termination-log');
   const build: V1Container = {
     name: 'build',
     image: settings.builderImage,
-    command: ['buildctl-daemonless.sh'],
+    command: ['/bin/sh', '-c', BUILD_SCRIPT, 'build'],
     args: [
       'build',
       '--frontend',
@@ -269,6 +346,7 @@ export function buildJob(
       'dockerfile=/workspace/dockerfile',
       '--output',
       output,
+      ...cacheArgs(bundle, cacheImage),
       ...buildArgs(bundle),
     ],
     env: [
@@ -313,7 +391,7 @@ export function buildJob(
             fsGroup: BUILD_UID,
             runAsNonRoot: true,
           },
-          initContainers: [fetch, build],
+          initContainers: install ? [fetch, build, pushCache] : [fetch, build],
           containers: [push],
           volumes,
         },

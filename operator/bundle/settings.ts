@@ -25,6 +25,9 @@ export function isSafeRelativePath(path: string): boolean {
   return path.split('/').every((part) => part !== '..');
 }
 
+/** A path of the spec as the Dockerfile names it: no leading ./, no trailing /. */
+export const sourcePath = (path: string): string => path.replace(/^(\.\/+)+/, '').replace(/\/+$/, '') || '.';
+
 export function buildSettingsProblem(
   bundle: BundleObject,
   project: ProjectObject,
@@ -57,6 +60,15 @@ export function buildSettingsProblem(
     return {
       reason: 'InvalidBuildSteps',
       message: `spec.buildSteps.env name ${JSON.stringify(badVariable)} must be made of letters, digits and _, and not start with SLIPWAY_ or BUILDKIT_ (reserved for the build)`,
+      permanent: true,
+    };
+  const installFile = buildSteps?.install?.files.find(
+    (file) => !isSafeRelativePath(file) || sourcePath(file) === '.',
+  );
+  if (installFile !== undefined)
+    return {
+      reason: 'InvalidBuildSteps',
+      message: `spec.buildSteps.install.files must name files or directories inside the source (relative, without "..", not the whole tree), got ${JSON.stringify(installFile)}`,
       permanent: true,
     };
   for (const [name, path] of Object.entries(directoryMap)) {

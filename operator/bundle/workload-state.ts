@@ -100,7 +100,7 @@ export function failedContainerOutput(pods: readonly V1Pod[]): string | undefine
       const container = `Container ${s.name} exited with code ${terminated.exitCode}${reason}`;
       const step = failedBuildStep(output);
       if (step) {
-        const which = step.step === undefined ? 'a build step' : `build step ${step.step}`;
+        const which = step.step === undefined ? `a ${step.phase} step` : `${step.phase} step ${step.step}`;
         const code = step.exitCode === undefined ? 'failed' : `exited with code ${step.exitCode}`;
         const text = lastLines(step.lines, STEP_OUTPUT_LINES, STEP_OUTPUT_CHARS);
         return `${container}: ${which} ${code}${text ? `: ${text}` : ''}`;

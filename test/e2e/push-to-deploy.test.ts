@@ -425,6 +425,67 @@ describe('push to deploy on a real node', () => {
       },
     );
 
+    it$(
+      'a second push that changes only web/ reuses the cached install and serves the new page',
+      async () => {
+        const cachedBundle = (name: string, commit: string) => {
+          const b = composerBundle(name, commit);
+          const { commands, ...steps } = b.spec.buildSteps;
+          return {
+            ...b,
+            spec: {
+              ...b.spec,
+              buildSteps: {
+                ...steps,
+                // composer install sees only these: composer.json and the path repository.
+                install: { files: ['composer.json', 'packages/'], commands: [commands[0]!] },
+                commands: commands.slice(1),
+              },
+            },
+          };
+        };
+        const logsOf = async (name: string) =>
+          (
+            await run(join(ROOT, 'bin', 'kubectl-slipway'), [
+              'logs',
+              name,
+              '--kubeconfig',
+              testState().kubeconfig,
+              '-n',
+              ns.name,
+            ])
+          ).stdout;
+        const page = (version: string) => ({
+          'web/index.php': `<?php\nrequire __DIR__ . '/../vendor/autoload.php';\necho '${version}: ', Example\\Greeting\\Greeter::hello('PHP'), '; ', file_get_contents(__DIR__ . '/build.txt');\n`,
+        });
+        const first = await git.commit(
+          { ...composerProject({ 'example/greeting': '*' }), ...page('v1') },
+          'Cache the install',
+          'php',
+        );
+        await apply(cachedBundle('site-php-cold', first));
+        expect((await finalBundle(kc, ns.name, 'site-php-cold')).status?.phase).toBe('Ready');
+        const cold = await logsOf('site-php-cold');
+        // The first build ran the install over its files and pushed the project's cache.
+        expect(cold).toMatch(/^#\d+ \d+\.\d+ \+ composer install --no-dev/m);
+        expect(cold).not.toMatch(/install cached/);
+        expect(cold).toMatch(/^==> site-php-cold-build-\w+\/push-cache <==/m);
+
+        const second = await git.commit(page('v2'), 'Change only the page', 'php');
+        await apply(cachedBundle('site-php-warm', second));
+        const warm = await finalBundle(kc, ns.name, 'site-php-warm');
+        expect(warm.status?.phase).toBe('Ready');
+        expect(
+          await servedPage(kc, ns.name, 'site-production', php().port, 'site-php-warm', '/index.php'),
+        ).toBe('200 v2: Hello, PHP, from a Composer package; built by step 2, with "quotes", commas\n');
+        const logs = await logsOf('site-php-warm');
+        // The install came from the cache (it did not run: no "+ composer install"); step 2 ran.
+        expect(logs).toMatch(/^#\d+ install cached: /m);
+        expect(logs).not.toMatch(/\+ composer install/);
+        expect(logs).toMatch(/\+ printf/);
+      },
+    );
+
     it$("a build step that fails fails the build with the step's own output", async () => {
       const head = await git.commit(
         composerProject({ 'example/greeting': '*', 'example/missing': '^1.0' }),
@@ -438,8 +499,9 @@ describe('push to deploy on a real node', () => {
       expect(readyCondition(bundle)?.message).toMatch(
         /Container build exited with code 1: build step 1 exited with code 2: .*Root composer\.json requires example\/missing/,
       );
+      // The last good version (the cached-install test's, when it ran first) still serves.
       expect(await servedPage(kc, ns.name, 'site-production', php().port, undefined, '/index.php')).toMatch(
-        /^200 Hello, PHP/,
+        /^200 (v2: )?Hello, PHP/,
       );
     });
   });

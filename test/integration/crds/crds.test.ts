@@ -141,6 +141,28 @@ describe('invalid objects are rejected by the API server', () => {
       'source needs exactly one of git, archive or bundleRef',
     ],
     [
+      'build steps with neither install nor commands',
+      () =>
+        build.bundle(
+          'bad-steps',
+          build.inNamespace(n()),
+          build.spec({ buildSteps: { image: 'composer:2' } }),
+        ),
+      'buildSteps needs install or commands',
+    ],
+    [
+      'an install phase without files',
+      () =>
+        build.bundle(
+          'bad-install',
+          build.inNamespace(n()),
+          build.spec({
+            buildSteps: { image: 'composer:2', install: { files: [], commands: ['composer install'] } },
+          }),
+        ),
+      'spec.buildSteps.install.files: Invalid value',
+    ],
+    [
       'a manual Bundle without baseSoftware and directoryMap',
       () => {
         const b = build.bundle('bad-manual', build.inNamespace(n()));

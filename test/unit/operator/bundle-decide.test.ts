@@ -208,6 +208,23 @@ describe('decideBundle: build', () => {
       then: 'Failed none finished',
       conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
     },
+    ...['../composer.lock', '/etc/passwd', './', 'composer*.json'].map((file) => ({
+      name: `an install phase over ${JSON.stringify(file)} is refused: only paths inside the source, not all of it`,
+      in: {
+        bundle: bundle(
+          'b1',
+          stored(),
+          spec({
+            buildSteps: {
+              image: 'node:22',
+              install: { files: ['package.json', file], commands: ['npm ci'] },
+            },
+          }),
+        ),
+      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
+    })),
     {
       name: 'build steps with a builder image that is not an image reference are refused',
       in: {

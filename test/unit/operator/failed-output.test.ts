@@ -73,6 +73,17 @@ describe('the output of a failed build step', () => {
     expect(message!.length).toBeLessThan(1300);
   });
 
+  it('names an install step by its own number', () => {
+    const install = fixture.replaceAll('SLIPWAY_STEP_1', 'SLIPWAY_INSTALL_1');
+    expect(failedBuildStep(install)).toMatchObject({ phase: 'install', step: 1, exitCode: 2 });
+    expect(failedBuildStep(fixture)).toMatchObject({ phase: 'build' });
+    expect(
+      failedContainerOutput([pod('2026-01-01T00:00:00Z', { containerStatuses: [failed('build', install)] })]),
+    ).toMatch(
+      /^Container build exited with code 1: install step 1 exited with code 2: .*Root composer\.json/,
+    );
+  });
+
   it('leaves other build failures to their last lines', () => {
     const output =
       '#4 ERROR: registry.test/no-such-image:1: not found\n------\n > [1/2] FROM registry.test/no-such-image:1:\n------\nerror: failed to solve: registry.test/no-such-image:1: not found\n';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { backupJob, backupLocation } from '../../../operator/bundle/backup-job.ts';
-import { buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
+import { BUILD_SCRIPT, buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
 import { pushedDigest } from '../../../operator/bundle/workload-state.ts';
 import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
 import type { BundleDecision } from '../../../operator/bundle/decision.ts';
+import type { BundleObject } from '../../../crds/index.ts';
 import { DEFAULT_BACKUP_RESOURCES, DEFAULT_BUILD_RESOURCES, loadConfig } from '../../../operator/config.ts';
 import { boundedName } from '../../../crds/labels.ts';
 import { buildJobName, bundleImage } from '../../../operator/names.ts';
@@ -47,7 +48,7 @@ describe('build Job', () => {
     expect(pod.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build']);
     const build = containerOf(job, 'build');
     expect(build.image).toBe('moby/buildkit:rootless');
-    expect(build.command).toEqual(['buildctl-daemonless.sh']);
+    expect(build.command).toEqual(['/bin/sh', '-c', BUILD_SCRIPT, 'build']);
     // BuildKit (and the build steps) write an OCI layout; the push container pushes it.
     expect(build.args).toContain('type=oci,dest=/image/layout,tar=false');
     expect(pod.containers.map((c) => c.name)).toEqual(['push']);
@@ -283,6 +284,110 @@ describe('build steps', () => {
     const b = withSteps();
     b.spec.directoryMap = { web: '.' };
     expect(dockerfile(b, '/app/')).toContain('COPY --from=build ["/src","/app/web"]\n');
+  });
+
+  it('use no build cache without an install phase: the Job is what it was', () => {
+    const job = buildJob(
+      withSteps(),
+      project(undefined, stored()),
+      'registry.test:5000/team/shop:b1',
+      settings,
+    );
+    expect(containerOf(job, 'build').args).not.toContain('--import-cache');
+    expect(job.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build']);
+    expect(envOf(job, 'fetch').INSTALL_FILES).toBeUndefined();
+  });
+});
+
+describe('an install phase', () => {
+  const withInstall = (buildSteps: NonNullable<BundleObject['spec']['buildSteps']>) =>
+    bundle(
+      'b1',
+      stored(),
+      spec({ baseSoftware: { image: 'php:8.3' }, directoryMap: { web: 'web' }, buildSteps }),
+    );
+  const install = {
+    image: 'composer:2',
+    install: { files: ['composer.json', './composer.lock', 'packages/'], commands: ['composer install'] },
+    commands: ['php bin/build-assets'],
+    env: { APP_ENV: 'production' },
+  };
+  const job = () =>
+    buildJob(withInstall(install), project(undefined, stored()), 'registry.test:5000/team/shop:b1', settings);
+
+  it('runs in its own stage over only its files; the build steps run over the whole tree after it', () => {
+    expect(dockerfile(withInstall(install), '/app')).toBe(
+      [
+        'FROM composer:2 AS install',
+        'USER 0',
+        'WORKDIR /src',
+        'ARG APP_ENV',
+        'COPY ["composer.json","/src/composer.json"]',
+        'COPY ["composer.lock","/src/composer.lock"]',
+        'COPY ["packages","/src/packages"]',
+        'ARG SLIPWAY_INSTALL_1',
+        String.raw`RUN ["/bin/sh","-c","printf '+ %s\\n' \"$SLIPWAY_INSTALL_1\"; exec /bin/sh -c \"$SLIPWAY_INSTALL_1\""]`,
+        'FROM install AS build',
+        'COPY . .',
+        'ARG APP_ENV',
+        'ARG SLIPWAY_STEP_1',
+        String.raw`RUN ["/bin/sh","-c","printf '+ %s\\n' \"$SLIPWAY_STEP_1\"; exec /bin/sh -c \"$SLIPWAY_STEP_1\""]`,
+        'FROM php:8.3',
+        'COPY --from=build ["/src/web","/app/web"]',
+        'LABEL "dev.slipway.bundle"="b1" "dev.slipway.project"="shop"',
+        '',
+      ].join('\n'),
+    );
+    const args = containerOf(job(), 'build').args!;
+    expect(args.slice(args.indexOf('--opt'))).toEqual([
+      '--opt',
+      'build-arg:APP_ENV=production',
+      '--opt',
+      'build-arg:SLIPWAY_INSTALL_1=composer install',
+      '--opt',
+      'build-arg:SLIPWAY_STEP_1=php bin/build-assets',
+    ]);
+  });
+
+  it('works without build steps after it', () => {
+    const text = dockerfile(
+      withInstall({ image: 'node:22', install: { files: ['package.json'], commands: ['npm ci'] } }),
+      '/app',
+    );
+    expect(text).toContain('RUN ["/bin/sh","-c","printf');
+    expect(text).not.toContain('SLIPWAY_STEP_');
+    expect(text.indexOf('SLIPWAY_INSTALL_1')).toBeLessThan(text.indexOf('COPY . .'));
+  });
+
+  it("imports and exports the project's own cache; push-cache alone, with push, holds the push credentials", () => {
+    const j = buildJob(
+      withInstall(install),
+      project(undefined, stored()),
+      'registry.test:5000/team/shop:b1',
+      { ...settings, registryPushSecret: 'push-creds', registryPullSecret: 'pull-creds' },
+    );
+    const args = containerOf(j, 'build').args!;
+    expect(args[args.indexOf('--import-cache') + 1]).toBe(
+      'type=registry,ref=registry.test:5000/team/shop:build_cache',
+    );
+    expect(args[args.indexOf('--export-cache') + 1]).toMatch(/^type=local,dest=\/image\/cache,mode=max,/);
+    const spec = j.spec!.template.spec!;
+    expect(spec.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build', 'push-cache']);
+    const pushCache = spec.initContainers![2]!;
+    expect(pushCache.command).toEqual([
+      'crane',
+      'push',
+      '/image/cache',
+      'registry.test:5000/team/shop:build_cache',
+    ]);
+    const mountsOf = (c: { volumeMounts?: Array<{ name: string }> }) =>
+      (c.volumeMounts ?? []).map((m) => m.name);
+    expect(mountsOf(pushCache)).toContain('registry-push');
+    expect(mountsOf(containerOf(j, 'build'))).not.toContain('registry-push');
+  });
+
+  it('has the fetch step check that its files are in the source', () => {
+    expect(envOf(job(), 'fetch').INSTALL_FILES).toBe('composer.json\ncomposer.lock\npackages');
   });
 });
 

@@ -1,0 +1,245 @@
+// Push → page served on the real node (root on Linux, as the e2e tier): the operator and the
+// gateway as their own processes, a git server on this machine, build Jobs with rootless
+// BuildKit, the node's registry, real pods answering HTTP. For a static project and a Composer
+// project with a cached install phase (fixtures/e2e-projects.ts):
+//   cold  the project's first build: its manual bundle, created with kubectl (empty cache)
+//   warm  a push that changes only web/ (a GitHub delivery to the gateway)
+// each from the moment the bundle is asked for until the page answers with the new version,
+// over ROUNDS projects of each kind; then TEN static projects pushed at once.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+import { kubeConfigFromFile } from '../../lib/kube.ts';
+import { installAdmissionPolicies, installCrds } from '../../scripts/cluster/install-crds.ts';
+import { clusterDown, clusterUp } from '../../scripts/cluster/control-plane.ts';
+import { realNode } from '../../scripts/cluster/real-node.ts';
+import { githubPush } from '../../test/support/github-push.ts';
+import { startGitServer, type GitServer } from '../../test/e2e/support/host-services.ts';
+import { LOG_DIR, startSlipway, type Slipway } from '../../test/e2e/support/slipway.ts';
+import {
+  benchProject,
+  expectedPage,
+  manualBundle,
+  pageFiles,
+  projectFiles,
+  projectObjects,
+  type BenchProject,
+  type ProjectKind,
+} from '../fixtures/e2e-projects.ts';
+import type { SuiteResult, Table, Target } from '../lib/report.ts';
+import { percentile, round } from '../lib/stats.ts';
+import type { SuiteOptions } from './suite.ts';
+
+const CLUSTER = 'slipway-e2e';
+/** How long one push may take to be served before the run gives up on it. */
+const SERVED_TIMEOUT_MS = 600_000;
+
+const run = promisify(execFile);
+
+interface Context {
+  kc: KubeConfig;
+  /** kubectl with the cluster's kubeconfig; `input` goes to its stdin. */
+  kubectl: (args: string[], input?: string) => Promise<{ stdout: string }>;
+  namespace: string;
+  git: GitServer;
+  slipway: Slipway;
+  builder: string;
+}
+
+const kubectlApply = (ctx: Context, objects: object[]) =>
+  ctx.kubectl(['apply', '-n', ctx.namespace, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+
+/** Resolves when a Ready pod of the project's Deployment runs `bundle` and answers its page. */
+async function served(ctx: Context, project: BenchProject, bundle: string, version: string): Promise<void> {
+  const core = ctx.kc.makeApiClient(CoreV1Api);
+  const want = expectedPage(project, version);
+  const deadline = Date.now() + SERVED_TIMEOUT_MS;
+  let last = 'no pod yet';
+  while (Date.now() < deadline) {
+    const pods = await core.listNamespacedPod({
+      namespace: ctx.namespace,
+      labelSelector: `app=${project.name}`,
+    });
+    for (const pod of pods.items) {
+      const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      if (!ready || pod.metadata?.deletionTimestamp) continue;
+      if (pod.metadata?.annotations?.['slipway.dev/bundle'] !== bundle) continue;
+      const answer = await fetch(`http://${pod.status!.podIP}:${project.base.port}${project.path}`)
+        .then(async (r) => `${r.status} ${await r.text()}`)
+        .catch((e: unknown) => String(e));
+      if (answer === `200 ${want}`) return;
+      last = answer;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${project.name} did not serve ${JSON.stringify(want)} in time (last answer: ${last})`);
+}
+
+/** Creates the project and its first bundle; seconds until its page is served. */
+async function coldBuild(ctx: Context, project: BenchProject): Promise<number> {
+  const commit = await ctx.git.commit(projectFiles(project, 'v1'), `${project.name} v1`, project.name);
+  await kubectlApply(ctx, projectObjects(ctx.namespace, project, ctx.git.url));
+  const bundle = `${project.name}-v1`;
+  const t0 = performance.now();
+  await kubectlApply(ctx, [manualBundle(project, bundle, commit, ctx.builder)]);
+  await served(ctx, project, bundle, 'v1');
+  return (performance.now() - t0) / 1000;
+}
+
+/** The project's webhook URL and secret, once the operator has published them. */
+async function hook(ctx: Context, project: BenchProject): Promise<{ url: string; secret: string }> {
+  const { stdout } = await ctx.kubectl([
+    'get',
+    'project',
+    project.name,
+    '-n',
+    ctx.namespace,
+    '-o',
+    'jsonpath={.status.webhook.url} {.status.webhook.secretRef.name}',
+  ]);
+  const [url, secretName] = stdout.trim().split(' ');
+  const secret = await ctx.kc
+    .makeApiClient(CoreV1Api)
+    .readNamespacedSecret({ namespace: ctx.namespace, name: secretName! });
+  return { url: url!, secret: Buffer.from(secret.data!.secret!, 'base64').toString() };
+}
+
+/** Pushes a commit changing only web/; seconds from the delivery until the new page is served. */
+async function warmPush(ctx: Context, project: BenchProject, version: string): Promise<number> {
+  const { url, secret } = await hook(ctx, project);
+  const commit = await ctx.git.commit(
+    pageFiles(project, version),
+    `${project.name} ${version}`,
+    project.name,
+  );
+  const t0 = performance.now();
+  const res = await githubPush(url, secret, { branch: project.name, commit, message: version });
+  const bundle = res.body.bundles?.[0]?.name;
+  if (res.status !== 201 || !bundle)
+    throw new Error(`the gateway answered ${res.status} ${JSON.stringify(res.body)}`);
+  await served(ctx, project, bundle, version);
+  return (performance.now() - t0) / 1000;
+}
+
+const summary = (samples: number[]) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    count: samples.length,
+    p50: round(percentile(sorted, 50), 1),
+    p95: round(percentile(sorted, 95), 1),
+  };
+};
+
+export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0)
+    throw new Error('the e2e suite runs real pods on this machine (the real node) and needs root on Linux');
+  const rounds = Number(process.env.BENCH_E2E_ROUNDS ?? (options.quick ? 1 : 4));
+  const together = Number(process.env.BENCH_E2E_TOGETHER ?? (options.quick ? 3 : 10));
+  options.log('starting the cluster with the real node (built the first time: minutes)');
+  const cluster = await clusterUp(CLUSTER, { realNode: true });
+  const kc = kubeConfigFromFile(cluster.kubeconfig);
+  await installCrds(kc);
+  await installAdmissionPolicies(kc);
+  const node = realNode();
+  const namespace = `bench-e2e-${Date.now().toString(36)}`;
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  const git = await startGitServer(node.hostAddress, LOG_DIR);
+  const slipway = await startSlipway(cluster.kubeconfig, namespace, node);
+  const kubectl = (args: string[], input?: string) => {
+    const child = run(join(cluster.binDir, 'kubectl'), ['--kubeconfig', cluster.kubeconfig, ...args]);
+    if (input !== undefined) child.child.stdin!.end(input);
+    return child;
+  };
+  const ctx: Context = { kc, kubectl, namespace, git, slipway, builder: node.builderImages.composer! };
+  const samples: Record<ProjectKind, { cold: number[]; warm: number[] }> = {
+    static: { cold: [], warm: [] },
+    composer: { cold: [], warm: [] },
+  };
+  let batch: { seconds: number[]; wall: number };
+  try {
+    for (let r = 1; r <= rounds; r += 1) {
+      for (const kind of ['static', 'composer'] as const) {
+        const project = benchProject(node, kind, `${kind}-${r}`);
+        const cold = await coldBuild(ctx, project);
+        const warm = await warmPush(ctx, project, 'v2');
+        samples[kind].cold.push(cold);
+        samples[kind].warm.push(warm);
+        options.log(`${project.name}: cold ${cold.toFixed(1)} s, warm ${warm.toFixed(1)} s`);
+      }
+    }
+    options.log(`${together} static projects: first builds, then one push each, all at once`);
+    const projects = Array.from({ length: together }, (_, i) =>
+      benchProject(node, 'static', `many-${i + 1}`),
+    );
+    for (const project of projects) await coldBuild(ctx, project);
+    const t0 = performance.now();
+    const seconds = await Promise.all(projects.map((p) => warmPush(ctx, p, 'v2')));
+    batch = { seconds, wall: (performance.now() - t0) / 1000 };
+  } finally {
+    await slipway.stop();
+    await git.stop();
+    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+    if (cluster.created) await clusterDown(CLUSTER);
+  }
+  const rows = (['static', 'composer'] as const).flatMap((kind) => {
+    const cold = summary(samples[kind].cold);
+    const warm = summary(samples[kind].warm);
+    return [
+      [kind, 'cold (first build)', cold.count, cold.p50, cold.p95, ''],
+      [kind, 'warm (push of web/)', warm.count, warm.p50, warm.p95, round(warm.p50 / cold.p50, 2)],
+    ];
+  });
+  const single = summary(samples.static.warm).p50;
+  const slowest = Math.max(...batch.seconds);
+  const tables: Table[] = [
+    {
+      title: 'Push → page served on the real node (s)',
+      columns: ['project', 'build', 'pushes', 'p50', 'p95', 'warm ÷ cold'],
+      rows,
+    },
+    {
+      title: `${together} static projects pushed at once (s)`,
+      columns: ['figure', 'value'],
+      rows: [
+        ['slowest push → served', round(slowest, 1)],
+        [
+          'median push → served',
+          round(
+            percentile(
+              [...batch.seconds].sort((a, b) => a - b),
+              50,
+            ),
+            1,
+          ),
+        ],
+        ['pushes served per minute', round((together / batch.wall) * 60, 1)],
+        ['slowest ÷ one warm static push (p50)', round(slowest / single, 2)],
+      ],
+    },
+  ];
+  const targets: Target[] = [
+    {
+      name: 'composer project: warm push ÷ cold build, push → served p50',
+      value: round(summary(samples.composer.warm).p50 / summary(samples.composer.cold).p50, 2),
+      atMost: 0.5,
+    },
+    {
+      name: `${together} pushes at once: slowest ÷ one push (p50)`,
+      value: round(slowest / single, 2),
+      atMost: 3,
+    },
+  ];
+  return {
+    tables,
+    targets,
+    data: { rounds, together, samples, batch },
+    notes: [
+      "cold: the project's first bundle (its manual bundle, applied with kubectl) until the page answers with it; warm: a GitHub push delivery of a commit changing only web/ until the page answers with it",
+      'the composer project installs 120 path packages (3,000 classes, optimised autoloader) in its install phase; warm pushes import it from the registry cache',
+      'every build pod starts BuildKit afresh (daemonless): the builder and base images are pulled from the node registry and unpacked on each build, cold or warm',
+    ],
+  };
+}
