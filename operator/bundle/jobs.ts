@@ -106,11 +106,25 @@ export function dockerfile(bundle: BundleObject, appRoot: string): string {
       for (const file of install.files.map(sourcePath))
         lines.push(`COPY ${JSON.stringify([file, `${BUILD_STEPS_DIR}/${file}`])}`);
       install.commands.forEach((_, index) => lines.push(...runLines(installStepArg(index))));
-      lines.push(`FROM ${INSTALL_STAGE} AS build`);
-    } else {
-      lines.push(`FROM ${buildSteps.image} AS build`, 'USER 0', `WORKDIR ${BUILD_STEPS_DIR}`);
     }
-    lines.push('COPY . .', ...variables);
+    if (install && !buildSteps.commands?.length) {
+      // Nothing runs after the install: the tree it left plus the source is all directoryMap
+      // reads, so this stage needs no builder image, and a cached install is the only layer of
+      // it a build fetches (the builder image is neither pulled nor unpacked).
+      lines.push(
+        'FROM scratch AS build',
+        `COPY --from=${INSTALL_STAGE} ${BUILD_STEPS_DIR} ${BUILD_STEPS_DIR}`,
+      );
+      lines.push(`COPY . ${BUILD_STEPS_DIR}`);
+    } else {
+      lines.push(
+        ...(install
+          ? [`FROM ${INSTALL_STAGE} AS build`]
+          : [`FROM ${buildSteps.image} AS build`, 'USER 0', `WORKDIR ${BUILD_STEPS_DIR}`]),
+        'COPY . .',
+        ...variables,
+      );
+    }
     (buildSteps.commands ?? []).forEach((_, index) => lines.push(...runLines(buildStepArg(index))));
   }
   lines.push(`FROM ${baseSoftware!.image}`);
@@ -162,14 +176,18 @@ export function cacheArgs(bundle: BundleObject, cacheImage: string): string[] {
 
 /**
  * Runs buildctl and passes its output on, adding a line where BuildKit reused a step of the
- * install stage (its vertex, "#N [install i/n] RUN …", is followed by "#N CACHED"), so the build
- * log says the install was skipped. The exit status is buildctl's.
+ * install stage, so the build log says the install was skipped. A RUN of that stage
+ * ("#N [install i/n] RUN …") that ran printed "+ <command>" first ("#N 0.05 + …"); one that
+ * reaches "#N CACHED" or "#N DONE" without it came from the cache (a cached step whose layers
+ * are fetched shows their download and "DONE", not always "CACHED"). The exit status is
+ * buildctl's.
  */
 export const BUILD_SCRIPT = `status="\${TMPDIR:-/tmp}/buildctl-status"
 { buildctl-daemonless.sh "$@" 2>&1; echo $? > "$status"; } | awk '
 { print; fflush() }
-$2 == "[${INSTALL_STAGE}" && $4 == "RUN" { install[$1] = 1 }
-$2 == "CACHED" && ($1 in install) { print $1 " install cached: its files, commands, variables and image are those of an earlier build"; fflush() }'
+$2 == "[${INSTALL_STAGE}" && $4 == "RUN" && !($1 in step) { step[$1] = "waiting" }
+($1 in step) && step[$1] == "waiting" && $3 == "+" { step[$1] = "ran" }
+($1 in step) && step[$1] == "waiting" && ($2 == "CACHED" || $2 == "DONE") { step[$1] = "told"; print $1 " install cached: its files, commands, variables and image are those of an earlier build"; fflush() }'
 exit "$(cat "$status")"
 `;
 

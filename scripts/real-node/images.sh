@@ -5,6 +5,7 @@
 #   static-web  busybox httpd serving /app/web on port 8080: a base software image for bundles
 #   php         PHP's built-in server serving /app/web on port 8080 (php-cli, mysql and pgsql)
 #   composer    php-cli with Composer: a builder image for bundles' build steps (composer install)
+#   node        Node.js with npm: a builder image for bundles' build steps (npm ci, npm run build)
 #   tools       Debian minbase with git, wget, mariadb-client and postgresql-client: the build
 #               Job's fetch step and the MariaDB/MySQL and PostgreSQL backup Jobs
 #   buildkit    tools + rootless BuildKit (buildkitd, buildctl, rootlesskit) for build Jobs
@@ -15,7 +16,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.sh"
-IMAGES="pause static-web php composer tools buildkit push slipway-base"
+IMAGES="pause static-web php composer node tools buildkit push slipway-base"
 log() { printf '[real-node:images] %s\n' "$*" >&2; }
 start=$(date +%s)
 step() { log "[$(( $(date +%s) - start ))s] $*"; }
@@ -126,6 +127,12 @@ debian composer "php-cli composer unzip ca-certificates"
 crane append --oci-empty-base -f "$work/composer.tar" -t "$(image composer)"
 crane mutate --set-platform linux/amd64 --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --env COMPOSER_ALLOW_SUPERUSER=1 --workdir /app --cmd composer -t "$(image composer)" "$(image composer)"
+
+step "node (Node.js with npm, a builder image)"
+debian node "nodejs npm ca-certificates"
+crane append --oci-empty-base -f "$work/node.tar" -t "$(image node)"
+crane mutate --set-platform linux/amd64 --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  --workdir /app --cmd node -t "$(image node)" "$(image node)"
 
 step "slipway-base (minbase and the slipway user, for Slipway's own image)"
 debian slipway-base "ca-certificates" \

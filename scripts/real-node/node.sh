@@ -151,7 +151,7 @@ Y
  "images": {"fetch": "$r/tools:$t", "builder": "$r/buildkit:$t", "push": "$r/push:$t", "backupMysql": "$r/tools:$t", "backupPostgresql": "$r/tools:$t",
             "slipwayBase": "$r/slipway-base:$t"},
  "baseImages": {"static-web": {"image": "$r/static-web:$t", "port": 8080}, "php": {"image": "$r/php:$t", "port": 8080}},
- "builderImages": {"composer": "$r/composer:$t"},
+ "builderImages": {"composer": "$r/composer:$t", "node": "$r/node:$t"},
  "s3": {"endpoint": "http://$HOST_ADDRESS:$S3_PORT", "region": "us-east-1", "bucket": "$S3_BUCKET",
         "accessKeyId": "$S3_ACCESS_KEY", "secretAccessKey": "$S3_SECRET_KEY"},
  "ingress": {"className": "caddy", "port": $INGRESS_PORT, "gatewayHost": "$GATEWAY_HOST", "statusHost": "$STATUS_HOST",

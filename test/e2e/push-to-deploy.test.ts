@@ -483,6 +483,28 @@ describe('push to deploy on a real node', () => {
         expect(logs).toMatch(/^#\d+ install cached: /m);
         expect(logs).not.toMatch(/\+ composer install/);
         expect(logs).toMatch(/\+ printf/);
+
+        // With the install alone, the build stage is the install's tree plus the source, with
+        // no builder image under it: the same cached install serves it.
+        const third = await git.commit(
+          {
+            'web/index.php':
+              "<?php\nrequire __DIR__ . '/../vendor/autoload.php';\necho 'v3: ', Example\\Greeting\\Greeter::hello('PHP'), \"\\n\";\n",
+          },
+          'Install only',
+          'php',
+        );
+        const installOnly = cachedBundle('site-php-install-only', third);
+        delete (installOnly.spec.buildSteps as { commands?: string[] }).commands;
+        await apply(installOnly);
+        expect((await finalBundle(kc, ns.name, 'site-php-install-only')).status?.phase).toBe('Ready');
+        expect(
+          await servedPage(kc, ns.name, 'site-production', php().port, 'site-php-install-only', '/index.php'),
+        ).toBe('200 v3: Hello, PHP, from a Composer package\n');
+        const alone = await logsOf('site-php-install-only');
+        expect(alone).toMatch(/^#\d+ install cached: /m);
+        expect(alone).toMatch(/\[build \d\/\d\] COPY --from=install \/src \/src/);
+        expect(alone).not.toMatch(/\+ composer install|\+ printf/);
       },
     );
 
@@ -501,7 +523,7 @@ describe('push to deploy on a real node', () => {
       );
       // The last good version (the cached-install test's, when it ran first) still serves.
       expect(await servedPage(kc, ns.name, 'site-production', php().port, undefined, '/index.php')).toMatch(
-        /^200 (v2: )?Hello, PHP/,
+        /^200 (v3: )?Hello, PHP/,
       );
     });
   });

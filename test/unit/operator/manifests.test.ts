@@ -349,14 +349,21 @@ describe('an install phase', () => {
     ]);
   });
 
-  it('works without build steps after it', () => {
+  it('alone, leaves a build stage with no builder image: its tree and the source', () => {
     const text = dockerfile(
       withInstall({ image: 'node:22', install: { files: ['package.json'], commands: ['npm ci'] } }),
       '/app',
     );
-    expect(text).toContain('RUN ["/bin/sh","-c","printf');
+    expect(text.split('\n').slice(3, 9)).toEqual([
+      'COPY ["package.json","/src/package.json"]',
+      'ARG SLIPWAY_INSTALL_1',
+      String.raw`RUN ["/bin/sh","-c","printf '+ %s\\n' \"$SLIPWAY_INSTALL_1\"; exec /bin/sh -c \"$SLIPWAY_INSTALL_1\""]`,
+      'FROM scratch AS build',
+      'COPY --from=install /src /src',
+      'COPY . /src',
+    ]);
     expect(text).not.toContain('SLIPWAY_STEP_');
-    expect(text.indexOf('SLIPWAY_INSTALL_1')).toBeLessThan(text.indexOf('COPY . .'));
+    expect(text).toContain('COPY --from=build ["/src/web","/app/web"]');
   });
 
   it("imports and exports the project's own cache; push-cache alone, with push, holds the push credentials", () => {
