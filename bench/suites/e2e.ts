@@ -58,6 +58,16 @@ async function served(ctx: Context, project: BenchProject, bundle: string, versi
   const deadline = Date.now() + SERVED_TIMEOUT_MS;
   let last = 'no pod yet';
   while (Date.now() < deadline) {
+    const { stdout: phase } = await ctx.kubectl([
+      'get',
+      'bundle',
+      bundle,
+      '-n',
+      ctx.namespace,
+      '-o',
+      'jsonpath={.status.phase} {.status.conditions[?(@.type=="Ready")].message}',
+    ]);
+    if (phase.startsWith('Failed')) throw new Error(`bundle ${bundle} failed: ${phase.slice(7)}`);
     const pods = await core.listNamespacedPod({
       namespace: ctx.namespace,
       labelSelector: `app=${project.name}`,
