@@ -40,11 +40,19 @@ export function bundleImage(registry: string, namespace: string, project: string
 }
 
 /**
- * Where a project's build cache goes: its image repository under a tag no bundle can have (bundle
- * names have no `_`), so one namespace's cache can never feed another namespace's build.
+ * Where the build cache of a project's bundles deploying to `environment` goes: the project's
+ * image repository under a tag no bundle can have (bundle names have no `_`). One cache per
+ * namespace, project and environment: the install a staging push left (the build steps are its
+ * pushers' code) never feeds a production build, nor one namespace's another's.
  */
-export function buildCacheImage(registry: string, namespace: string, project: string): string {
-  return `${registry}/${namespace}/${project}:${BUILD_CACHE_TAG}`;
+export function buildCacheImage(
+  registry: string,
+  namespace: string,
+  project: string,
+  environment: string | undefined,
+): string {
+  const tag = environment ? `${BUILD_CACHE_TAG}.${boundedName(environment, '', 116)}` : BUILD_CACHE_TAG;
+  return `${registry}/${namespace}/${project}:${tag}`;
 }
 export const BUILD_CACHE_TAG = 'build_cache';
 

@@ -3,13 +3,13 @@
 //
 // Build Job: an init container fetches the source into an emptyDir (git clone of the commit with
 // the project's credentials, or the archive download checked against its size and sha256) and
-// writes a Dockerfile; a second init container runs rootless BuildKit in daemonless mode (and so
-// the build steps, the user's code) and writes the image as an OCI layout into another emptyDir;
-// then the push container, which runs no user code, is the only one holding the registry's push
-// credentials: it pushes the layout and leaves the pushed digest as its termination message (how
-// Tekton returns results), which the operator reads into the bundle's image reference.
-// User-controlled values reach the scripts only as environment variables, never spliced into
-// shell text.
+// writes a Dockerfile (dockerfile.ts); a second init container runs rootless BuildKit in
+// daemonless mode (and so the build steps, the user's code) and writes the image as an OCI layout
+// into another emptyDir, and with an install phase the install stage's cache too, which a third
+// init container, push-cache, pushes; then the push container pushes the image and leaves the
+// pushed digest as its termination message (how Tekton returns results), which the operator
+// reads into the bundle's image reference. push-cache and push run no user code and are the only
+// containers holding the registry's push credentials. The scripts are build-scripts.ts.
 import type {
   V1Container,
   V1EnvVar,
@@ -22,7 +22,8 @@ import type {
 import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
 import { buildCacheImage, buildJobName, jobLabels } from '../names.ts';
-import { sourcePath } from './settings.ts';
+import { BUILD_SCRIPT, FETCH_SCRIPT } from './build-scripts.ts';
+import { buildArgs, dockerfile, sourcePath } from './dockerfile.ts';
 
 export interface BuildJobSettings {
   registry: string;
@@ -61,190 +62,6 @@ export function ownerReference(bundle: BundleObject): V1OwnerReference {
   };
 }
 
-/** Where the build steps run inside their builder image: a copy of the source tree. */
-export const BUILD_STEPS_DIR = '/src';
-
-/** The build-arg that carries build step `index` (0-based) to its RUN line. */
-export const buildStepArg = (index: number): string => `SLIPWAY_STEP_${index + 1}`;
-/** The Dockerfile stage of the install phase (spec.buildSteps.install). */
-const INSTALL_STAGE = 'install';
-
-/** The build-arg that carries install command `index` (0-based) to its RUN line. */
-export const installStepArg = (index: number): string => `SLIPWAY_INSTALL_${index + 1}`;
-
-/** The lines that declare a step's build-arg and run it, echoing the command first. */
-const runLines = (arg: string): string[] => [
-  `ARG ${arg}`,
-  `RUN ${JSON.stringify(['/bin/sh', '-c', `printf '+ %s\\n' "$${arg}"; exec /bin/sh -c "$${arg}"`])}`,
-];
-
-/**
- * The Dockerfile: with build steps, a first stage runs them in the builder image over a copy of
- * the source; then the base software, and each mapped directory (from the source, or from what
- * the steps left) under the app root. The user's commands and variables are not in this text:
- * they reach the RUN lines as build-args (buildArgs), so neither the Dockerfile parser nor our
- * shell ever reads them; every path in it was checked by buildSettingsProblem.
- */
-export function dockerfile(bundle: BundleObject, appRoot: string): string {
-  const { buildSteps, baseSoftware, directoryMap } = bundle.spec;
-  const lines: string[] = [];
-  if (buildSteps) {
-    const variables = Object.keys(buildSteps.env ?? {})
-      .sort()
-      .map((name) => `ARG ${name}`);
-    const { install } = buildSteps;
-    // The install stage sees only its files, so its layers are reused (from the imported cache)
-    // while they, its commands, the variables and the image stay the same. Its own stage name
-    // marks its steps in BuildKit's output (BUILD_SCRIPT reads it there).
-    if (install) {
-      lines.push(
-        `FROM ${buildSteps.image} AS ${INSTALL_STAGE}`,
-        'USER 0',
-        `WORKDIR ${BUILD_STEPS_DIR}`,
-        ...variables,
-      );
-      for (const file of install.files.map(sourcePath))
-        lines.push(`COPY ${JSON.stringify([file, `${BUILD_STEPS_DIR}/${file}`])}`);
-      install.commands.forEach((_, index) => lines.push(...runLines(installStepArg(index))));
-    }
-    if (install && !buildSteps.commands?.length) {
-      // Nothing runs after the install: the tree it left plus the source is all directoryMap
-      // reads, so this stage needs no builder image, and a cached install is the only layer of
-      // it a build fetches (the builder image is neither pulled nor unpacked).
-      lines.push(
-        'FROM scratch AS build',
-        `COPY --from=${INSTALL_STAGE} ${BUILD_STEPS_DIR} ${BUILD_STEPS_DIR}`,
-      );
-      lines.push(`COPY . ${BUILD_STEPS_DIR}`);
-    } else {
-      lines.push(
-        ...(install
-          ? [`FROM ${INSTALL_STAGE} AS build`]
-          : [`FROM ${buildSteps.image} AS build`, 'USER 0', `WORKDIR ${BUILD_STEPS_DIR}`]),
-        'COPY . .',
-        ...variables,
-      );
-    }
-    (buildSteps.commands ?? []).forEach((_, index) => lines.push(...runLines(buildStepArg(index))));
-  }
-  lines.push(`FROM ${baseSoftware!.image}`);
-  const root = appRoot.replace(/\/+$/, '');
-  const entries = Object.entries(directoryMap ?? {}).sort(([a], [b]) => a.localeCompare(b));
-  for (const [name, path] of entries) {
-    const relative = sourcePath(path);
-    const from = buildSteps ? `${BUILD_STEPS_DIR}/${relative}`.replace(/\/\.$/, '') : relative;
-    lines.push(`COPY ${buildSteps ? '--from=build ' : ''}${JSON.stringify([from, `${root}/${name}`])}`);
-  }
-  lines.push(
-    `LABEL ${JSON.stringify('dev.slipway.bundle')}=${JSON.stringify(bundle.metadata.name)} ${JSON.stringify(
-      'dev.slipway.project',
-    )}=${JSON.stringify(bundle.spec.projectRef.name)}`,
-  );
-  return lines.join('\n') + '\n';
-}
-
-/** buildctl options carrying the build steps' commands and variables (argv, never a shell). */
-export function buildArgs(bundle: BundleObject): string[] {
-  const steps = bundle.spec.buildSteps;
-  if (!steps) return [];
-  const values: [string, string][] = [
-    ...Object.entries(steps.env ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
-    ...(steps.install?.commands ?? []).map((command, index): [string, string] => [
-      installStepArg(index),
-      command,
-    ]),
-    ...(steps.commands ?? []).map((command, index): [string, string] => [buildStepArg(index), command]),
-  ];
-  return values.flatMap(([name, value]) => ['--opt', `build-arg:${name}=${value}`]);
-}
-
-/**
- * buildctl options that import the project's build cache from the registry (with the pull
- * credentials the build container has) and export the new one, every intermediate layer
- * (mode=max: the install runs in the build stage), for the push-cache container to push.
- * Only builds with an install phase use the cache.
- */
-export function cacheArgs(bundle: BundleObject, cacheImage: string): string[] {
-  if (!bundle.spec.buildSteps?.install) return [];
-  return [
-    '--import-cache',
-    `type=registry,ref=${cacheImage}`,
-    '--export-cache',
-    `type=local,dest=${CACHE_LAYOUT},mode=max,image-manifest=true,oci-mediatypes=true`,
-  ];
-}
-
-/**
- * Runs buildctl and passes its output on, adding a line where BuildKit reused a step of the
- * install stage, so the build log says the install was skipped. A RUN of that stage
- * ("#N [install i/n] RUN …") that ran printed "+ <command>" first ("#N 0.05 + …"); one that
- * reaches "#N CACHED" or "#N DONE" without it came from the cache (a cached step whose layers
- * are fetched shows their download and "DONE", not always "CACHED"). The exit status is
- * buildctl's.
- */
-export const BUILD_SCRIPT = `status="\${TMPDIR:-/tmp}/buildctl-status"
-{ buildctl-daemonless.sh "$@" 2>&1; echo $? > "$status"; } | awk '
-{ print; fflush() }
-$2 == "[${INSTALL_STAGE}" && $4 == "RUN" && !($1 in step) { step[$1] = "waiting" }
-($1 in step) && step[$1] == "waiting" && $3 == "+" { step[$1] = "ran" }
-($1 in step) && step[$1] == "waiting" && ($2 == "CACHED" || $2 == "DONE") { step[$1] = "told"; print $1 " install cached: its files, commands, variables and image are those of an earlier build"; fflush() }'
-exit "$(cat "$status")"
-`;
-
-/** Fetches the source into /workspace/src and writes /workspace/dockerfile/Dockerfile. */
-export const FETCH_SCRIPT = `set -eu
-mkdir -p /workspace/src /workspace/dockerfile /workspace/home
-export HOME=/workspace/home
-# The repository key and git settings stay out of the build container (build steps run there).
-trap 'rm -rf /workspace/home' EXIT
-printf '%s' "$DOCKERFILE" > /workspace/dockerfile/Dockerfile
-if [ -n "\${BUILDKITD_CONFIG:-}" ]; then printf '%s' "$BUILDKITD_CONFIG" > /workspace/buildkitd.toml; fi
-if [ -n "\${ARCHIVE_URL:-}" ]; then
-  echo "downloading the source archive"
-  wget -q -O /workspace/source.tar.gz "$ARCHIVE_URL"
-  size=$(wc -c < /workspace/source.tar.gz | tr -d ' ')
-  if [ "$size" != "$ARCHIVE_SIZE" ]; then echo "archive has $size bytes, expected $ARCHIVE_SIZE" >&2; exit 1; fi
-  sum=$(sha256sum /workspace/source.tar.gz | cut -d' ' -f1)
-  if [ "$sum" != "$ARCHIVE_SHA256" ]; then echo "archive sha256 is $sum, expected $ARCHIVE_SHA256" >&2; exit 1; fi
-  tar -xzf /workspace/source.tar.gz -C /workspace/src
-  rm -f /workspace/source.tar.gz
-else
-  # The URL as shown in messages, without credentials someone put into it (https://user:token@…).
-  shown=$(printf '%s' "$GIT_URL" | sed 's#//[^/@]*@#//#')
-  if [ -f /credentials/ssh-privatekey ]; then
-    # Only the host keys the Secret names: never whoever answers first.
-    [ -s /credentials/known_hosts ] || { echo "the credentials Secret has an ssh-privatekey but no known_hosts: add the server's host keys" >&2; exit 1; }
-    cp /credentials/ssh-privatekey "$HOME/id" && chmod 600 "$HOME/id"
-    export GIT_SSH_COMMAND="ssh -i $HOME/id -o StrictHostKeyChecking=yes -o UserKnownHostsFile=/credentials/known_hosts"
-  elif [ -f /credentials/password ]; then
-    # The password goes only to the repository's own host, and only over https.
-    case "$GIT_URL" in https://*) ;; *) echo "$shown is not https://: the password is sent only over https" >&2; exit 1;; esac
-    host=$(printf '%s' "$shown" | sed -E 's#^https://([^/?]+).*#\\1#')
-    git config --global "credential.https://$host.helper" '!f() { echo "username=$(cat /credentials/username 2>/dev/null || echo git)"; echo "password=$(cat /credentials/password)"; }; f'
-  fi
-  cd /workspace/src
-  git init -q
-  git remote add origin "$GIT_URL"
-  echo "fetching commit $GIT_COMMIT"
-  if git fetch -q --depth 1 origin "$GIT_COMMIT" 2>/dev/null; then
-    git checkout -q --detach FETCH_HEAD
-  else
-    # Servers that refuse fetching by commit id: fetch the branches, then look for it.
-    git fetch -q origin '+refs/heads/*:refs/remotes/origin/*'
-    git checkout -q --detach "$GIT_COMMIT" 2>/dev/null || { echo "commit $GIT_COMMIT is not in the repository $shown" >&2; exit 1; }
-  fi
-  case "$(git rev-parse HEAD)" in "$GIT_COMMIT"*) ;; *) echo "checked out $(git rev-parse HEAD), not $GIT_COMMIT" >&2; exit 1;; esac
-  rm -rf .git
-fi
-# The install phase's files (one per line): a missing one is named here, not by BuildKit.
-printf '%s\\n' "\${INSTALL_FILES:-}" | while IFS= read -r file; do
-  if [ -n "$file" ] && [ ! -e "/workspace/src/$file" ]; then
-    echo "spec.buildSteps.install.files: $file is not in the source" >&2; exit 1
-  fi
-done
-echo "source ready"
-`;
-
 /**
  * BuildKit's configuration for a registry served over plain HTTP (SLIPWAY_REGISTRY_INSECURE):
  * pushing there and pulling base images from there.
@@ -252,6 +69,22 @@ echo "source ready"
 export function plainHttpRegistryConfig(image: string): string {
   const host = image.split('/')[0]!;
   return `[registry.${JSON.stringify(host)}]\n  http = true\n  insecure = true\n`;
+}
+
+/**
+ * Where BUILD_SCRIPT takes and leaves the cache of a build with an install phase: imported from
+ * the registry with the pull credentials the build container has, exported (every layer of the
+ * install stage, mode=max) as an OCI layout for push-cache, and read back by the image's pass.
+ */
+function cacheEnv(cacheImage: string): V1EnvVar[] {
+  return [
+    { name: 'CACHE_FROM', value: `type=registry,ref=${cacheImage}` },
+    {
+      name: 'CACHE_TO',
+      value: `type=local,dest=${CACHE_LAYOUT},mode=max,image-manifest=true,oci-mediatypes=true`,
+    },
+    { name: 'CACHE_LOCAL', value: `type=local,src=${CACHE_LAYOUT}` },
+  ];
 }
 
 export function buildJob(
@@ -267,7 +100,12 @@ export function buildJob(
   const env: V1EnvVar[] = [{ name: 'DOCKERFILE', value: dockerfile(bundle, settings.appRoot) }];
   const install = bundle.spec.buildSteps?.install;
   if (install) env.push({ name: 'INSTALL_FILES', value: install.files.map(sourcePath).join('\n') });
-  const cacheImage = buildCacheImage(settings.registry, namespace!, bundle.spec.projectRef.name);
+  const cacheImage = buildCacheImage(
+    settings.registry,
+    namespace!,
+    bundle.spec.projectRef.name,
+    bundle.spec.deploy?.environmentRef.name,
+  );
   const buildkitdConfig = settings.registryInsecure ? plainHttpRegistryConfig(image) : undefined;
   if (buildkitdConfig) env.push({ name: 'BUILDKITD_CONFIG', value: buildkitdConfig });
   if (source.archive) {
@@ -315,7 +153,6 @@ export function buildJob(
     pushMounts.push({ name: 'registry-push', mountPath: '/registry-auth', readOnly: true });
     pushEnv.push({ name: 'DOCKER_CONFIG', value: '/registry-auth' });
   }
-  const output = `type=oci,dest=${IMAGE_LAYOUT},tar=false`;
   const fetch: V1Container = {
     name: 'fetch',
     image: settings.fetchImage,
@@ -362,9 +199,6 @@ export function buildJob(
       'context=/workspace/src',
       '--local',
       'dockerfile=/workspace/dockerfile',
-      '--output',
-      output,
-      ...cacheArgs(bundle, cacheImage),
       ...buildArgs(bundle),
     ],
     env: [
@@ -372,6 +206,8 @@ export function buildJob(
         name: 'BUILDKITD_FLAGS',
         value: `--oci-worker-no-process-sandbox${buildkitdConfig ? ' --config=/workspace/buildkitd.toml' : ''}`,
       },
+      { name: 'BUILD_OUTPUT', value: `type=oci,dest=${IMAGE_LAYOUT},tar=false` },
+      ...(install ? cacheEnv(cacheImage) : []),
     ],
     volumeMounts: buildMounts,
     resources: settings.buildResources,

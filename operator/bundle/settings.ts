@@ -4,6 +4,7 @@ import type { BundleObject, BundleReason, ProjectObject } from '../../crds/index
 import { findCondition } from '../../lib/conditions.ts';
 import { foreignArchiveProblem } from '../../rules/archive-url.ts';
 import { CLONE_PROBLEMS } from '../names.ts';
+import { BUILD_STAGE, INSTALL_STAGE, sourcePath } from './dockerfile.ts';
 
 export interface SettingsProblem {
   reason: BundleReason;
@@ -18,15 +19,15 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Build-args BuildKit gives a meaning to (BUILDKIT_SYNTAX picks the frontend) or the steps use. */
 const RESERVED_ENV_PREFIX = /^(SLIPWAY|BUILDKIT)_/i;
 
+/** An image named like a stage of the Dockerfile (dockerfile.ts) would be that stage in FROM. */
+const isStageName = (image: string): boolean => [INSTALL_STAGE, BUILD_STAGE].includes(image.toLowerCase());
+
 /** A relative path inside the source tree: no absolute paths, no `..`, no odd characters. */
 export function isSafeRelativePath(path: string): boolean {
   if (path === '' || path.startsWith('/') || path.length > 1024) return false;
   if (!/^[A-Za-z0-9._\-/ ]+$/.test(path)) return false;
   return path.split('/').every((part) => part !== '..');
 }
-
-/** A path of the spec as the Dockerfile names it: no leading ./, no trailing /. */
-export const sourcePath = (path: string): string => path.replace(/^(\.\/+)+/, '').replace(/\/+$/, '') || '.';
 
 export function buildSettingsProblem(
   bundle: BundleObject,
@@ -41,13 +42,13 @@ export function buildSettingsProblem(
         : `a ${trigger.type.toLowerCase()} bundle needs the baseSoftware and directoryMap of the project's latest manual bundle; build a manual bundle of project ${project.metadata.name} first`;
     return { reason: 'MissingBuildSettings', message, permanent: true };
   }
-  if (!IMAGE_REFERENCE.test(baseSoftware.image))
+  if (!IMAGE_REFERENCE.test(baseSoftware.image) || isStageName(baseSoftware.image))
     return {
       reason: 'InvalidBaseSoftware',
       message: `spec.baseSoftware.image ${JSON.stringify(baseSoftware.image)} is not an image reference`,
       permanent: true,
     };
-  if (buildSteps && !IMAGE_REFERENCE.test(buildSteps.image))
+  if (buildSteps && (!IMAGE_REFERENCE.test(buildSteps.image) || isStageName(buildSteps.image)))
     return {
       reason: 'InvalidBuildSteps',
       message: `spec.buildSteps.image ${JSON.stringify(buildSteps.image)} is not an image reference`,

@@ -1,12 +1,13 @@
-// The build container's script, run for real by /bin/sh and awk, with a stand-in for
-// buildctl-daemonless.sh that prints what BuildKit prints (plain progress) and exits as told.
+// The build Job's scripts, run for real by /bin/sh and awk: the build container's, with a
+// stand-in for buildctl-daemonless.sh that prints what BuildKit prints (plain progress) and
+// exits as told, and the fetch step's check of the install files on a real directory.
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BUILD_SCRIPT } from '../../../operator/bundle/jobs.ts';
+import { BUILD_SCRIPT, INSTALL_FILES_CHECK } from '../../../operator/bundle/build-scripts.ts';
 
 const run = promisify(execFile);
 
@@ -37,47 +38,125 @@ const PROGRESS = String.raw`#1 [internal] load build definition from Dockerfile
 #15 DONE 1.2s
 `;
 
-async function runScript(exitCode: number): Promise<{ stdout: string; code: number; args: string }> {
+interface Run {
+  stdout: string;
+  code: number;
+  /** The arguments of each buildctl-daemonless.sh call, one line each. */
+  calls: string[];
+}
+
+/** Runs the script with `env`; each buildctl call prints PROGRESS and exits with the next code. */
+async function runScript(env: Record<string, string>, codes: number[] = [0, 0]): Promise<Run> {
   const dir = await mkdtemp(join(tmpdir(), 'slipway-build-script-'));
   try {
     await writeFile(join(dir, 'progress'), PROGRESS);
+    await writeFile(join(dir, 'codes'), codes.join('\n') + '\n');
     const fake = join(dir, 'buildctl-daemonless.sh');
     await writeFile(
       fake,
-      `#!/bin/sh\nprintf '%s\\n' "$*" > "${dir}/args"\ncat "${dir}/progress" >&2\nexit ${exitCode}\n`,
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> "${dir}/calls"\ncat "${dir}/progress" >&2\n` +
+        `code=$(head -n 1 "${dir}/codes"); sed -i 1d "${dir}/codes"; exit "$code"\n`,
     );
     await chmod(fake, 0o755);
-    const env = { PATH: `${dir}:${process.env.PATH}`, TMPDIR: dir };
-    const result = await run('/bin/sh', ['-c', BUILD_SCRIPT, 'build', 'build', '--opt', 'a b'], { env }).then(
+    const result = await run('/bin/sh', ['-c', BUILD_SCRIPT, 'build', 'build', '--opt', 'a b'], {
+      env: {
+        PATH: `${dir}:${process.env.PATH}`,
+        TMPDIR: dir,
+        BUILD_OUTPUT: 'type=oci,dest=/image/layout',
+        ...env,
+      },
+    }).then(
       (r) => ({ stdout: r.stdout, code: 0 }),
       (e: { stdout: string; code: number }) => ({ stdout: e.stdout, code: e.code }),
     );
-    return { ...result, args: await readFile(join(dir, 'args'), 'utf8') };
+    const calls = (await readFile(join(dir, 'calls'), 'utf8')).split('\n').filter(Boolean);
+    return { ...result, calls };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
+const CACHE = {
+  CACHE_FROM: 'type=registry,ref=registry.test/team/shop:build_cache.production',
+  CACHE_TO: 'type=local,dest=/image/cache,mode=max',
+  CACHE_LOCAL: 'type=local,src=/image/cache',
+};
+const told = (n: string) =>
+  `#${n} install cached: its files, commands, variables and image are those of an earlier build`;
+
 describe('the build script', () => {
-  it('passes buildctl its arguments and its output, and says which install steps were cached', async () => {
-    const { stdout, code, args } = await runScript(0);
+  it('without an install phase, runs buildctl once with its arguments and the output, and passes its output on', async () => {
+    const { stdout, code, calls } = await runScript({});
     expect(code).toBe(0);
-    expect(args).toBe('build --opt a b\n');
+    expect(calls).toEqual(['build --opt a b --output type=oci,dest=/image/layout']);
+    expect(stdout.split('\n')).toEqual(PROGRESS.split('\n'));
+  });
+
+  it('with one, builds the install stage with the cache first, then the image from that export', async () => {
+    const { stdout, code, calls } = await runScript(CACHE);
+    expect(code).toBe(0);
+    expect(calls).toEqual([
+      'build --opt a b --opt target=install --import-cache type=registry,ref=registry.test/team/shop:build_cache.production --export-cache type=local,dest=/image/cache,mode=max',
+      'build --opt a b --import-cache type=local,src=/image/cache --output type=oci,dest=/image/layout',
+    ]);
     const lines = stdout.split('\n');
-    // Every line of BuildKit's output, in order, plus one line after the cached install step.
-    expect(lines.filter((l) => !l.includes('cached:'))).toEqual(PROGRESS.split('\n'));
-    // Once for each reused install step, where BuildKit first says it is done; not for the
-    // cached COPY, the build step or the install that ran.
-    const told = (n: string) =>
-      `#${n} install cached: its files, commands, variables and image are those of an earlier build`;
+    // The first pass: each reused install step told once, where BuildKit first says it is done;
+    // not the cached COPY, the build step, or the install step that ran. The second pass (the
+    // install stage cached by the first) tells nothing.
     expect(lines.filter((l) => l.includes('cached:'))).toEqual([told('12'), told('13')]);
     expect(lines[lines.indexOf(told('12')) - 1]).toBe('#12 CACHED');
     expect(lines[lines.indexOf(told('13')) - 1]).toBe('#13 DONE 6.1s');
+    expect(lines.filter((l) => !l.includes('cached:') && !l.startsWith('building the'))).toEqual([
+      ...PROGRESS.split('\n').slice(0, -1),
+      ...PROGRESS.split('\n'),
+    ]);
+    expect(lines).toContain(
+      'building the install stage (its cache: registry.test/team/shop:build_cache.production)',
+    );
   });
 
-  it("exits with buildctl's status", async () => {
-    const { stdout, code } = await runScript(3);
-    expect(code).toBe(3);
-    expect(stdout).toContain('#15 DONE 1.2s');
+  it("stops with buildctl's status at the first pass that fails", async () => {
+    const first = await runScript(CACHE, [3, 0]);
+    expect(first.code).toBe(3);
+    expect(first.calls).toHaveLength(1);
+    expect(first.stdout).toContain('#15 DONE 1.2s');
+    const second = await runScript(CACHE, [0, 4]);
+    expect(second.code).toBe(4);
+    expect(second.calls).toHaveLength(2);
+  });
+});
+
+describe('the install files check', () => {
+  const check = async (files: string) => {
+    const dir = await mkdtemp(join(tmpdir(), 'slipway-install-files-'));
+    try {
+      await writeFile(join(dir, 'composer.json'), '{}');
+      await mkdir(join(dir, 'packages'));
+      return await run('/bin/sh', ['-c', `set -eu\n${INSTALL_FILES_CHECK}\necho ok`], {
+        env: { PATH: process.env.PATH, SRC: dir, INSTALL_FILES: files },
+      }).then(
+        (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => ({
+          code: e.code,
+          out: e.stdout,
+          err: e.stderr,
+        }),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('passes when every listed file or directory is in the source', async () => {
+    expect(await check('composer.json\npackages')).toEqual({ code: 0, out: 'ok\n', err: '' });
+    expect((await check('')).code).toBe(0);
+  });
+
+  it('names the first missing one and stops the fetch step', async () => {
+    expect(await check('composer.json\ncomposer.lock\npackages')).toEqual({
+      code: 1,
+      out: '',
+      err: 'spec.buildSteps.install.files: composer.lock is not in the source\n',
+    });
   });
 });

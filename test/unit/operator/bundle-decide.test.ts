@@ -226,6 +226,14 @@ describe('decideBundle: build', () => {
       conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
     })),
     {
+      name: 'a builder image named like a stage of the Dockerfile (install) is refused: FROM would mean the stage',
+      in: {
+        bundle: bundle('b1', stored(), spec({ buildSteps: { image: 'Install', commands: ['npm ci'] } })),
+      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/InvalidBuildSteps Ready=False/InvalidBuildSteps',
+    },
+    {
       name: 'build steps with a builder image that is not an image reference are refused',
       in: {
         bundle: bundle(

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { backupJob, backupLocation } from '../../../operator/bundle/backup-job.ts';
-import { BUILD_SCRIPT, buildJob, dockerfile } from '../../../operator/bundle/jobs.ts';
+import { BUILD_SCRIPT } from '../../../operator/bundle/build-scripts.ts';
+import { dockerfile } from '../../../operator/bundle/dockerfile.ts';
+import { buildJob } from '../../../operator/bundle/jobs.ts';
 import { pushedDigest } from '../../../operator/bundle/workload-state.ts';
 import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
 import type { BundleDecision } from '../../../operator/bundle/decision.ts';
@@ -8,7 +10,7 @@ import type { BundleObject } from '../../../crds/index.ts';
 import { DEFAULT_BACKUP_RESOURCES, DEFAULT_BUILD_RESOURCES, loadConfig } from '../../../operator/config.ts';
 import { boundedName } from '../../../crds/labels.ts';
 import { buildJobName, bundleImage } from '../../../operator/names.ts';
-import { bundle, database, environment, project, spec, stored } from '../../support/builders.ts';
+import { bundle, database, deployTo, environment, project, spec, stored } from '../../support/builders.ts';
 import { condition } from './builders.ts';
 
 const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
@@ -50,7 +52,7 @@ describe('build Job', () => {
     expect(build.image).toBe('moby/buildkit:rootless');
     expect(build.command).toEqual(['/bin/sh', '-c', BUILD_SCRIPT, 'build']);
     // BuildKit (and the build steps) write an OCI layout; the push container pushes it.
-    expect(build.args).toContain('type=oci,dest=/image/layout,tar=false');
+    expect(envOf(job, 'build').BUILD_OUTPUT).toBe('type=oci,dest=/image/layout,tar=false');
     expect(pod.containers.map((c) => c.name)).toEqual(['push']);
     expect(containerOf(job, 'push').command).toEqual([
       'crane',
@@ -266,7 +268,7 @@ describe('build steps', () => {
       settings,
     );
     const args = containerOf(job, 'build').args!;
-    const options = args.slice(args.indexOf('--output') + 2);
+    const options = args.slice(args.indexOf('--opt'));
     expect(options).toEqual([
       '--opt',
       'build-arg:APP_ENV=production',
@@ -286,14 +288,15 @@ describe('build steps', () => {
     expect(dockerfile(b, '/app/')).toContain('COPY --from=build ["/src","/app/web"]\n');
   });
 
-  it('use no build cache without an install phase: the Job is what it was', () => {
+  it('use no build cache without an install phase: no cache options, no push-cache', () => {
     const job = buildJob(
       withSteps(),
       project(undefined, stored()),
       'registry.test:5000/team/shop:b1',
       settings,
     );
-    expect(containerOf(job, 'build').args).not.toContain('--import-cache');
+    expect(envOf(job, 'build').CACHE_FROM).toBeUndefined();
+    expect(envOf(job, 'build').CACHE_TO).toBeUndefined();
     expect(job.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build']);
     expect(envOf(job, 'fetch').INSTALL_FILES).toBeUndefined();
   });
@@ -373,11 +376,10 @@ describe('an install phase', () => {
       'registry.test:5000/team/shop:b1',
       { ...settings, registryPushSecret: 'push-creds', registryPullSecret: 'pull-creds' },
     );
-    const args = containerOf(j, 'build').args!;
-    expect(args[args.indexOf('--import-cache') + 1]).toBe(
-      'type=registry,ref=registry.test:5000/team/shop:build_cache',
-    );
-    expect(args[args.indexOf('--export-cache') + 1]).toMatch(/^type=local,dest=\/image\/cache,mode=max,/);
+    const env = envOf(j, 'build');
+    expect(env.CACHE_FROM).toBe('type=registry,ref=registry.test:5000/team/shop:build_cache');
+    expect(env.CACHE_TO).toMatch(/^type=local,dest=\/image\/cache,mode=max,/);
+    expect(env.CACHE_LOCAL).toBe('type=local,src=/image/cache');
     const spec = j.spec!.template.spec!;
     expect(spec.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build', 'push-cache']);
     const pushCache = spec.initContainers![2]!;
@@ -395,6 +397,31 @@ describe('an install phase', () => {
 
   it('has the fetch step check that its files are in the source', () => {
     expect(envOf(job(), 'fetch').INSTALL_FILES).toBe('composer.json\ncomposer.lock\npackages');
+  });
+
+  it('keeps one cache per namespace, project and environment: a staging push never feeds production', () => {
+    const ref = (b: BundleObject) =>
+      envOf(buildJob(b, project(undefined, stored()), 'r/x:b', settings), 'build').CACHE_FROM;
+    const to = (namespace: string, project: string, environment?: string) => {
+      const b = withInstall(install);
+      b.metadata.namespace = namespace;
+      b.spec.projectRef.name = project;
+      if (environment) b.spec.deploy = deployTo(environment);
+      return ref(b);
+    };
+    expect(to('team', 'shop', 'production')).toBe(
+      'type=registry,ref=registry.test:5000/team/shop:build_cache.production',
+    );
+    expect(to('team', 'shop', 'staging')).toBe(
+      'type=registry,ref=registry.test:5000/team/shop:build_cache.staging',
+    );
+    expect(to('team', 'shop')).toBe('type=registry,ref=registry.test:5000/team/shop:build_cache');
+    expect(to('other', 'shop', 'production')).toBe(
+      'type=registry,ref=registry.test:5000/other/shop:build_cache.production',
+    );
+    expect(to('team', 'blog', 'production')).toBe(
+      'type=registry,ref=registry.test:5000/team/blog:build_cache.production',
+    );
   });
 });
 
