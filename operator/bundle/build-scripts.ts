@@ -14,11 +14,10 @@ done`;
 
 /**
  * Runs buildctl (argv: the build's own options) and passes its output on. With an install phase
- * (CACHE_FROM and CACHE_TO set) it builds twice in the same BuildKit state: first the install
- * stage alone, importing the project's cache and exporting a new one — so the cache holds the
- * install's layers, never the rest of the source or what the build steps made — then the image,
- * importing that export. The first pass adds a line where BuildKit reused a step of the install
- * stage: a RUN ("#N [install i/n] RUN …") that ran printed "+ <command>" first ("#N 0.05 + …");
+ * (CACHE_FROM and CACHE_TO set) it runs it twice in the same BuildKit state: the image, importing
+ * the project's cache, then the install stage alone (cached by then), exporting the new cache —
+ * so the cache holds the install's layers, never the rest of the source or what the build steps
+ * made. The image's pass adds a line where BuildKit reused a step of the install stage: a RUN ("#N [install i/n] RUN …") that ran printed "+ <command>" first ("#N 0.05 + …");
  * one that reaches "#N CACHED" or "#N DONE" without it came from the cache (a cached step whose
  * layers are fetched shows their download and "DONE", not always "CACHED"). Stops with
  * buildctl's status at the first pass that fails.
@@ -36,10 +35,10 @@ buildctl() {
   code=$(cat "$status"); [ "$code" = 0 ] || exit "$code"
 }
 if [ -n "\${CACHE_TO:-}" ]; then
-  echo "building the install stage (its cache: \${CACHE_FROM#*ref=})"
-  buildctl "$tell" "$@" --opt target=${INSTALL_STAGE} --import-cache "$CACHE_FROM" --export-cache "$CACHE_TO"
-  echo "building the image"
-  buildctl "$pass" "$@" --import-cache "$CACHE_LOCAL" --output "$BUILD_OUTPUT"
+  echo "building the image, with the install stage's cache \${CACHE_FROM#*ref=}"
+  buildctl "$tell" "$@" --import-cache "$CACHE_FROM" --output "$BUILD_OUTPUT"
+  echo "exporting the install stage's cache"
+  buildctl "$pass" "$@" --opt target=${INSTALL_STAGE} --import-cache "$CACHE_FROM" --export-cache "$CACHE_TO"
 else
   buildctl "$pass" "$@" --output "$BUILD_OUTPUT"
 fi

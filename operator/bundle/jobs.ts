@@ -74,7 +74,7 @@ export function plainHttpRegistryConfig(image: string): string {
 /**
  * Where BUILD_SCRIPT takes and leaves the cache of a build with an install phase: imported from
  * the registry with the pull credentials the build container has, exported (every layer of the
- * install stage, mode=max) as an OCI layout for push-cache, and read back by the image's pass.
+ * install stage, mode=max) as an OCI layout for push-cache.
  */
 function cacheEnv(cacheImage: string): V1EnvVar[] {
   return [
@@ -83,7 +83,6 @@ function cacheEnv(cacheImage: string): V1EnvVar[] {
       name: 'CACHE_TO',
       value: `type=local,dest=${CACHE_LAYOUT},mode=max,image-manifest=true,oci-mediatypes=true`,
     },
-    { name: 'CACHE_LOCAL', value: `type=local,src=${CACHE_LAYOUT}` },
   ];
 }
 

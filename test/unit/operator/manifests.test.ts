@@ -379,7 +379,6 @@ describe('an install phase', () => {
     const env = envOf(j, 'build');
     expect(env.CACHE_FROM).toBe('type=registry,ref=registry.test:5000/team/shop:build_cache');
     expect(env.CACHE_TO).toMatch(/^type=local,dest=\/image\/cache,mode=max,/);
-    expect(env.CACHE_LOCAL).toBe('type=local,src=/image/cache');
     const spec = j.spec!.template.spec!;
     expect(spec.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build', 'push-cache']);
     const pushCache = spec.initContainers![2]!;
