@@ -11,11 +11,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { kubeConfigFromFile } from '../../lib/kube.ts';
+import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import { kubeConfigFromFile, slipwayApi } from '../../lib/kube.ts';
+import { waitFor } from '../../lib/wait.ts';
 import { installAdmissionPolicies, installCrds } from '../../scripts/cluster/install-crds.ts';
 import { clusterDown, clusterUp } from '../../scripts/cluster/control-plane.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
 import { githubPush } from '../../test/support/github-push.ts';
+import { readyCondition } from '../../test/e2e/support/chain.ts';
 import { startGitServer, type GitServer } from '../../test/e2e/support/host-services.ts';
 import { LOG_DIR, startSlipway, type Slipway } from '../../test/e2e/support/slipway.ts';
 import {
@@ -53,21 +56,17 @@ const kubectlApply = (ctx: Context, objects: object[]) =>
 
 /** Resolves when a Ready pod of the project's Deployment runs `bundle` and answers its page. */
 async function served(ctx: Context, project: BenchProject, bundle: string, version: string): Promise<void> {
+  // API calls, not kubectl: a process spawned every 100 ms for each of 10 projects would load
+  // the 2 cores the builds being measured run on.
   const core = ctx.kc.makeApiClient(CoreV1Api);
+  const api = slipwayApi(ctx.kc);
   const want = expectedPage(project, version);
   const deadline = Date.now() + SERVED_TIMEOUT_MS;
   let last = 'no pod yet';
   while (Date.now() < deadline) {
-    const { stdout: phase } = await ctx.kubectl([
-      'get',
-      'bundle',
-      bundle,
-      '-n',
-      ctx.namespace,
-      '-o',
-      'jsonpath={.status.phase} {.status.conditions[?(@.type=="Ready")].message}',
-    ]);
-    if (phase.startsWith('Failed')) throw new Error(`bundle ${bundle} failed: ${phase.slice(7)}`);
+    const b = await api.get<BundleObject>('Bundle', ctx.namespace, bundle);
+    if (b.status?.phase === 'Failed')
+      throw new Error(`bundle ${bundle} failed: ${readyCondition(b)?.message ?? ''}`);
     const pods = await core.listNamespacedPod({
       namespace: ctx.namespace,
       labelSelector: `app=${project.name}`,
@@ -100,20 +99,14 @@ async function coldBuild(ctx: Context, project: BenchProject): Promise<number> {
 
 /** The project's webhook URL and secret, once the operator has published them. */
 async function hook(ctx: Context, project: BenchProject): Promise<{ url: string; secret: string }> {
-  const { stdout } = await ctx.kubectl([
-    'get',
-    'project',
-    project.name,
-    '-n',
-    ctx.namespace,
-    '-o',
-    'jsonpath={.status.webhook.url} {.status.webhook.secretRef.name}',
-  ]);
-  const [url, secretName] = stdout.trim().split(' ');
+  const webhook = await waitFor(`project ${project.name} to publish its webhook URL`, async () => {
+    const p = await slipwayApi(ctx.kc).get<ProjectObject>('Project', ctx.namespace, project.name);
+    return p.status?.webhook?.url ? p.status.webhook : undefined;
+  });
   const secret = await ctx.kc
     .makeApiClient(CoreV1Api)
-    .readNamespacedSecret({ namespace: ctx.namespace, name: secretName! });
-  return { url: url!, secret: Buffer.from(secret.data!.secret!, 'base64').toString() };
+    .readNamespacedSecret({ namespace: ctx.namespace, name: webhook.secretRef.name });
+  return { url: webhook.url, secret: Buffer.from(secret.data!.secret!, 'base64').toString() };
 }
 
 /**

@@ -396,6 +396,19 @@ describe('push to deploy on a real node', () => {
       };
     };
 
+    /** What `kubectl slipway logs <bundle>` prints. */
+    const logsOf = async (name: string) =>
+      (
+        await run(join(ROOT, 'bin', 'kubectl-slipway'), [
+          'logs',
+          name,
+          '--kubeconfig',
+          testState().kubeconfig,
+          '-n',
+          ns.name,
+        ])
+      ).stdout;
+
     it$(
       'a PHP project is built with Composer in a builder image and runs on the PHP base image',
       async () => {
@@ -407,14 +420,7 @@ describe('push to deploy on a real node', () => {
           '200 Hello, PHP, from a Composer package; built by step 2, with "quotes", commas\n',
         );
         // kubectl slipway logs: the fetch, then the build with each step's command, then the backup.
-        const { stdout: logs } = await run(join(ROOT, 'bin', 'kubectl-slipway'), [
-          'logs',
-          'site-php',
-          '--kubeconfig',
-          testState().kubeconfig,
-          '-n',
-          ns.name,
-        ]);
+        const logs = await logsOf('site-php');
         expect(logs).toMatch(/^==> site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
         expect(logs).toMatch(/^==> site-php-build-\w+\/build <==\n[\s\S]*\+ composer install --no-dev/m);
         expect(logs.indexOf('/fetch <==')).toBeLessThan(logs.indexOf('/build <=='));
@@ -444,17 +450,6 @@ describe('push to deploy on a real node', () => {
             },
           };
         };
-        const logsOf = async (name: string) =>
-          (
-            await run(join(ROOT, 'bin', 'kubectl-slipway'), [
-              'logs',
-              name,
-              '--kubeconfig',
-              testState().kubeconfig,
-              '-n',
-              ns.name,
-            ])
-          ).stdout;
         const page = (version: string) => ({
           'web/index.php': `<?php\nrequire __DIR__ . '/../vendor/autoload.php';\necho '${version}: ', Example\\Greeting\\Greeter::hello('PHP'), '; ', file_get_contents(__DIR__ . '/build.txt');\n`,
         });
