@@ -88,6 +88,16 @@ const envSchema = z.object({
       .regex(/^[^=,\s]+=[^=,\s]*(,[^=,\s]+=[^=,\s]*)*$/, 'expected key=value[,key=value…]')
       .optional(),
   ),
+  SLIPWAY_BUILD_STORE: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^\/[^\s]*[^\s/]$/,
+        'expected an absolute directory path on the nodes, such as /var/lib/slipway/builds',
+      )
+      .optional(),
+  ),
+  SLIPWAY_BUILD_STORE_KEEP_MB: int(10_240, 512, 10_000_000),
   SLIPWAY_WORKERS: int(4, 1, 64),
   SLIPWAY_LEADER_ELECTION: bool(true),
   SLIPWAY_LEASE_NAME: optionalText,
@@ -149,6 +159,13 @@ export interface OperatorConfig {
   backupTimeoutSeconds: number;
   /** Where build and backup Job pods may run (for example dedicated build nodes). */
   jobNodeSelector: Record<string, string> | undefined;
+  /**
+   * A directory on the nodes where build pods keep BuildKit's store between builds, one per
+   * Project and environment (off when unset: every build starts from an empty store).
+   */
+  buildStore: string | undefined;
+  /** The size each build store is pruned to after a build, in MB. */
+  buildStoreKeepMegabytes: number;
   /** Reconciles at the same time per controller. */
   workers: number;
   leaderElection: boolean;
@@ -204,6 +221,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backupResources: e.SLIPWAY_BACKUP_RESOURCES,
     buildTimeoutSeconds: e.SLIPWAY_BUILD_TIMEOUT_SECONDS,
     backupTimeoutSeconds: e.SLIPWAY_BACKUP_TIMEOUT_SECONDS,
+    buildStore: e.SLIPWAY_BUILD_STORE,
+    buildStoreKeepMegabytes: e.SLIPWAY_BUILD_STORE_KEEP_MB,
     jobNodeSelector: e.SLIPWAY_JOB_NODE_SELECTOR
       ? Object.fromEntries(
           e.SLIPWAY_JOB_NODE_SELECTOR.split(',').map((pair) => pair.split('=') as [string, string]),

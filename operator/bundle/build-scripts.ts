@@ -20,7 +20,10 @@ done`;
  * made. The image's pass adds a line where BuildKit reused a step of the install stage: a RUN ("#N [install i/n] RUN …") that ran printed "+ <command>" first ("#N 0.05 + …");
  * one that reaches "#N CACHED" or "#N DONE" without it came from the cache (a cached step whose
  * layers are fetched shows their download and "DONE", not always "CACHED"). Stops with
- * buildctl's status at the first pass that fails.
+ * buildctl's status at the first pass that fails. With a store on the node (BUILD_STORE,
+ * build-store.ts) it holds the store's lock for the build and gives BuildKit the store as its
+ * root, then prunes it to BUILD_STORE_KEEP_MB (a BuildKit that lives for one build never runs
+ * its own collection); when another build holds the lock it builds from the pod's empty store.
  */
 export const BUILD_SCRIPT = `status="\${TMPDIR:-/tmp}/buildctl-status"
 pass='{ print; fflush() }'
@@ -34,6 +37,18 @@ buildctl() {
   { buildctl-daemonless.sh "$@" 2>&1; echo $? > "$status"; } | awk "$program"
   code=$(cat "$status"); [ "$code" = 0 ] || exit "$code"
 }
+store=
+if [ -n "\${BUILD_STORE:-}" ]; then
+  if ! command -v flock >/dev/null 2>&1; then
+    echo "the builder image has no flock: building from an empty store"
+  elif touch "$BUILD_STORE/lock" 2>/dev/null && exec 9>>"$BUILD_STORE/lock" && flock -n 9; then
+    store=yes
+    BUILDKITD_FLAGS="\${BUILDKITD_FLAGS:-} --root=$BUILD_STORE/buildkit"; export BUILDKITD_FLAGS
+    echo "building in this node's store of the project's environment"
+  else
+    echo "another build of the project's environment holds this node's store: building from an empty one"
+  fi
+fi
 if [ -n "\${CACHE_TO:-}" ]; then
   echo "building the image, with the install stage's cache \${CACHE_FROM#*ref=}"
   buildctl "$tell" "$@" --import-cache "$CACHE_FROM" --output "$BUILD_OUTPUT"
@@ -41,6 +56,11 @@ if [ -n "\${CACHE_TO:-}" ]; then
   buildctl "$pass" "$@" --opt target=${INSTALL_STAGE} --import-cache "$CACHE_FROM" --export-cache "$CACHE_TO"
 else
   buildctl "$pass" "$@" --output "$BUILD_OUTPUT"
+fi
+if [ -n "$store" ]; then
+  # The image is built: a store that cannot be pruned now is pruned by the next build.
+  { buildctl-daemonless.sh prune --keep-storage "$BUILD_STORE_KEEP_MB" 2>&1 || echo "failed to prune the store"; } |
+    awk -v keep="$BUILD_STORE_KEEP_MB" '/^Total:/ { total = $2 } /failed/ { failed = 1; print } END { if (!failed) print "store pruned to " keep " MB: " (total ? total : "nothing") " freed" }'
 fi
 `;
 

@@ -23,6 +23,7 @@ import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/i
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
 import { buildCacheImage, buildJobName, jobLabels } from '../names.ts';
 import { BUILD_SCRIPT, FETCH_SCRIPT } from './build-scripts.ts';
+import { buildStoreParts, buildStorePath } from './build-store.ts';
 import { buildArgs, dockerfile, sourcePath } from './dockerfile.ts';
 
 export interface BuildJobSettings {
@@ -37,6 +38,8 @@ export interface BuildJobSettings {
   buildTimeoutSeconds: number;
   jobNodeSelector: Record<string, string> | undefined;
   buildResources: V1ResourceRequirements;
+  buildStore: string | undefined;
+  buildStoreKeepMegabytes: number;
 }
 
 const BUILD_UID = 1000;
@@ -99,12 +102,20 @@ export function buildJob(
   const env: V1EnvVar[] = [{ name: 'DOCKERFILE', value: dockerfile(bundle, settings.appRoot) }];
   const install = bundle.spec.buildSteps?.install;
   if (install) env.push({ name: 'INSTALL_FILES', value: install.files.map(sourcePath).join('\n') });
-  const cacheImage = buildCacheImage(
-    settings.registry,
-    namespace!,
-    bundle.spec.projectRef.name,
-    bundle.spec.deploy?.environmentRef.name,
-  );
+  const environment = bundle.spec.deploy?.environmentRef.name;
+  const cacheImage = buildCacheImage(settings.registry, namespace!, bundle.spec.projectRef.name, environment);
+  // A Project read from the API server always has a uid; the store is never shared without one.
+  const projectUid = project.metadata.uid;
+  const store =
+    settings.buildStore && projectUid
+      ? buildStoreParts({
+          path: buildStorePath(settings.buildStore, projectUid, environment),
+          keepMegabytes: settings.buildStoreKeepMegabytes,
+          uid: BUILD_UID,
+          image: settings.builderImage,
+          resources: settings.buildResources,
+        })
+      : undefined;
   const buildkitdConfig = settings.registryInsecure ? plainHttpRegistryConfig(image) : undefined;
   if (buildkitdConfig) env.push({ name: 'BUILDKITD_CONFIG', value: buildkitdConfig });
   if (source.archive) {
@@ -135,6 +146,10 @@ export function buildJob(
     { name: 'image', mountPath: '/image' },
   ];
   volumes.push({ name: 'image', emptyDir: {} });
+  if (store) {
+    volumes.push(store.volume);
+    buildMounts.push(store.mount);
+  }
   const pushMounts: V1VolumeMount[] = [{ name: 'image', mountPath: '/image', readOnly: true }];
   // Docker config Secrets, each only in the container that needs it: the build steps never see
   // the push credentials.
@@ -207,6 +222,7 @@ export function buildJob(
       },
       { name: 'BUILD_OUTPUT', value: `type=oci,dest=${IMAGE_LAYOUT},tar=false` },
       ...(install ? cacheEnv(cacheImage) : []),
+      ...(store?.env ?? []),
     ],
     volumeMounts: buildMounts,
     resources: settings.buildResources,
@@ -244,7 +260,7 @@ export function buildJob(
             fsGroup: BUILD_UID,
             runAsNonRoot: true,
           },
-          initContainers: install ? [fetch, build, pushCache] : [fetch, build],
+          initContainers: [...(store ? [store.prepare] : []), fetch, build, ...(install ? [pushCache] : [])],
           containers: [push],
           volumes,
         },

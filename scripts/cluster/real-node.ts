@@ -77,5 +77,7 @@ export function operatorEnvFor(node: RealNode): Record<string, string> {
     SLIPWAY_PUSH_IMAGE: node.images.push,
     SLIPWAY_BACKUP_IMAGE_MYSQL: node.images.backupMysql,
     SLIPWAY_BACKUP_IMAGE_POSTGRESQL: node.images.backupPostgresql,
+    // BuildKit's stores between builds (node.sh down removes them with the node's folder).
+    SLIPWAY_BUILD_STORE: join(NODE_DIR, 'build-store'),
   };
 }

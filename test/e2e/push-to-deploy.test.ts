@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
-import { realNode } from '../../scripts/cluster/real-node.ts';
+import { operatorEnvFor, realNode } from '../../scripts/cluster/real-node.ts';
 import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
 import { githubPush } from '../support/github-push.ts';
 import { backupFile, finalBundle, readyCondition, run, servedPage, step } from './support/chain.ts';
@@ -478,6 +478,15 @@ describe('push to deploy on a real node', () => {
         expect(logs).toMatch(/^#\d+ install cached: /m);
         expect(logs).not.toMatch(/\+ composer install/);
         expect(logs).toMatch(/\+ printf/);
+        // From the node's store: nothing fetched and unpacked again, then the store pruned.
+        expect(logs).toMatch(/^building in this node's store of the project's environment$/m);
+        expect(logs).not.toMatch(/ extracting sha256:/);
+        expect(logs).toMatch(/^store pruned to \d+ MB: /m);
+
+        // A build on a node without the store (here: the store removed) imports the install
+        // from the registry cache that push-cache pushed.
+        const project = await api.get<{ metadata: { uid: string } }>('Project', ns.name, 'site');
+        rmSync(join(operatorEnvFor(node).SLIPWAY_BUILD_STORE!, project.metadata.uid), { recursive: true });
 
         // With the install alone, the build stage is the install's tree plus the source, with
         // no builder image under it: the same cached install serves it.
@@ -498,6 +507,7 @@ describe('push to deploy on a real node', () => {
         ).toBe('200 v3: Hello, PHP, from a Composer package\n');
         const alone = await logsOf('site-php-install-only');
         expect(alone).toMatch(/^#\d+ install cached: /m);
+        expect(alone).toMatch(/^#\d+ extracting sha256:/m);
         expect(alone).toMatch(/\[build \d\/\d\] COPY --from=install \/src \/src/);
         expect(alone).not.toMatch(/\+ composer install|\+ printf/);
       },

@@ -424,6 +424,70 @@ describe('an install phase', () => {
   });
 });
 
+describe('a build store on the node', () => {
+  const storeSettings = loadConfig({
+    SLIPWAY_REGISTRY: 'registry.test:5000',
+    SLIPWAY_BUILD_STORE: '/var/lib/slipway/builds',
+    SLIPWAY_BUILD_STORE_KEEP_MB: '2048',
+  });
+  const jobOf = (b: BundleObject, p = project(undefined, stored())) =>
+    buildJob(b, p, 'registry.test:5000/team/shop:b1', storeSettings);
+
+  it("is a directory per Project uid and environment, which a root init container with chown alone hands to the build's user", () => {
+    const job = jobOf(bundle('b1', stored(), spec({ deploy: deployTo('production') })));
+    const pod = job.spec!.template.spec!;
+    expect(pod.initContainers!.map((c) => c.name)).toEqual(['build-store', 'fetch', 'build']);
+    expect(pod.volumes).toContainEqual({
+      name: 'build-store',
+      hostPath: { path: '/var/lib/slipway/builds/uid-shop/production', type: 'DirectoryOrCreate' },
+    });
+    const prepare = pod.initContainers![0]!;
+    expect(prepare.command).toEqual([
+      '/bin/sh',
+      '-c',
+      'chown 1000:1000 /build-store && chmod 700 /build-store',
+    ]);
+    expect(prepare.securityContext).toEqual({
+      runAsUser: 0,
+      runAsGroup: 0,
+      runAsNonRoot: false,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'], add: ['CHOWN', 'FOWNER'] },
+    });
+    expect(prepare.env).toBeUndefined();
+    // Only the build container gets it: fetch and push never see what earlier builds left.
+    expect(containerOf(job, 'build').volumeMounts).toContainEqual({
+      name: 'build-store',
+      mountPath: '/build-store',
+    });
+    for (const other of ['fetch', 'push'] as const)
+      expect(containerOf(job, other).volumeMounts!.map((m) => m.name)).not.toContain('build-store');
+    expect(envOf(job, 'build')).toMatchObject({ BUILD_STORE: '/build-store', BUILD_STORE_KEEP_MB: '2048' });
+  });
+
+  it('is apart for each environment and for a Project made again under the same name', () => {
+    const path = (job: ReturnType<typeof buildJob>) =>
+      job.spec!.template.spec!.volumes!.find((v) => v.name === 'build-store')!.hostPath!.path;
+    const staging = jobOf(bundle('b1', stored(), spec({ deploy: deployTo('staging') })));
+    const buildOnly = jobOf(bundle('b1', stored()));
+    const remade = project(undefined, stored());
+    remade.metadata.uid = 'uid-shop-2';
+    const again = jobOf(bundle('b1', stored(), spec({ deploy: deployTo('staging') })), remade);
+    expect(path(staging)).toBe('/var/lib/slipway/builds/uid-shop/staging');
+    expect(path(buildOnly)).toBe('/var/lib/slipway/builds/uid-shop/_build');
+    expect(path(again)).toBe('/var/lib/slipway/builds/uid-shop-2/staging');
+  });
+
+  it('is off unless configured, and for a Project without a uid', () => {
+    const job = buildJob(bundle('b1', stored()), project(undefined, stored()), 'r/i:t', settings);
+    expect(job.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build']);
+    expect(envOf(job, 'build').BUILD_STORE).toBeUndefined();
+    expect(
+      jobOf(bundle('b1', stored()), project()).spec!.template.spec!.volumes!.map((v) => v.name),
+    ).not.toContain('build-store');
+  });
+});
+
 describe('backup Job', () => {
   it('dumps the environment database into its volume, reading credentials from the Secret', () => {
     const env = environment('staging', stored(), spec(database));
@@ -522,8 +586,15 @@ describe('config', () => {
       buildConcurrency: 1,
       leaderElection: true,
       builderImage: 'moby/buildkit:rootless',
+      buildStore: undefined,
+      buildStoreKeepMegabytes: 10_240,
     });
     expect(() => loadConfig({ SLIPWAY_BUILD_CONCURRENCY: '0' })).toThrow(/SLIPWAY_BUILD_CONCURRENCY/);
+    for (const path of ['var/lib/builds', '/', '/var/lib/builds/', '/var/lib/my builds'])
+      expect(() => loadConfig({ SLIPWAY_BUILD_STORE: path })).toThrow(
+        /SLIPWAY_BUILD_STORE: expected an absolute/,
+      );
+    expect(() => loadConfig({ SLIPWAY_BUILD_STORE_KEEP_MB: '100' })).toThrow(/SLIPWAY_BUILD_STORE_KEEP_MB/);
     expect(() => loadConfig({ SLIPWAY_GATEWAY_BASE_URL: 'not a url' })).toThrow(/SLIPWAY_GATEWAY_BASE_URL/);
     expect(
       loadConfig({ SLIPWAY_GATEWAY_BASE_URL: 'https://h.example/', SLIPWAY_LEADER_ELECTION: 'false' }),
