@@ -252,8 +252,8 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
     data: { rounds, together, samples, batch },
     notes: [
       "cold: the project's first bundle (its manual bundle, applied with kubectl) until the page answers with it; warm: a GitHub push delivery of a commit changing only the page until the page answers with it",
-      'the node project runs npm ci (550 packages from the real npm registry, 137 MB of node_modules) in its install phase and npm run build after it; warm pushes import the install from the registry cache',
-      'every build pod starts BuildKit afresh (daemonless): the builder and base images are pulled from the node registry and unpacked on each build, cold or warm',
+      'the node project runs npm ci (550 packages from the real npm registry, 137 MB of node_modules) in its install phase and npm run build after it',
+      "builds keep BuildKit's store on the node (SLIPWAY_BUILD_STORE, one per project and environment): a warm push finds the builder image unpacked and the install in place; a cold build starts from an empty store and pushes the registry cache",
     ],
   };
 }

@@ -265,4 +265,29 @@ describe('chart Deployments', () => {
       SLIPWAY_BUILD_CONCURRENCY: '3',
     });
   });
+
+  it('keeps build stores on the nodes only when a directory is given, with the size kept', () => {
+    const defaults = env(container(deployment(template({}), 'operator')));
+    expect(defaults.SLIPWAY_BUILD_STORE).toBeUndefined();
+    expect(loadConfig(defaults).buildStore).toBeUndefined();
+    const withStore = env(
+      container(
+        deployment(
+          template({
+            'operator.buildStore.hostPath': '/var/lib/slipway/builds',
+            'operator.buildStore.keepMegabytes': 4096,
+          }),
+          'operator',
+        ),
+      ),
+    );
+    expect(withStore).toMatchObject({
+      SLIPWAY_BUILD_STORE: '/var/lib/slipway/builds',
+      SLIPWAY_BUILD_STORE_KEEP_MB: '4096',
+    });
+    expect(loadConfig(withStore)).toMatchObject({
+      buildStore: '/var/lib/slipway/builds',
+      buildStoreKeepMegabytes: 4096,
+    });
+  });
 });
