@@ -7,11 +7,13 @@
 // each from the moment the bundle is asked for until the page answers with the new version,
 // over ROUNDS projects of each kind; then TEN static projects pushed at once.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import type { ProjectObject } from '../../crds/index.ts';
 import { kubeConfigFromFile, slipwayApi } from '../../lib/kube.ts';
 import { waitFor } from '../../lib/wait.ts';
 import { installAdmissionPolicies, installCrds } from '../../scripts/cluster/install-crds.ts';
@@ -31,6 +33,7 @@ import {
   type BenchProject,
   type ProjectKind,
 } from '../fixtures/e2e-projects.ts';
+import { NamespaceWatch } from '../lib/namespace-watch.ts';
 import type { SuiteResult, Table, Target } from '../lib/report.ts';
 import { percentile, round } from '../lib/stats.ts';
 import type { SuiteOptions } from './suite.ts';
@@ -49,6 +52,7 @@ interface Context {
   git: GitServer;
   slipway: Slipway;
   builder: string;
+  watch: NamespaceWatch;
 }
 
 const kubectlApply = (ctx: Context, objects: object[]) =>
@@ -56,22 +60,14 @@ const kubectlApply = (ctx: Context, objects: object[]) =>
 
 /** Resolves when a Ready pod of the project's Deployment runs `bundle` and answers its page. */
 async function served(ctx: Context, project: BenchProject, bundle: string, version: string): Promise<void> {
-  // API calls, not kubectl: a process spawned every 100 ms for each of 10 projects would load
-  // the 2 cores the builds being measured run on.
-  const core = ctx.kc.makeApiClient(CoreV1Api);
-  const api = slipwayApi(ctx.kc);
   const want = expectedPage(project, version);
   const deadline = Date.now() + SERVED_TIMEOUT_MS;
   let last = 'no pod yet';
   while (Date.now() < deadline) {
-    const b = await api.get<BundleObject>('Bundle', ctx.namespace, bundle);
-    if (b.status?.phase === 'Failed')
+    const b = ctx.watch.bundle(bundle);
+    if (b?.status?.phase === 'Failed')
       throw new Error(`bundle ${bundle} failed: ${readyCondition(b)?.message ?? ''}`);
-    const pods = await core.listNamespacedPod({
-      namespace: ctx.namespace,
-      labelSelector: `app=${project.name}`,
-    });
-    for (const pod of pods.items) {
+    for (const pod of ctx.watch.podsOf(project.name)) {
       const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
       if (!ready || pod.metadata?.deletionTimestamp) continue;
       if (pod.metadata?.annotations?.['slipway.dev/bundle'] !== bundle) continue;
@@ -81,7 +77,8 @@ async function served(ctx: Context, project: BenchProject, bundle: string, versi
       if (answer === `200 ${want}`) return;
       last = answer;
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The next change of a bundle or pod, or a second later: a Ready pod answers at once.
+    await ctx.watch.next(1000);
   }
   throw new Error(`${project.name} did not serve ${JSON.stringify(want)} in time (last answer: ${last})`);
 }
@@ -135,6 +132,13 @@ async function preparePush(
   };
 }
 
+/** CPU-seconds the machine has spent busy since boot: user, nice, system, irq and softirq of /proc/stat. */
+function busyCpuSeconds(): number {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const busy = [0, 1, 2, 5, 6].reduce((sum, i) => sum + (ticks[i] ?? 0), 0);
+  return busy / 100; // USER_HZ is 100 on Linux
+}
+
 const summary = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b);
   return {
@@ -165,12 +169,14 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
     if (input !== undefined) child.child.stdin!.end(input);
     return child;
   };
-  const ctx: Context = { kc, kubectl, namespace, git, slipway, builder: node.builderImages.node! };
+  const watch = new NamespaceWatch(kc, namespace);
+  await watch.start();
+  const ctx: Context = { kc, kubectl, namespace, git, slipway, builder: node.builderImages.node!, watch };
   const samples: Record<ProjectKind, { cold: number[]; warm: number[] }> = {
     static: { cold: [], warm: [] },
     node: { cold: [], warm: [] },
   };
-  let batch: { seconds: number[]; wall: number };
+  let batch: { seconds: number[]; wall: number; busy: number };
   try {
     for (let r = 1; r <= rounds; r += 1) {
       for (const kind of ['static', 'node'] as const) {
@@ -190,9 +196,11 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
     const pushes = [];
     for (const project of projects) pushes.push(await preparePush(ctx, project, 'v2'));
     const t0 = performance.now();
+    const busy0 = busyCpuSeconds();
     const seconds = await Promise.all(pushes.map((push) => push()));
-    batch = { seconds, wall: (performance.now() - t0) / 1000 };
+    batch = { seconds, wall: (performance.now() - t0) / 1000, busy: busyCpuSeconds() - busy0 };
   } finally {
+    await watch.stop();
     await slipway.stop();
     await git.stop();
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
@@ -230,6 +238,7 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
           ),
         ],
         ['pushes served per minute', round((together / batch.wall) * 60, 1)],
+        [`CPU busy per push (${cpus().length} cores, whole machine)`, round(batch.busy / together, 1)],
         ['slowest ÷ one warm static push (p50)', round(slowest / single, 2)],
       ],
     },

@@ -22,8 +22,9 @@ done`;
  * layers are fetched shows their download and "DONE", not always "CACHED"). Stops with
  * buildctl's status at the first pass that fails. With a store on the node (BUILD_STORE,
  * build-store.ts) it holds the store's lock for the build and gives BuildKit the store as its
- * root, then prunes it to BUILD_STORE_KEEP_MB (a BuildKit that lives for one build never runs
- * its own collection); when another build holds the lock it builds from the pod's empty store.
+ * root, then prunes it to BUILD_STORE_KEEP_MB when it was not pruned in the last hour (a
+ * BuildKit that lives for one build never runs its own collection); when another build holds the
+ * lock it builds from the pod's empty store.
  */
 export const BUILD_SCRIPT = `status="\${TMPDIR:-/tmp}/buildctl-status"
 pass='{ print; fflush() }'
@@ -57,10 +58,12 @@ if [ -n "\${CACHE_TO:-}" ]; then
 else
   buildctl "$pass" "$@" --output "$BUILD_OUTPUT"
 fi
-if [ -n "$store" ]; then
-  # The image is built: a store that cannot be pruned now is pruned by the next build.
+# At most once an hour (each prune starts BuildKit once more); the image is built by now, so a
+# store that cannot be pruned is left for a later build.
+if [ -n "$store" ] && [ -z "$(find "$BUILD_STORE/pruned" -mmin -60 2>/dev/null)" ]; then
   { buildctl-daemonless.sh prune --keep-storage "$BUILD_STORE_KEEP_MB" 2>&1 || echo "failed to prune the store"; } |
     awk -v keep="$BUILD_STORE_KEEP_MB" '/^Total:/ { total = $2 } /failed/ { failed = 1; print } END { if (!failed) print "store pruned to " keep " MB: " (total ? total : "nothing") " freed" }'
+  touch "$BUILD_STORE/pruned"
 fi
 `;
 

@@ -3,7 +3,7 @@
 // exits as told, and the fetch step's check of the install files on a real directory.
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -179,6 +179,19 @@ describe('the build script with a store on the node', () => {
       );
       expect(calls).toEqual(['build --opt a b --output type=oci,dest=/image/layout']);
       expect(flags).toEqual(['--oci-worker-no-process-sandbox']);
+    }));
+
+  it('prunes at most once an hour', () =>
+    withStore(async (store) => {
+      const build = async () =>
+        (await runScript({ BUILD_STORE: store, BUILD_STORE_KEEP_MB: '512' }, [0, 0])).calls.map(
+          (c) => c.split(' ')[0],
+        );
+      expect(await build()).toEqual(['build', 'prune']);
+      expect(await build()).toEqual(['build']);
+      const hourAgo = new Date(Date.now() - 61 * 60_000);
+      await utimes(join(store, 'pruned'), hourAgo, hourAgo);
+      expect(await build()).toEqual(['build', 'prune']);
     }));
 
   it('keeps the built image when the prune fails', () =>
