@@ -174,12 +174,15 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
     : '';
 
   /**
-   * A request's own headers (its id, CORS, the rate limit), with its observation registered;
-   * undefined when the client is over the rate limit (429 sent).
+   * A request's own headers (its id, CORS, the rate limit); undefined when the client is over the
+   * rate limit (429 sent).
    */
-  const begin = (req: IncomingMessage, res: ServerResponse, nowMs: number): HeaderList | undefined => {
-    const id = requestId(req);
-    observe(req, res, id);
+  const begin = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    nowMs: number,
+    id: string,
+  ): HeaderList | undefined => {
     const headers: HeaderList = ['X-Request-Id', id, ...COMMON_HEADERS];
     if (limiter === null) return headers;
     const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
@@ -206,7 +209,9 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
     return undefined;
   };
   app.use((req, res, next) => {
-    const headers = begin(req, res, clock().getTime());
+    const id = requestId(req);
+    res.once('close', observe(req, res, id));
+    const headers = begin(req, res, clock().getTime(), id);
     if (headers === undefined) return;
     applyHeaders(res, headers);
     next();
@@ -329,8 +334,11 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
       timelyAnswers.urlAnswer(snapshot, nowMs, req.url) ??
       pages.urlAnswer(snapshot, nowMs, req.url);
     if (known === undefined) return false;
+    const id = requestId(req);
+    // Answered before this returns: reported then, with no 'close' listener per request.
+    const report = observe(req, res, id);
     try {
-      const headers = begin(req, res, nowMs);
+      const headers = begin(req, res, nowMs, id);
       if (headers !== undefined) send(req, res, known, headers);
     } catch (error) {
       // As Express's error handler answers a failure on its path.
@@ -341,6 +349,7 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
       if (res.headersSent) res.destroy();
       else sendError(res, { status: 500, code: 'internal', message: 'internal error' });
     }
+    report();
     return true;
   };
   const listener = (req: IncomingMessage, res: ServerResponse): void => {

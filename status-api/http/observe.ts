@@ -18,7 +18,12 @@ export const pathOf = (url: string): string => {
   return query >= 0 ? url.slice(0, query) : url;
 };
 
-/** Per request: `(req, res, id)` registers its observation (`id` is its X-Request-Id). */
+/**
+ * Per request: `(req, res, id)` starts its observation (`id` is its X-Request-Id) and returns
+ * the function that reports it once the request is answered: call it right after a synchronous
+ * answer, or register it for the response's 'close' (which follows 'finish' when the answer was
+ * sent, and comes alone when it was not).
+ */
 export function observeRequests(
   observe: ((observation: RequestObservation) => void) | undefined,
   logger: Logger,
@@ -34,9 +39,9 @@ export function observeRequests(
     }
     return template;
   };
-  return (req: IncomingMessage, res: ServerResponse, id: string): void => {
+  return (req: IncomingMessage, res: ServerResponse, id: string): (() => void) => {
     const started = process.hrtime.bigint();
-    const report = (): void => {
+    return (): void => {
       const observation = {
         method: req.method ?? 'GET',
         route: templateOf(pathOf(req.url ?? '/')),
@@ -50,7 +55,5 @@ export function observeRequests(
         logger.warn({ err: error }, 'request observer failed');
       }
     };
-    // 'close' follows 'finish' when the answer was sent, and comes alone when it was not.
-    res.once('close', report);
   };
 }

@@ -9,6 +9,7 @@ import {
 } from '../../../status-api/server.ts';
 import { StatusStore } from '../../../status-api/store.ts';
 import { DAY, HOUR, NOW, componentObject, iso, noticeObject, pageObject, storeOf } from './builders.ts';
+import { waitFor } from '../../../lib/wait.ts';
 
 interface Running {
   base: string;
@@ -367,5 +368,23 @@ describe('request metrics hook', () => {
       { method: 'POST', route: '/api/v1/status', status: 429 },
     ]);
     expect(observations.every((o) => o.durationSeconds >= 0 && o.durationSeconds < 10)).toBe(true);
+  });
+
+  it('reports answers from memory too, once each, refused ones with their status', async () => {
+    const observations: RequestObservation[] = [];
+    const { base } = await serve({
+      config: { rateLimit: { enabled: true, burst: 2, requestsPerSecond: 0.001 } },
+      observeRequest: (o) => observations.push(o),
+    });
+    // The first is routed; the same URL again is answered from memory, the third refused there.
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await fetch(`${base}/api/v1/status`)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    await waitFor('three observations', async () => (observations.length >= 3 ? true : undefined));
+    expect(observations.map(({ route, status }) => ({ route, status }))).toEqual([
+      { route: '/api/v1/status', status: 200 },
+      { route: '/api/v1/status', status: 200 },
+      { route: '/api/v1/status', status: 429 },
+    ]);
   });
 });
