@@ -13,6 +13,32 @@ export const INSTALL_FILES_CHECK = `printf '%s\\n' "\${INSTALL_FILES:-}" | while
 done`;
 
 /**
+ * Whether the build uses its store on the node (BUILD_STORE, build-store.ts): when it can open
+ * the store's lock for writing, the filesystem has BUILD_STORE_KEEP_MB free, and it holds the
+ * lock (flock on fd 9, which the script alone keeps open until it exits), BuildKit gets the store
+ * as its root, with its own collection keeping it under BUILD_STORE_KEEP_MB (that collection
+ * runs a second after BuildKit starts, in every build, even one that fails). Otherwise it says
+ * why and builds from the pod's empty store. `command exec`: a redirection that fails must not
+ * end the script.
+ */
+export const BUILD_STORE_CHOICE = `if [ -n "\${BUILD_STORE:-}" ]; then
+  free=$(df -Pm "$BUILD_STORE" 2>/dev/null | awk 'NR == 2 { print $4 }')
+  if ! command -v flock >/dev/null 2>&1; then
+    echo "the builder image has no flock: building from an empty store"
+  elif ! { command exec 9>>"$BUILD_STORE/lock"; } 2>/dev/null; then
+    echo "this node's store is not writable by the build: building from an empty one"
+  elif [ -n "$free" ] && [ "$free" -lt "$BUILD_STORE_KEEP_MB" ]; then
+    echo "this node's store has $free MB free, less than the $BUILD_STORE_KEEP_MB MB it may keep: building from an empty one"
+  elif flock -n 9; then
+    BUILDKITD_FLAGS="\${BUILDKITD_FLAGS:-} --root=$BUILD_STORE/buildkit --oci-worker-gc-keepstorage=0,0,$BUILD_STORE_KEEP_MB"
+    export BUILDKITD_FLAGS
+    echo "building in this node's store of the project's environment (kept under $BUILD_STORE_KEEP_MB MB)"
+  else
+    echo "another build of the project's environment holds this node's store: building from an empty one"
+  fi
+fi`;
+
+/**
  * Runs buildctl (argv: the build's own options) and passes its output on. With an install phase
  * (CACHE_FROM and CACHE_TO set) it runs it twice in the same BuildKit state: the image, importing
  * the project's cache, then the install stage alone (cached by then), exporting the new cache —
@@ -20,11 +46,7 @@ done`;
  * made. The image's pass adds a line where BuildKit reused a step of the install stage: a RUN ("#N [install i/n] RUN …") that ran printed "+ <command>" first ("#N 0.05 + …");
  * one that reaches "#N CACHED" or "#N DONE" without it came from the cache (a cached step whose
  * layers are fetched shows their download and "DONE", not always "CACHED"). Stops with
- * buildctl's status at the first pass that fails. With a store on the node (BUILD_STORE,
- * build-store.ts) it holds the store's lock for the build and gives BuildKit the store as its
- * root, then prunes it to BUILD_STORE_KEEP_MB when it was not pruned in the last hour (a
- * BuildKit that lives for one build never runs its own collection); when another build holds the
- * lock it builds from the pod's empty store.
+ * buildctl's status at the first pass that fails. First it chooses the store (BUILD_STORE_CHOICE).
  */
 export const BUILD_SCRIPT = `status="\${TMPDIR:-/tmp}/buildctl-status"
 pass='{ print; fflush() }'
@@ -35,21 +57,10 @@ $2 == "[${INSTALL_STAGE}" && $4 == "RUN" && !($1 in step) { step[$1] = "waiting"
 # buildctl <awk program> <options…>: buildctl's output through the program; exits when it fails.
 buildctl() {
   program=$1; shift
-  { buildctl-daemonless.sh "$@" 2>&1; echo $? > "$status"; } | awk "$program"
+  { buildctl-daemonless.sh "$@" 9>&- 2>&1; echo $? > "$status"; } | awk "$program"
   code=$(cat "$status"); [ "$code" = 0 ] || exit "$code"
 }
-store=
-if [ -n "\${BUILD_STORE:-}" ]; then
-  if ! command -v flock >/dev/null 2>&1; then
-    echo "the builder image has no flock: building from an empty store"
-  elif touch "$BUILD_STORE/lock" 2>/dev/null && exec 9>>"$BUILD_STORE/lock" && flock -n 9; then
-    store=yes
-    BUILDKITD_FLAGS="\${BUILDKITD_FLAGS:-} --root=$BUILD_STORE/buildkit"; export BUILDKITD_FLAGS
-    echo "building in this node's store of the project's environment"
-  else
-    echo "another build of the project's environment holds this node's store: building from an empty one"
-  fi
-fi
+${BUILD_STORE_CHOICE}
 if [ -n "\${CACHE_TO:-}" ]; then
   echo "building the image, with the install stage's cache \${CACHE_FROM#*ref=}"
   buildctl "$tell" "$@" --import-cache "$CACHE_FROM" --output "$BUILD_OUTPUT"
@@ -57,13 +68,6 @@ if [ -n "\${CACHE_TO:-}" ]; then
   buildctl "$pass" "$@" --opt target=${INSTALL_STAGE} --import-cache "$CACHE_FROM" --export-cache "$CACHE_TO"
 else
   buildctl "$pass" "$@" --output "$BUILD_OUTPUT"
-fi
-# At most once an hour (each prune starts BuildKit once more); the image is built by now, so a
-# store that cannot be pruned is left for a later build.
-if [ -n "$store" ] && [ -z "$(find "$BUILD_STORE/pruned" -mmin -60 2>/dev/null)" ]; then
-  { buildctl-daemonless.sh prune --keep-storage "$BUILD_STORE_KEEP_MB" 2>&1 || echo "failed to prune the store"; } |
-    awk -v keep="$BUILD_STORE_KEEP_MB" '/^Total:/ { total = $2 } /failed/ { failed = 1; print } END { if (!failed) print "store pruned to " keep " MB: " (total ? total : "nothing") " freed" }'
-  touch "$BUILD_STORE/pruned"
 fi
 `;
 

@@ -16,8 +16,9 @@ import type {
 
 /** Where the build container sees its store. */
 export const BUILD_STORE_MOUNT = '/build-store';
-/** The init container that hands the node's directory to the build's user. */
+/** The init container that hands the node's directory to the build's user, and its volume. */
 export const BUILD_STORE_CONTAINER = 'build-store';
+const VOLUME = 'build-store';
 
 /** The store's directory on the node: `<root>/<project uid>/<environment>` (`_build` without one). */
 export function buildStorePath(root: string, projectUid: string, environment: string | undefined): string {
@@ -40,21 +41,24 @@ export function buildStoreParts(options: {
   resources: V1ResourceRequirements;
 }): BuildStoreParts {
   const volume: V1Volume = {
-    name: 'build-store',
+    name: VOLUME,
     hostPath: { path: options.path, type: 'DirectoryOrCreate' },
   };
-  const mount: V1VolumeMount = { name: 'build-store', mountPath: BUILD_STORE_MOUNT };
+  const mount: V1VolumeMount = { name: VOLUME, mountPath: BUILD_STORE_MOUNT };
   return {
     volume,
     mount,
     prepare: {
       name: BUILD_STORE_CONTAINER,
       image: options.image,
-      // Only the directory itself: its content is BuildKit's, owned by the build's sub-ids.
+      // Only the directory itself: its content is BuildKit's, owned by the build's sub-ids. A
+      // node that refuses (SELinux, a root-squashed NFS) gets a build without its store, which
+      // then says the store is not writable, rather than a failed build.
       command: [
         '/bin/sh',
         '-c',
-        `chown ${options.uid}:${options.uid} ${BUILD_STORE_MOUNT} && chmod 700 ${BUILD_STORE_MOUNT}`,
+        `chown ${options.uid}:${options.uid} ${BUILD_STORE_MOUNT} && chmod 700 ${BUILD_STORE_MOUNT} || ` +
+          `echo "cannot hand ${options.path} on this node to the build: it builds without the store"`,
       ],
       volumeMounts: [mount],
       resources: options.resources,

@@ -9,7 +9,9 @@
 // init container, push-cache, pushes; then the push container pushes the image and leaves the
 // pushed digest as its termination message (how Tekton returns results), which the operator
 // reads into the bundle's image reference. push-cache and push run no user code and are the only
-// containers holding the registry's push credentials. The scripts are build-scripts.ts.
+// containers holding the registry's push credentials. With a store on the node (build-store.ts),
+// a first init container, build-store, hands its directory to the build's user. The scripts are
+// build-scripts.ts.
 import type {
   V1Container,
   V1EnvVar,

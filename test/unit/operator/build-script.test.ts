@@ -3,11 +3,12 @@
 // exits as told, and the fetch step's check of the install files on a real directory.
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BUILD_SCRIPT, INSTALL_FILES_CHECK } from '../../../operator/bundle/build-scripts.ts';
+import { INSTALL_FILES_CHECK } from '../../../operator/bundle/build-scripts.ts';
+import { runBuildScript, storeChoiceCases, SYSTEM_SHELL } from '../../support/build-script.ts';
 
 const run = promisify(execFile);
 
@@ -38,56 +39,9 @@ const PROGRESS = String.raw`#1 [internal] load build definition from Dockerfile
 #15 DONE 1.2s
 `;
 
-interface Run {
-  stdout: string;
-  code: number;
-  /** The arguments of each buildctl-daemonless.sh call, one line each. */
-  calls: string[];
-  /** BUILDKITD_FLAGS as each call saw it. */
-  flags: string[];
-}
-
-/**
- * Runs the script with `env`; each buildctl call prints PROGRESS (a prune, a total) and exits
- * with the next code. `under`: a command the script runs under (as `flock <file>`).
- */
-async function runScript(
-  env: Record<string, string>,
-  codes: number[] = [0, 0, 0],
-  under: string[] = [],
-): Promise<Run> {
-  const dir = await mkdtemp(join(tmpdir(), 'slipway-build-script-'));
-  try {
-    await writeFile(join(dir, 'progress'), PROGRESS);
-    await writeFile(join(dir, 'codes'), codes.join('\n') + '\n');
-    const fake = join(dir, 'buildctl-daemonless.sh');
-    await writeFile(
-      fake,
-      `#!/bin/sh\nprintf '%s\\n' "$*" >> "${dir}/calls"\nprintf '%s\\n' "$BUILDKITD_FLAGS" >> "${dir}/flags"\n` +
-        `if [ "$1" = prune ]; then printf 'ID\\tRECLAIMABLE\\tSIZE\\nabc\\ttrue\\t1.2GB\\nTotal:\\t1.2GB\\n'; else cat "${dir}/progress" >&2; fi\n` +
-        `code=$(head -n 1 "${dir}/codes"); sed -i 1d "${dir}/codes"; exit "$code"\n`,
-    );
-    await chmod(fake, 0o755);
-    const [command, ...args] = [...under, '/bin/sh', '-c', BUILD_SCRIPT, 'build', 'build', '--opt', 'a b'];
-    const result = await run(command!, args, {
-      env: {
-        PATH: `${dir}:${process.env.PATH}`,
-        TMPDIR: dir,
-        BUILD_OUTPUT: 'type=oci,dest=/image/layout',
-        BUILDKITD_FLAGS: '--oci-worker-no-process-sandbox',
-        ...env,
-      },
-    }).then(
-      (r) => ({ stdout: r.stdout, code: 0 }),
-      (e: { stdout: string; code: number }) => ({ stdout: e.stdout, code: e.code }),
-    );
-    const lines = async (file: string) =>
-      (await readFile(join(dir, file), 'utf8')).split('\n').filter(Boolean);
-    return { ...result, calls: await lines('calls'), flags: await lines('flags') };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+/** Runs the script under /bin/sh; each buildctl call prints PROGRESS and exits with the next code. */
+const runScript = (env: Record<string, string>, codes?: number[]) =>
+  runBuildScript({ env, progress: PROGRESS, codes });
 
 const CACHE = {
   CACHE_FROM: 'type=registry,ref=registry.test/team/shop:build_cache.production',
@@ -139,71 +93,8 @@ describe('the build script', () => {
   });
 });
 
-describe('the build script with a store on the node', () => {
-  const withStore = async (test: (store: string) => Promise<void>) => {
-    const store = await mkdtemp(join(tmpdir(), 'slipway-build-store-'));
-    try {
-      await test(store);
-    } finally {
-      await rm(store, { recursive: true, force: true });
-    }
-  };
-
-  it('gives BuildKit the store as its root for every pass, then prunes it to the size kept', () =>
-    withStore(async (store) => {
-      const { stdout, code, calls, flags } = await runScript({
-        ...CACHE,
-        BUILD_STORE: store,
-        BUILD_STORE_KEEP_MB: '512',
-      });
-      expect(code).toBe(0);
-      expect(calls).toHaveLength(3);
-      expect(calls[2]).toBe('prune --keep-storage 512');
-      expect(flags).toEqual(Array(3).fill(`--oci-worker-no-process-sandbox --root=${store}/buildkit`));
-      const lines = stdout.split('\n');
-      expect(lines[0]).toBe("building in this node's store of the project's environment");
-      expect(lines.at(-2)).toBe('store pruned to 512 MB: 1.2GB freed');
-    }));
-
-  it('builds from the empty store of the pod while another build holds the lock', () =>
-    withStore(async (store) => {
-      await writeFile(join(store, 'lock'), '');
-      const { stdout, code, calls, flags } = await runScript(
-        { BUILD_STORE: store, BUILD_STORE_KEEP_MB: '512' },
-        [0],
-        ['flock', join(store, 'lock')],
-      );
-      expect(code).toBe(0);
-      expect(stdout.split('\n')[0]).toBe(
-        "another build of the project's environment holds this node's store: building from an empty one",
-      );
-      expect(calls).toEqual(['build --opt a b --output type=oci,dest=/image/layout']);
-      expect(flags).toEqual(['--oci-worker-no-process-sandbox']);
-    }));
-
-  it('prunes at most once an hour', () =>
-    withStore(async (store) => {
-      const build = async () =>
-        (await runScript({ BUILD_STORE: store, BUILD_STORE_KEEP_MB: '512' }, [0, 0])).calls.map(
-          (c) => c.split(' ')[0],
-        );
-      expect(await build()).toEqual(['build', 'prune']);
-      expect(await build()).toEqual(['build']);
-      const hourAgo = new Date(Date.now() - 61 * 60_000);
-      await utimes(join(store, 'pruned'), hourAgo, hourAgo);
-      expect(await build()).toEqual(['build', 'prune']);
-    }));
-
-  it('keeps the built image when the prune fails', () =>
-    withStore(async (store) => {
-      const { stdout, code, calls } = await runScript(
-        { BUILD_STORE: store, BUILD_STORE_KEEP_MB: '512' },
-        [0, 1],
-      );
-      expect(code).toBe(0);
-      expect(calls).toHaveLength(2);
-      expect(stdout.split('\n').slice(-2)).toEqual(['failed to prune the store', '']);
-    }));
+describe('the build script with a store on the node (/bin/sh)', () => {
+  storeChoiceCases(SYSTEM_SHELL);
 });
 
 describe('the install files check', () => {

@@ -445,7 +445,7 @@ describe('a build store on the node', () => {
     expect(prepare.command).toEqual([
       '/bin/sh',
       '-c',
-      'chown 1000:1000 /build-store && chmod 700 /build-store',
+      'chown 1000:1000 /build-store && chmod 700 /build-store || echo "cannot hand /var/lib/slipway/builds/uid-shop/production on this node to the build: it builds without the store"',
     ]);
     expect(prepare.securityContext).toEqual({
       runAsUser: 0,
