@@ -64,6 +64,8 @@ async function served(ctx: Context, project: BenchProject, bundle: string, versi
   const deadline = Date.now() + SERVED_TIMEOUT_MS;
   let last = 'no pod yet';
   while (Date.now() < deadline) {
+    // Listening before looking: a change while the page is fetched still wakes the next look.
+    const changed = ctx.watch.next(1000);
     const b = ctx.watch.bundle(bundle);
     if (b?.status?.phase === 'Failed')
       throw new Error(`bundle ${bundle} failed: ${readyCondition(b)?.message ?? ''}`);
@@ -78,7 +80,7 @@ async function served(ctx: Context, project: BenchProject, bundle: string, versi
       last = answer;
     }
     // The next change of a bundle or pod, or a second later: a Ready pod answers at once.
-    await ctx.watch.next(1000);
+    await changed;
   }
   throw new Error(`${project.name} did not serve ${JSON.stringify(want)} in time (last answer: ${last})`);
 }
