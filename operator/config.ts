@@ -164,7 +164,7 @@ export interface OperatorConfig {
    * Project and environment (off when unset: every build starts from an empty store).
    */
   buildStore: string | undefined;
-  /** The size each build store is pruned to after a build, in MB. */
+  /** The size BuildKit's own collection keeps each build store under, in MB (10^6 bytes). */
   buildStoreKeepMegabytes: number;
   /** Reconciles at the same time per controller. */
   workers: number;

@@ -43,8 +43,9 @@ fi`;
  * (CACHE_FROM and CACHE_TO set) it runs it twice in the same BuildKit state: the image, importing
  * the project's cache, then the install stage alone (cached by then), exporting the new cache —
  * so the cache holds the install's layers, never the rest of the source or what the build steps
- * made. The image's pass adds a line where BuildKit reused a step of the install stage: a RUN ("#N [install i/n] RUN …") that ran printed "+ <command>" first ("#N 0.05 + …");
- * one that reaches "#N CACHED" or "#N DONE" without it came from the cache (a cached step whose
+ * made. The image's pass adds a line where BuildKit reused a step of the install stage: a RUN
+ * ("#N [install i/n] RUN …") that ran printed "+ <command>" first ("#N 0.05 + …"); one that
+ * reaches "#N CACHED" or "#N DONE" without it came from the cache (a cached step whose
  * layers are fetched shows their download and "DONE", not always "CACHED"). Stops with
  * buildctl's status at the first pass that fails. First it chooses the store (BUILD_STORE_CHOICE).
  */

@@ -20,11 +20,6 @@ export const BUILD_STORE_MOUNT = '/build-store';
 export const BUILD_STORE_CONTAINER = 'build-store';
 const VOLUME = 'build-store';
 
-/** The store's directory on the node: `<root>/<project uid>/<environment>` (`_build` without one). */
-export function buildStorePath(root: string, projectUid: string, environment: string | undefined): string {
-  return `${root}/${projectUid}/${environment ?? '_build'}`;
-}
-
 export interface BuildStoreParts {
   volume: V1Volume;
   /** Runs before the build: chown of the directory the kubelet made (root's, 0755) to the build's user. */
@@ -33,16 +28,23 @@ export interface BuildStoreParts {
   env: V1EnvVar[];
 }
 
+/**
+ * The store of a Project's environment: the node's directory `<root>/<project uid>/<environment>`
+ * (`_build` for bundles that only build), and what the build pod needs of it.
+ */
 export function buildStoreParts(options: {
-  path: string;
+  root: string;
+  projectUid: string;
+  environment: string | undefined;
   keepMegabytes: number;
   uid: number;
   image: string;
   resources: V1ResourceRequirements;
 }): BuildStoreParts {
+  const path = `${options.root}/${options.projectUid}/${options.environment ?? '_build'}`;
   const volume: V1Volume = {
     name: VOLUME,
-    hostPath: { path: options.path, type: 'DirectoryOrCreate' },
+    hostPath: { path, type: 'DirectoryOrCreate' },
   };
   const mount: V1VolumeMount = { name: VOLUME, mountPath: BUILD_STORE_MOUNT };
   return {
@@ -58,7 +60,7 @@ export function buildStoreParts(options: {
         '/bin/sh',
         '-c',
         `chown ${options.uid}:${options.uid} ${BUILD_STORE_MOUNT} && chmod 700 ${BUILD_STORE_MOUNT} || ` +
-          `echo "cannot hand ${options.path} on this node to the build: it builds without the store"`,
+          `echo "cannot hand ${path} on this node to the build: it builds without the store"`,
       ],
       volumeMounts: [mount],
       resources: options.resources,

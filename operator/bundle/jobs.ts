@@ -25,7 +25,7 @@ import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/i
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
 import { buildCacheImage, buildJobName, jobLabels } from '../names.ts';
 import { BUILD_SCRIPT, FETCH_SCRIPT } from './build-scripts.ts';
-import { buildStoreParts, buildStorePath } from './build-store.ts';
+import { buildStoreParts } from './build-store.ts';
 import { buildArgs, dockerfile, sourcePath } from './dockerfile.ts';
 
 export interface BuildJobSettings {
@@ -111,7 +111,9 @@ export function buildJob(
   const store =
     settings.buildStore && projectUid
       ? buildStoreParts({
-          path: buildStorePath(settings.buildStore, projectUid, environment),
+          root: settings.buildStore,
+          projectUid,
+          environment,
           keepMegabytes: settings.buildStoreKeepMegabytes,
           uid: BUILD_UID,
           image: settings.builderImage,

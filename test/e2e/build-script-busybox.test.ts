@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBuildScript, storeChoiceCases, type Shell } from '../support/build-script.ts';
+import { runBuildScript, storeChoiceCases, withStore, type Shell } from '../support/build-script.ts';
 
 const BUSYBOX = '/bin/busybox';
 const applets = mkdtempSync(join(tmpdir(), 'slipway-busybox-'));
@@ -32,9 +32,8 @@ afterAll(() => {
 describe('the build script with a store on the node (BusyBox sh and applets)', () => {
   storeChoiceCases(shell);
 
-  it('builds from an empty store in an image without flock', async () => {
-    const store = mkdtempSync(join(tmpdir(), 'slipway-build-store-'));
-    try {
+  it('builds from an empty store in an image without flock', () =>
+    withStore(async (store) => {
       const { code, stdout, flags } = await runBuildScript({
         env: { BUILD_STORE: store, BUILD_STORE_KEEP_MB: '512' },
         progress: '#1 DONE 0.0s\n',
@@ -44,8 +43,5 @@ describe('the build script with a store on the node (BusyBox sh and applets)', (
       expect(code).toBe(0);
       expect(stdout.split('\n')[0]).toBe('the builder image has no flock: building from an empty store');
       expect(flags).toEqual(['--oci-worker-no-process-sandbox']);
-    } finally {
-      rmSync(store, { recursive: true, force: true });
-    }
-  });
+    }));
 });

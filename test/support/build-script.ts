@@ -81,7 +81,8 @@ export async function runBuildScript(options: {
 const BUILT = '#1 DONE 0.0s\n';
 const ONE_PASS = 'build --opt a b --output type=oci,dest=/image/layout';
 
-async function withStore(test: (store: string) => Promise<void>): Promise<void> {
+/** Runs `test` with a new, empty store directory, removed after. */
+export async function withStore(test: (store: string) => Promise<void>): Promise<void> {
   const store = await mkdtemp(join(tmpdir(), 'slipway-build-store-'));
   try {
     await test(store);
