@@ -21,7 +21,7 @@ import type { Reconciler } from '../reconcile/controller.ts';
 import { KeyedMutex } from '../reconcile/keyed-mutex.ts';
 import { act } from './act.ts';
 import { BuildExpectations } from './build-expectations.ts';
-import { awaitsPushedImage, decideBundle } from './decide.ts';
+import { awaitsPushedImage, decideBundle, isSettled } from './decide.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
 import { BundleGatherer } from './gather.ts';
 import type { BundleLifecycle } from './lifecycle.ts';
@@ -84,6 +84,9 @@ export class BundleReconciler implements Reconciler {
   private async reconcileBundle(bundle: BundleObject): Promise<HandlerResult | void> {
     // Its Project is in another shard (moved, or a manual bundle made without the label).
     if (await handOver(this.ctx, bundle)) return;
+    // Never decided again (decide.ts): only its ended Jobs are let go. Not gathering its project's
+    // other bundles and builds spares the operator's start a look at 100 siblings per bundle.
+    if (isSettled(bundle)) return this.retire(this.gather.withJobs(bundle));
     const cached = await this.gather.withRefusedPods(this.gather.fromCache(bundle));
     const first = this.decideCounting(cached);
     if (first.skip) return this.retire(cached);
@@ -114,7 +117,7 @@ export class BundleReconciler implements Reconciler {
    * A finished bundle's ended Jobs are labelled, and so leave the cache (retire.ts).
    * Housekeeping: a refused patch (a Role without the patch verb) is logged, never retried.
    */
-  private async retire(input: BundleInputs): Promise<void> {
+  private async retire(input: Parameters<typeof retirement>[0]): Promise<void> {
     const { namespace, name } = input.bundle.metadata;
     const { batch } = this.ctx.clients;
     try {

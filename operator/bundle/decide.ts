@@ -27,9 +27,13 @@ const SKIP: BundleDecision = {
   status: {},
 };
 
+/** Being deleted, or finished: a bundle never decided again. */
+export const isSettled = (bundle: BundleObject): boolean =>
+  !!bundle.metadata.deletionTimestamp || isFinished(bundle);
+
 export function decideBundle(input: BundleInputs): BundleDecision {
   const { bundle } = input;
-  if (bundle.metadata.deletionTimestamp || isFinished(bundle)) return SKIP;
+  if (isSettled(bundle)) return SKIP;
   return { skip: false, ...runChain(input) };
 }
 

@@ -66,6 +66,17 @@ export class BundleGatherer {
     return { runningBuilds, startedBuilds };
   }
 
+  /** The bundle with its build and backup Jobs from the cache: all a finished bundle's look reads. */
+  withJobs(bundle: BundleObject): Pick<BundleInputs, 'bundle' | 'buildJob' | 'backupJob'> {
+    const { namespace, name } = bundle.metadata;
+    const { jobs } = this.ctx.informers;
+    return {
+      bundle,
+      buildJob: jobs.get(namespace, buildJobName(name)),
+      backupJob: jobs.get(namespace, backupJobName(name)),
+    };
+  }
+
   fromCache(bundle: BundleObject): BundleInputs {
     const { informers, config } = this.ctx;
     const { namespace, name } = bundle.metadata;
@@ -75,14 +86,11 @@ export class BundleGatherer {
     const deployment = environment
       ? informers.deployments.get(namespace, environment.spec.deploymentRef.name)
       : undefined;
-    const buildJobObj = informers.jobs.get(namespace, buildJobName(name));
     return {
-      bundle,
+      ...this.withJobs(bundle),
       project: informers.projects.get(namespace, projectName),
       environment,
       deployment,
-      buildJob: buildJobObj,
-      backupJob: informers.jobs.get(namespace, backupJobName(name)),
       projectBundles: informers.bundles.byIndex(INDEX.project, objectKey(namespace, projectName)),
       ...this.projectBuilds(bundle),
       defaultBuildConcurrency: config.buildConcurrency,

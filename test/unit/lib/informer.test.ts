@@ -36,4 +36,27 @@ describe('withoutBookkeeping (what every informer drops before caching)', () => 
     expect(withoutBookkeeping(only)).toEqual({ metadata: { name: 'a' } });
     expect(withoutBookkeeping({})).toEqual({});
   });
+
+  it('keeps managedFields when asked (the status API reads them), still without the last-applied copy', () => {
+    const managedFields = [{ manager: 'kubectl', operation: 'Apply', time: '2026-03-01T10:00:00Z' }];
+    const applied = {
+      metadata: {
+        name: 'api',
+        managedFields,
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+      },
+    };
+    const kept = withoutBookkeeping(applied, true);
+    expect(kept).toEqual({ metadata: { name: 'api', managedFields } });
+    expect(kept.metadata).not.toHaveProperty('annotations');
+  });
+
+  it('copies rather than changes what it was given, and returns an object with nothing to drop as it is', () => {
+    const given = { metadata: { name: 'a', managedFields: [] as unknown[] } };
+    const kept = withoutBookkeeping(given);
+    expect(kept.metadata).not.toHaveProperty('managedFields');
+    expect(given.metadata).toHaveProperty('managedFields');
+    const plain = { metadata: { name: 'b', labels: { app: 'b' } } };
+    expect(withoutBookkeeping(plain)).toBe(plain);
+  });
 });
