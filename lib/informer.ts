@@ -187,11 +187,12 @@ export class Informer<T extends Watched> {
         set?.delete(key);
         if (set?.size === 0) index.delete(old);
       }
-      if (type === 'delete') {
+      const now = type === 'delete' ? [] : fn(obj);
+      // Only objects the index names: most finished bundles are in no index of unfinished ones.
+      if (now.length === 0) {
         values.delete(key);
         continue;
       }
-      const now = fn(obj);
       values.set(key, now);
       for (const v of now) {
         let set = index.get(v);

@@ -16,6 +16,7 @@ import type { Logger } from '../lib/log.ts';
 import { LABEL_BUNDLE, LABEL_FINISHED, LABEL_PROJECT, MANAGED_BY, labelValue } from '../crds/labels.ts';
 import { MANAGER } from './names.ts';
 import { effectiveSlug } from '../rules/webhook-url.ts';
+import { isFinished } from '../rules/bundle-outcome.ts';
 
 export const INDEX = {
   slug: 'slug',
@@ -24,6 +25,13 @@ export const INDEX = {
   deployment: 'deployment',
   webhook: 'webhook',
   bundle: 'bundle',
+  /**
+   * A bundle that has not finished, by its project or its environment: what watches.ts enqueues
+   * when something they wait on changes, without a walk over every finished bundle (a project
+   * keeps up to its bundleHistoryLimit of them).
+   */
+  unfinishedOfProject: 'unfinishedOfProject',
+  unfinishedOfEnvironment: 'unfinishedOfEnvironment',
   /** A bundle by the value of its `slipway.dev/bundle` label (its name, shortened to 63 characters). */
   bundleLabel: 'bundleLabel',
   /** A status component by its parent component. */
@@ -95,7 +103,10 @@ export function createInformers(
     .addIndex(INDEX.environment, (w) => ref(w, w.spec?.environmentRef?.name));
   const bundles = new Informer<Cached<BundleObject>>(kc, kindPath('Bundle', namespace), log, shard)
     .addIndex(INDEX.project, (b) => ref(b, b.spec?.projectRef?.name))
-    .addIndex(INDEX.environment, (b) => ref(b, b.spec?.deploy?.environmentRef?.name))
+    .addIndex(INDEX.unfinishedOfProject, (b) => (isFinished(b) ? [] : ref(b, b.spec?.projectRef?.name)))
+    .addIndex(INDEX.unfinishedOfEnvironment, (b) =>
+      isFinished(b) ? [] : ref(b, b.spec?.deploy?.environmentRef?.name),
+    )
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)));
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).

@@ -24,8 +24,9 @@ function waitsForSiblings(b: BundleObject): boolean {
 export function watchForBundles(ctx: OperatorContext, controller: Controller): void {
   const { informers } = ctx;
   const enqueue = (b: BundleObject) => controller.enqueue(b.metadata.namespace, b.metadata.name);
-  const unfinished = (index: string, key: string) =>
-    informers.bundles.byIndex(index, key).filter((b) => !isFinished(b));
+  const unfinishedOfProject = (key: string) => informers.bundles.byIndex(INDEX.unfinishedOfProject, key);
+  const unfinishedOfEnvironment = (key: string) =>
+    informers.bundles.byIndex(INDEX.unfinishedOfEnvironment, key);
 
   informers.bundles.onEvent((b, type) => {
     // A push nobody has looked at goes ahead of the follow-ups of running chains: starting its
@@ -37,7 +38,7 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     // change matters only to the siblings waiting for a build slot or an environment (each
     // status write enqueuing every unfinished sibling made ten environments' bundles crowd
     // the queue).
-    for (const sibling of unfinished(INDEX.project, objectKey(b.metadata.namespace, b.spec.projectRef.name)))
+    for (const sibling of unfinishedOfProject(objectKey(b.metadata.namespace, b.spec.projectRef.name)))
       if (sibling.metadata.name !== b.metadata.name && (type !== 'update' || waitsForSiblings(sibling)))
         enqueue(sibling);
   });
@@ -55,12 +56,11 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     const key = objectKey(p.metadata.namespace, p.metadata.name);
     // Moved to another shard: all its bundles go with it, finished ones too (rollbacks reuse them).
     const all = !inShard(ctx, p);
-    for (const b of all ? informers.bundles.byIndex(INDEX.project, key) : unfinished(INDEX.project, key))
+    for (const b of all ? informers.bundles.byIndex(INDEX.project, key) : unfinishedOfProject(key))
       enqueue(b);
   });
   informers.environments.onEvent((e) => {
-    for (const b of unfinished(INDEX.environment, objectKey(e.metadata.namespace, e.metadata.name)))
-      enqueue(b);
+    for (const b of unfinishedOfEnvironment(objectKey(e.metadata.namespace, e.metadata.name))) enqueue(b);
   });
   informers.deployments.onEvent((d) => {
     const namespace = d.metadata?.namespace ?? '';
@@ -68,7 +68,7 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
       INDEX.deployment,
       objectKey(namespace, d.metadata?.name ?? ''),
     ))
-      for (const b of unfinished(INDEX.environment, objectKey(namespace, e.metadata.name))) enqueue(b);
+      for (const b of unfinishedOfEnvironment(objectKey(namespace, e.metadata.name))) enqueue(b);
   });
 }
 
