@@ -51,7 +51,7 @@ export function withoutBookkeeping<T extends Watched>(obj: T, keepManagedFields 
   if (!dropFields && !dropApplied) return obj;
   const { managedFields, annotations: _annotations, ...rest } = metadata;
   const kept: Record<string, unknown> & CachedMetadata = rest;
-  if (!dropFields) kept.managedFields = managedFields;
+  if (!dropFields && 'managedFields' in metadata) kept.managedFields = managedFields;
   if (annotations) {
     const { [LAST_APPLIED]: _applied, ...others } = annotations;
     if (Object.keys(others).length > 0) kept.annotations = others;

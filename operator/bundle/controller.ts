@@ -89,7 +89,6 @@ export class BundleReconciler implements Reconciler {
     if (isSettled(bundle)) return this.retire(this.gather.withJobs(bundle));
     const cached = await this.gather.withRefusedPods(this.gather.fromCache(bundle));
     const first = this.decideCounting(cached);
-    if (first.skip) return this.retire(cached);
     if (first.action.type === 'none' && first.outcome !== 'finished' && !awaitsPushedImage(cached))
       return this.write(cached, first);
     // Starting a build needs no fresh read: its slot is counted and reserved above, and the

@@ -140,6 +140,23 @@ describe('operator: bundles', () => {
     expect([...reasons].sort()).toEqual(['BuildStarted', 'Built', 'Deployed', 'Ready', 'RolloutStarted']);
   });
 
+  it('a bundle for an environment not made yet waits, and deploys as soon as the Environment is made', async () => {
+    await clients(kc).slipway.create(
+      'Bundle',
+      webhookBundle(ns.name, 'early-1', { environmentRef: { name: 'preview' }, backupBeforeDeploy: false }),
+    );
+    await waitFor('the bundle to wait for its environment', async () =>
+      conditionOf(await get.bundle(kc, ns.name, 'early-1'), 'Deployed')?.endsWith('/EnvironmentNotFound'),
+    );
+    await createEnvironment(kc, ns.name, 'preview', { deployment: 'preview-web', engine: 'mysql' });
+    // The Environment's event wakes it (the index of unfinished bundles by environment): a
+    // waiting bundle's own next look is a minute away (REQUEUE_WAITING_MS).
+    const b = await bundleInPhase(kc, ns.name, 'early-1', 'Ready', 20_000);
+    expect(conditionOf(b, 'Deployed')).toBe('True/Succeeded');
+    const d = await get.deployment(kc, ns.name, 'preview-web');
+    expect(d.spec?.template.spec?.containers[0]?.image).toBe(b.status?.image);
+  });
+
   it('with backupBeforeDeploy, the backup Job finishes before the Deployment changes', async () => {
     await clients(kc).slipway.create(
       'Bundle',

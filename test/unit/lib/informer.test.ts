@@ -17,7 +17,7 @@ describe('withoutBookkeeping (what every informer drops before caching)', () => 
       },
       spec: { slug: 'shop' },
     };
-    expect(withoutBookkeeping(applied)).toEqual({
+    expect(withoutBookkeeping(applied)).toStrictEqual({
       metadata: {
         name: 'shop',
         namespace: 'team',
@@ -33,8 +33,8 @@ describe('withoutBookkeeping (what every informer drops before caching)', () => 
     const only = {
       metadata: { name: 'a', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
     };
-    expect(withoutBookkeeping(only)).toEqual({ metadata: { name: 'a' } });
-    expect(withoutBookkeeping({})).toEqual({});
+    expect(withoutBookkeeping(only)).toStrictEqual({ metadata: { name: 'a' } });
+    expect(withoutBookkeeping({})).toStrictEqual({});
   });
 
   it('keeps managedFields when asked (the status API reads them), still without the last-applied copy', () => {
@@ -47,7 +47,7 @@ describe('withoutBookkeeping (what every informer drops before caching)', () => 
       },
     };
     const kept = withoutBookkeeping(applied, true);
-    expect(kept).toEqual({ metadata: { name: 'api', managedFields } });
+    expect(kept).toStrictEqual({ metadata: { name: 'api', managedFields } });
     expect(kept.metadata).not.toHaveProperty('annotations');
   });
 
