@@ -134,11 +134,12 @@ export class StatusWebhooks {
   #pageEvent(namespace: string): void {
     if (this.#stopped) return;
     const page = this.#page(namespace);
-    const sinces = (
-      this.#ctx.status.current(page ?? ({} as StatusPageObject)) as StatusPageObject['status']
-    )?.webhooks
-      ?.map((w) => `${w.name}@${w.since}`)
-      .join(',');
+    // No page (the last one of the namespace was deleted): nothing to look at again but its lanes.
+    const sinces = page
+      ? (this.#ctx.status.current(page) as StatusPageObject['status'])?.webhooks
+          ?.map((w) => `${w.name}@${w.since}`)
+          .join(',')
+      : undefined;
     const seen = page ? `${page.metadata.uid}/${page.metadata.generation}/${sinces ?? ''}` : '';
     const before = this.#pagesSeen.get(namespace);
     if (before === seen) return;

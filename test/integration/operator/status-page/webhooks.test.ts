@@ -241,4 +241,20 @@ describe('status page subscriber webhooks', () => {
     expect(to(path)).toHaveLength(5);
     expect(to('/all/token-all')).toHaveLength(allBefore);
   });
+
+  it('lets the webhooks of a deleted StatusPage go and keeps running: a later change is sent to nobody', async () => {
+    await api.delete('StatusPage', ns.name, 'status');
+    await waitFor('the operator to see the page go', async () =>
+      operator!.context.informers.statusPages.get(ns.name, 'status') ? undefined : true,
+    );
+    const sent = receiver.deliveries.length;
+    await api.patch('StatusComponent', ns.name, 'db', { spec: { state: 'operational' } });
+    await waitFor('the operator to see the change', async () =>
+      operator!.context.informers.statusComponents.get(ns.name, 'db')?.spec.state === 'operational'
+        ? true
+        : undefined,
+    );
+    await operator!.statusWebhooks.idle();
+    expect(receiver.deliveries).toHaveLength(sent);
+  });
 });
