@@ -2,7 +2,7 @@
 // record on a component or notice (status.announced, announce.ts), in Statuspage's format
 // (payloads.ts), outside the reconcile path; who took it is recorded (delivery-records.ts).
 // One lane per webhook, oldest change first; a failed round waits 1 min doubling to 1 h, every
-// 6 h after a failing day; health shows on the StatusPage (webhook-health.ts). Receiver URLs and
+// 6 h after a failing day (lanes.ts); health shows on the StatusPage (webhook-health.ts). Receiver URLs and
 // keys are read from their Secret when needed and never shown.
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
 import type { Cached } from '../../lib/informer.ts';
@@ -16,16 +16,10 @@ import { Sleeps } from '../outbound/sleeps.ts';
 import { oldest } from '../status-page/decide.ts';
 import { isNews, type Announced } from './announce.ts';
 import { DeliveryRecords } from './delivery-records.ts';
+import { laneDelivered, laneFailed, type Lane } from './lanes.ts';
 import { PageFactsMemo, componentFacts, incidentFacts, wants } from './facts.ts';
 import { componentPayload, incidentPayload, webhookRequest } from './payloads.ts';
-import {
-  deliveryEvents,
-  shownHealth,
-  FAILING_LONG_MS,
-  webhookPageStatus,
-  type WebhookHealth,
-  type WebhookStatus,
-} from './webhook-health.ts';
+import { deliveryEvents, shownHealth, webhookPageStatus, type WebhookStatus } from './webhook-health.ts';
 
 type EntryKind = 'StatusComponent' | 'StatusNotice';
 type EntryObject = Cached<StatusComponentObject> | Cached<StatusNoticeObject>;
@@ -33,23 +27,6 @@ type Webhook = NonNullable<StatusPageObject['spec']['webhooks']>[number];
 
 /** Tries of one POST in a round (1 s and 2 s apart, or as Retry-After asks). */
 const ATTEMPTS_PER_ROUND = 3;
-const FIRST_DELAY_MS = 60_000;
-const MAX_DELAY_MS = 3600_000;
-const LONG_DELAY_MS = 6 * 3600_000;
-/** status.webhooks[].deliveredAt is brought up to date at most this often. */
-const DELIVERED_AT_EVERY_MS = 10 * 60_000;
-
-interface Lane extends WebhookHealth {
-  namespace: string;
-  name: string;
-  /** `<kind>/<object name>` of the changes this webhook is still owed. */
-  pending: Set<string>;
-  running: boolean;
-  retryAt: number;
-  timer?: NodeJS.Timeout;
-  failures: number;
-}
-
 /** A whole second: creationTimestamp has no finer grain. */
 const floorToSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
 
@@ -122,9 +99,13 @@ export class StatusWebhooks {
     return oldest(this.#ctx.informers.statusPages.list(namespace));
   }
 
+  /** status.webhooks as this process last wrote it, or as the cache has it. */
+  #shownWebhooks(page: StatusPageObject): WebhookStatus[] | undefined {
+    return (this.#ctx.status.current(page) as StatusPageObject['status'])?.webhooks;
+  }
+
   #webhookStatus(page: StatusPageObject, name: string): WebhookStatus | undefined {
-    const status = this.#ctx.status.current(page) as StatusPageObject['status'];
-    return status?.webhooks?.find((w) => w.name === name);
+    return this.#shownWebhooks(page)?.find((w) => w.name === name);
   }
 
   /**
@@ -135,11 +116,11 @@ export class StatusWebhooks {
     if (this.#stopped) return;
     const page = this.#page(namespace);
     // No page (the last one of the namespace was deleted): nothing to look at again but its lanes.
-    const sinces = page
-      ? (this.#ctx.status.current(page) as StatusPageObject['status'])?.webhooks
-          ?.map((w) => `${w.name}@${w.since}`)
-          .join(',')
-      : undefined;
+    const sinces =
+      page &&
+      this.#shownWebhooks(page)
+        ?.map((w) => `${w.name}@${w.since}`)
+        .join(',');
     const seen = page ? `${page.metadata.uid}/${page.metadata.generation}/${sinces ?? ''}` : '';
     const before = this.#pagesSeen.get(namespace);
     if (before === seen) return;
@@ -344,25 +325,11 @@ export class StatusWebhooks {
   }
 
   async #delivered(lane: Lane): Promise<void> {
-    const now = this.#ctx.now().getTime();
-    const recovered = lane.failingSince !== undefined;
-    lane.failures = 0;
-    lane.retryAt = 0;
-    lane.failingSince = undefined;
-    lane.problem = undefined;
-    const stale = lane.deliveredAt === undefined || now - lane.deliveredAt >= DELIVERED_AT_EVERY_MS;
-    if (stale) lane.deliveredAt = now;
-    if (recovered || stale) await this.#writePageStatus(lane.namespace);
+    if (laneDelivered(lane, this.#ctx.now().getTime())) await this.#writePageStatus(lane.namespace);
   }
 
   async #failed(lane: Lane, problem: NonNullable<Lane['problem']>): Promise<void> {
-    const now = this.#ctx.now().getTime();
-    lane.failures += 1;
-    lane.failingSince ??= now;
-    lane.problem = problem;
-    const long = now - lane.failingSince >= FAILING_LONG_MS;
-    const delay = long ? LONG_DELAY_MS : Math.min(FIRST_DELAY_MS * 2 ** (lane.failures - 1), MAX_DELAY_MS);
-    lane.retryAt = now + delay;
+    const delay = laneFailed(lane, problem, this.#ctx.now().getTime());
     this.#ctx.log.warn(
       { webhook: objectKey(lane.namespace, lane.name), retryInSeconds: Math.round(delay / 1000) },
       problem.message,
@@ -375,7 +342,7 @@ export class StatusWebhooks {
   async #writePageStatus(namespace: string, failures = 0): Promise<void> {
     const page = this.#page(namespace);
     if (!page || this.#stopped) return;
-    const shown = (this.#ctx.status.current(page) as StatusPageObject['status'])?.webhooks ?? [];
+    const shown = this.#shownWebhooks(page) ?? [];
     const hooks = page.spec.webhooks ?? [];
     if (hooks.length === 0 && shown.length === 0) return;
     const { webhooks, condition } = webhookPageStatus(
