@@ -16,9 +16,8 @@ import type {
 
 /** Where the build container sees its store. */
 export const BUILD_STORE_MOUNT = '/build-store';
-/** The init container that hands the node's directory to the build's user, and its volume. */
+/** The init container that hands the node's directory to the build's user; its volume's name too. */
 export const BUILD_STORE_CONTAINER = 'build-store';
-const VOLUME = 'build-store';
 
 export interface BuildStoreParts {
   volume: V1Volume;
@@ -43,10 +42,10 @@ export function buildStoreParts(options: {
 }): BuildStoreParts {
   const path = `${options.root}/${options.projectUid}/${options.environment ?? '_build'}`;
   const volume: V1Volume = {
-    name: VOLUME,
+    name: BUILD_STORE_CONTAINER,
     hostPath: { path, type: 'DirectoryOrCreate' },
   };
-  const mount: V1VolumeMount = { name: VOLUME, mountPath: BUILD_STORE_MOUNT };
+  const mount: V1VolumeMount = { name: BUILD_STORE_CONTAINER, mountPath: BUILD_STORE_MOUNT };
   return {
     volume,
     mount,
