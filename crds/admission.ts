@@ -12,6 +12,7 @@
 import { GROUP } from './common.ts';
 import { MAX_NOTIFICATIONS } from './project.ts';
 import { MAX_STATUS_WEBHOOKS } from './status.ts';
+import { writersBinding, writersConfigMap, writersPolicy } from './writers.ts';
 
 interface Check {
   /** What the reference is, for the variable names. */
@@ -92,6 +93,26 @@ const ENVIRONMENT_CHECKS: Check[] = [
     context: [
       ['spec', 'projectRef', 'name'],
       ['spec', 'deploymentRef', 'container'],
+    ],
+  },
+  {
+    // The backup Job mounts it and writes the database's dump there.
+    name: 'backupClaim',
+    ...reference(['spec', 'backupStorage', 'persistentVolumeClaim', 'claimName']),
+    group: '',
+    resource: 'persistentvolumeclaims',
+    verb: 'get',
+    message: forbidden(
+      'Environment',
+      'spec.backupStorage.persistentVolumeClaim',
+      'get',
+      'PersistentVolumeClaim',
+      'backupClaim',
+    ),
+    // Another database's dump would land in it.
+    context: [
+      ['spec', 'database', 'secretRef', 'name'],
+      ['spec', 'projectRef', 'name'],
     ],
   },
   // The dump would land elsewhere (a volume its new author can read).
@@ -284,23 +305,36 @@ export const BUNDLE_POLICY = 'slipway-bundle-references';
 export const WEBHOOK_POLICY = 'slipway-webhook-references';
 export const STATUS_PAGE_POLICY = 'slipway-statuspage-references';
 
-/** The policies and their bindings, in the order they are applied. */
-export function admissionPolicies() {
+/** One policy with its binding and, for a policy with a parameter, the parameter's object. */
+export interface AdmissionPolicy {
+  policy: { metadata: { name: string }; spec: unknown };
+  binding: { metadata: { name: string }; spec: unknown };
+  params?: { metadata: { name: string; namespace: string } };
+}
+
+/** The policies, each with its binding, in the order they are applied. */
+export function admissionPolicies(): AdmissionPolicy[] {
+  const plain = (p: ReturnType<typeof policy>) => ({ policy: p, binding: binding(p.metadata.name) });
   return [
-    policy(ENVIRONMENT_POLICY, 'environments', ENVIRONMENT_CHECKS),
-    binding(ENVIRONMENT_POLICY),
-    policy(
-      PROJECT_POLICY,
-      'projects',
-      PROJECT_CHECKS,
-      listSecrets('Project', 'notifications', MAX_NOTIFICATIONS),
+    plain(policy(ENVIRONMENT_POLICY, 'environments', ENVIRONMENT_CHECKS)),
+    plain(
+      policy(
+        PROJECT_POLICY,
+        'projects',
+        PROJECT_CHECKS,
+        listSecrets('Project', 'notifications', MAX_NOTIFICATIONS),
+      ),
     ),
-    binding(PROJECT_POLICY),
-    policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS),
-    binding(BUNDLE_POLICY),
-    policy(WEBHOOK_POLICY, 'webhooks', WEBHOOK_CHECKS),
-    binding(WEBHOOK_POLICY),
-    policy(STATUS_PAGE_POLICY, 'statuspages', [], listSecrets('StatusPage', 'webhooks', MAX_STATUS_WEBHOOKS)),
-    binding(STATUS_PAGE_POLICY),
+    plain(policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS)),
+    plain(policy(WEBHOOK_POLICY, 'webhooks', WEBHOOK_CHECKS)),
+    plain(
+      policy(
+        STATUS_PAGE_POLICY,
+        'statuspages',
+        [],
+        listSecrets('StatusPage', 'webhooks', MAX_STATUS_WEBHOOKS),
+      ),
+    ),
+    { policy: writersPolicy(), binding: writersBinding(), params: writersConfigMap() },
   ];
 }

@@ -327,5 +327,7 @@ export const bundleReasons = [
   'DigestUnknown',
   'SourceBundleNotFound',
   'SourceBundleNotBuilt',
+  'SourceBundleNotDeployed',
+  'ForeignImage',
 ] as const;
 export type BundleReason = (typeof bundleReasons)[number];

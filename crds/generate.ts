@@ -42,15 +42,20 @@ function rendered(): Map<string, Map<string, string>> {
   // The admission policies: one file per policy with its binding.
   const policies = new Map<string, string>();
   const chartPolicies = new Map<string, string>();
-  const objects = admissionPolicies();
-  for (let i = 0; i < objects.length; i += 2) {
-    const [policy, binding] = [objects[i]!, objects[i + 1]!];
-    const yaml = [policy, binding].map((o) => `---\n${stringify(o, { lineWidth: 0 })}`).join('');
-    policies.set(`${policy.metadata.name}.yaml`, `${NOTICE}${yaml}`);
-    const labelled = yaml.replaceAll(
-      `  name: ${policy.metadata.name}\n`,
-      `  name: ${policy.metadata.name}\n  labels:\n    {{- include "slipway.labels" (dict "root" $ "component" "admission") | nindent 4 }}\n`,
+  for (const { policy, binding, params } of admissionPolicies()) {
+    const yamlOf = (objects: object[]) =>
+      objects.map((o) => `---\n${stringify(o, { lineWidth: 0 })}`).join('');
+    policies.set(
+      `${policy.metadata.name}.yaml`,
+      `${NOTICE}${yamlOf(params ? [params, policy, binding] : [policy, binding])}`,
     );
+    // The chart renders a parameter itself (templates/admission-writers.yaml), in its namespace.
+    const labelled = yamlOf([policy, binding])
+      .replaceAll(
+        `metadata:\n  name: ${policy.metadata.name}\n`,
+        `metadata:\n  name: ${policy.metadata.name}\n  labels:\n    {{- include "slipway.labels" (dict "root" $ "component" "admission") | nindent 4 }}\n`,
+      )
+      .replace(`    namespace: ${params?.metadata.namespace}\n`, '    namespace: {{ .Release.Namespace }}\n');
     chartPolicies.set(
       `${policy.metadata.name}.yaml`,
       `${NOTICE}{{- if .Values.admissionPolicies.enabled }}\n${labelled}{{- end }}\n`,

@@ -34,6 +34,20 @@ export function kubeConfigFromFile(path: string): KubeConfig {
   return shareConnections(kc);
 }
 
+/** The same connection as `kc`, acting as `user` (Impersonate-User: `kc`'s user may impersonate). */
+export function impersonating(kc: KubeConfig, user: string): KubeConfig {
+  const cluster = kc.getCurrentCluster()!;
+  const current = kc.getCurrentUser()!;
+  const out = new KubeConfig();
+  out.loadFromOptions({
+    clusters: [cluster],
+    users: [{ ...current, name: 'impersonated', impersonateUser: user }],
+    contexts: [{ name: 'impersonated', cluster: cluster.name, user: 'impersonated' }],
+    currentContext: 'impersonated',
+  });
+  return out;
+}
+
 /** How long computed credentials (bearer tokens, exec plugin output) are reused. */
 export const CREDENTIALS_REUSE_MS = 10_000;
 

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { LABEL_SHARD, boundedName } from '../crds/labels.ts';
 import { labelSelector, selectorKeys } from '../lib/label-selector.ts';
+import { parseCidr, type Cidr } from './outbound/address-guard.ts';
 
 const bool = (fallback: boolean) =>
   z
@@ -56,6 +57,21 @@ const text = (fallback: string) =>
     .string()
     .optional()
     .transform((v) => (v === undefined || v.trim() === '' ? fallback : v.trim()));
+
+/** Comma-separated address ranges (`10.1.2.3/32`, `fd00::/8`; an address alone is one host). */
+const cidrs = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const ranges: Cidr[] = [];
+    for (const part of (v ?? '').split(',').filter((p) => p.trim() !== '')) {
+      const range = parseCidr(part);
+      if (range) ranges.push(range);
+      else
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(part.trim())} is not an address range` });
+    }
+    return ranges;
+  });
 
 const optionalText = z
   .string()
@@ -124,6 +140,8 @@ const envSchema = z.object({
   SLIPWAY_WATCH_NAMESPACE: optionalText,
   SLIPWAY_ARCHIVE_URL_KEY: optionalText,
   SLIPWAY_ARCHIVE_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  SLIPWAY_OUTBOUND_ALLOW: cidrs,
+  SLIPWAY_OUTBOUND_DENY: cidrs,
   SLIPWAY_GATEWAY_SERVICE_ACCOUNT: optionalText.pipe(
     z
       .string()
@@ -195,6 +213,12 @@ export interface OperatorConfig {
    * default the gateway's URL): an archive URL anywhere else fails its bundle, ForeignArchive.
    */
   archiveBaseUrl: string;
+  /**
+   * Outbound calls (commit statuses, notifications, subscriber webhooks) connect only to public
+   * addresses: `allow` lists the inside ranges they may reach anyway, `deny` more ranges to
+   * refuse (the cluster's pod and Service ranges when they are not private).
+   */
+  outbound: { allow: Cidr[]; deny: Cidr[] };
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
@@ -245,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : undefined,
     archiveUrlKey: e.SLIPWAY_ARCHIVE_URL_KEY,
     archiveBaseUrl: (e.SLIPWAY_ARCHIVE_BASE_URL ?? e.SLIPWAY_GATEWAY_BASE_URL).replace(/\/+$/, ''),
+    outbound: { allow: e.SLIPWAY_OUTBOUND_ALLOW, deny: e.SLIPWAY_OUTBOUND_DENY },
   };
 }
 

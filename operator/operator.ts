@@ -28,6 +28,8 @@ import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
 import { Notifier } from './notify/notifier.ts';
 import { StatusWebhooks } from './subscribers/sender.ts';
 import { Reporter } from './report/reporter.ts';
+import { AddressGuard } from './outbound/address-guard.ts';
+import { guardedFetch } from './outbound/guarded-fetch.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
 
@@ -91,13 +93,15 @@ export class Operator {
       staleMs: 5 * 60_000,
       now: () => now().getTime(),
     });
-    this.reporter = new Reporter(ctx, this.secrets);
+    // Every outbound call connects only where the guard lets it (outbound/address-guard.ts).
+    const outboundFetch = guardedFetch(new AddressGuard(config.outbound));
+    this.reporter = new Reporter(ctx, this.secrets, outboundFetch);
     this.bundleLifecycle.subscribe(this.reporter.observe);
     // Notifications of how bundles ended (Project spec.notifications), sent the same way.
-    this.notifier = new Notifier(ctx, this.secrets);
+    this.notifier = new Notifier(ctx, this.secrets, outboundFetch);
     this.bundleLifecycle.subscribe(this.notifier.observe);
     // Status page subscribers (StatusPage spec.webhooks), told of changes the same way.
-    this.statusWebhooks = new StatusWebhooks(ctx, this.secrets);
+    this.statusWebhooks = new StatusWebhooks(ctx, this.secrets, outboundFetch);
     const pageIds = new PageIds(slipway);
     this.controllers = {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),

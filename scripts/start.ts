@@ -22,6 +22,7 @@ import { serveDemoRepo, type DemoRepo } from './demo-repo.ts';
 import { helmBinary, installRelease, type InstalledRelease } from './helm/install.ts';
 import { buildSlipwayImage } from './image/build.ts';
 import { stopProcess } from './processes.ts';
+import { installLocalController, localControllerKubeconfig } from './cluster/writers.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -94,11 +95,15 @@ async function main() {
   await installAdmissionPolicies(kc);
   say('CRDs and admission policies installed.');
   if (helmWanted && node) return startInstalled(kubeconfig, kubectlBin, node);
+  // The processes act as Slipway's local identity: only it may write what Slipway writes (the
+  // status of every Slipway object), not the admin kubeconfig you use (docs/security.md).
+  await installLocalController(kc);
+  const controllerKubeconfig = localControllerKubeconfig(kc, join(stateDir, 'local-controller.kubeconfig'));
   const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig!, ...args]);
   await kubectl('create', 'namespace', SYSTEM_NAMESPACE).catch(() => undefined);
 
   const common = {
-    KUBECONFIG: kubeconfig,
+    KUBECONFIG: controllerKubeconfig,
     SLIPWAY_LOG_LEVEL: process.env.SLIPWAY_LOG_LEVEL ?? 'info',
     // The operator signs archive download URLs for build Jobs; the gateway checks them.
     SLIPWAY_ARCHIVE_URL_KEY: randomBytes(32).toString('hex'),

@@ -15,6 +15,7 @@ import type { Logger } from '../lib/log.ts';
 import { SecretReader } from '../lib/secret-reader.ts';
 import { SECRET_CACHE_TTL_MS, SECRET_MISSING_TTL_MS, SECRET_STALE_MS } from './limits.ts';
 import { PartialCreationError, type BundleCreation, type ProjectLookup } from './http/ports.ts';
+import { otherBuild } from './plan.ts';
 
 const BY_SLUG = 'slug';
 const BY_PROJECT = 'project';
@@ -104,7 +105,10 @@ export class ClusterAdapter {
   };
 }
 
-/** Creates each Bundle; AlreadyExists means a redelivery already made it. */
+/**
+ * Creates each Bundle; AlreadyExists means a redelivery already made it, when the bundle under
+ * that name is the same build (read live: the cache may not hold it yet).
+ */
 export function bundleWriter(slipway: SlipwayApi) {
   return async (bundles: readonly BundleObject[]): Promise<BundleCreation[]> => {
     const results: BundleCreation[] = [];
@@ -117,7 +121,9 @@ export function bundleWriter(slipway: SlipwayApi) {
           const created = results.filter((r) => r.result === 'created').map((r) => r.name);
           throw created.length > 0 ? new PartialCreationError(created, err) : err;
         }
-        results.push({ name: bundle.metadata.name, result: 'duplicate' });
+        const { namespace, name } = bundle.metadata;
+        const conflict = otherBuild(await slipway.get<BundleObject>('Bundle', namespace, name), bundle);
+        results.push(conflict ? { name, result: 'conflict', conflict } : { name, result: 'duplicate' });
       }
     }
     return results;

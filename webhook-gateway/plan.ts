@@ -153,6 +153,27 @@ function nameSeed(trigger: BuildTrigger, webhookName: string | undefined, change
   return parts.join('\n');
 }
 
+/**
+ * What makes `existing`, a Bundle found under a planned bundle's name, another build than the
+ * plan (nameSeed's parts, and the Project that owns it), or undefined when it is the same build
+ * (a redelivery). Only Slipway creates push and upload bundles (the slipway-writers policy); this
+ * keeps a bundle made under the name some other way from swallowing the push.
+ */
+export function otherBuild(existing: BundleObject, planned: BundleObject): string | undefined {
+  const facts = (b: BundleObject) => ({
+    trigger: b.spec.trigger.type,
+    webhook: b.spec.trigger.webhookRef?.name ?? '',
+    commit: b.spec.source.git?.commit ?? b.spec.source.archive?.commit ?? '',
+    archive: b.spec.source.archive?.sha256 ?? '',
+    owner: b.metadata.ownerReferences?.find((o) => o.controller)?.uid ?? '',
+  });
+  const [was, wanted] = [facts(existing), facts(planned)];
+  const differ = (Object.keys(wanted) as Array<keyof typeof wanted>).filter((k) => was[k] !== wanted[k]);
+  if (differ.length === 0) return undefined;
+  const shown = (f: typeof was) => differ.map((k) => `${k} ${f[k] || '(none)'}`).join(', ');
+  return `Bundle ${planned.metadata.name} already exists in namespace ${planned.metadata.namespace} for another build (${shown(was)}; this delivery: ${shown(wanted)})`;
+}
+
 /** `<project>-<12 hex>`, a DNS label of at most 63 characters. */
 export function bundleName(projectName: string, seed: string): string {
   const hash = createHash('sha256').update(seed).digest('hex').slice(0, NAME_HASH_LENGTH);

@@ -11,7 +11,7 @@ import { isFinished } from '../../rules/bundle-outcome.ts';
 import { backupJobName, buildJobName } from '../names.ts';
 import { podProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { jobState, ownedBy, rolloutState } from './workload-state.ts';
+import { environmentOf, jobState, ownedBy, rolloutState } from './workload-state.ts';
 import { runningBundle } from '../running-bundle.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
 import { jobBlocked, paused, replicaFailure, rolloutStarted } from './observed.ts';
@@ -101,6 +101,13 @@ function runChain(input: BundleInputs): ChainResult {
     return chain.failed('Failed', 'RolloutReplaced', message);
   }
   if (running !== name) {
+    // The image comes from status, which only Slipway writes (the slipway-writers policy); still,
+    // nothing but the project's own repository, by digest, goes into a Deployment.
+    const foreign = foreignImage(image, input.image);
+    if (foreign) {
+      chain.set(cond('Deployed', 'False', 'ForeignImage', foreign));
+      return chain.failed('Failed', 'ForeignImage', foreign);
+    }
     const message = `updating Deployment ${deploymentName} to image ${image}`;
     chain.set(cond('Deployed', 'Unknown', 'Progressing', message));
     return chain.progressing('Deploying', 'Progressing', message, { type: 'startRollout', container, image });
@@ -379,6 +386,17 @@ function jobStep(
   return chain.progressing(step.phase, step.running, message);
 }
 
+/**
+ * Why `image` is not one this operator deploys: an image of the project's own repository (that
+ * of `ownImage`, `<registry>/<namespace>/<project>:<bundle>`), with a tag and a digest.
+ */
+export function foreignImage(image: string, ownImage: string): string | undefined {
+  const repository = ownImage.replace(/:[^/:]+$/, '');
+  const escaped = repository.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (new RegExp(`^${escaped}:[a-z0-9][a-z0-9.-]*@sha256:[a-f0-9]{64}$`).test(image)) return undefined;
+  return `status.image ${image} is not an image of this project's repository ${repository} by digest: not deploying it`;
+}
+
 /** A bundle with source.bundleRef builds nothing: it takes the image that bundle built. */
 function reuseStep(input: BundleInputs, chain: Chain, sourceName: string): ChainResult | undefined {
   const source = input.projectBundles.find((b) => b.metadata.name === sourceName);
@@ -393,6 +411,16 @@ function reuseStep(input: BundleInputs, chain: Chain, sourceName: string): Chain
     const message = `bundle ${sourceName} (source.bundleRef) has no built image to reuse`;
     chain.set(cond('Built', 'False', 'SourceBundleNotBuilt', message));
     return chain.failed('Failed', 'SourceBundleNotBuilt', message);
+  }
+  // A rollback puts back what ran on its Environment, nothing else.
+  const environment = input.bundle.spec.deploy?.environmentRef.name;
+  const deployedThere =
+    environmentOf(source) === environment &&
+    findCondition(source.status?.conditions, 'Deployed')?.status === 'True';
+  if (input.bundle.spec.trigger.type === 'Rollback' && environment && !deployedThere) {
+    const message = `bundle ${sourceName} (source.bundleRef) was never deployed to environment ${environment}: a rollback puts back only what ran there`;
+    chain.set(cond('Built', 'False', 'SourceBundleNotDeployed', message));
+    return chain.failed('Failed', 'SourceBundleNotDeployed', message);
   }
   chain.status.image = image;
   chain.set(cond('Built', 'True', 'Reused', `reuses image ${image} built by bundle ${sourceName}`));

@@ -2,6 +2,7 @@
 // environment (superseded), builds go oldest first within the project's limit, and a failed
 // rollout goes back to the bundle the environment ran before unless a newer one is on its way.
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
+import { findCondition } from '../../lib/conditions.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { isNewer } from '../../rules/bundle-order.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, buildJobName } from '../names.ts';
@@ -73,6 +74,15 @@ export function automaticRollback(
   if (!environment.spec.autoRollback || bundle.spec.trigger.type === 'Rollback') return undefined;
   if (!previous || previous === bundle.metadata.name) return undefined;
   const envName = environment.metadata.name;
+  // status.currentBundle is Slipway's (the slipway-writers policy); still, only a bundle of the
+  // project that was deployed to this Environment is rolled back to.
+  const target = input.projectBundles.find((b) => b.metadata.name === previous);
+  if (
+    !target ||
+    environmentOf(target) !== envName ||
+    findCondition(target.status?.conditions, 'Deployed')?.status !== 'True'
+  )
+    return undefined;
   // Newer bundles that will never roll out (failed, superseded, being deleted) do not count.
   const newer = input.projectBundles.filter(
     (b) =>

@@ -1,7 +1,11 @@
 // One outbound HTTP call (a provider's API, a notification receiver), retried as the receiver
-// asks (retry.ts): a timeout per attempt, no redirects followed (a 3xx is a failure), and the
-// secrets given cut out of every answer kept.
+// asks (retry.ts): a timeout per attempt, no redirects followed (a 3xx is a failure), only to
+// addresses the fetch given lets through (guarded-fetch.ts), and of a refusing answer only its
+// status code and the code's standard reason are kept, never its body (what a tenant reads in a
+// condition must not be a banner of whatever answered).
+import { STATUS_CODES } from 'node:http';
 import type { ApiRequest } from '../../providers/report.ts';
+import { AddressRefused } from './address-guard.ts';
 import { MAX_ATTEMPTS, retryable, retryDelayMs, type Answer } from './retry.ts';
 
 const CALL_TIMEOUT_MS = 10_000;
@@ -40,14 +44,15 @@ export async function call(request: ApiRequest, options: CallOptions): Promise<C
       });
       const raw = await res.text();
       if (res.status >= 200 && res.status < 300) return { ok: true, answer: parseJson(raw) };
-      const text = cut(raw).replace(/\s+/g, ' ').slice(0, 300);
-      if (options.alreadyDone?.(res.status, text)) return { ok: true };
-      problem = `HTTP ${res.status}${text ? `: ${text}` : ''}`;
+      if (options.alreadyDone?.(res.status, raw)) return { ok: true };
+      problem = `HTTP ${res.status}${STATUS_CODES[res.status] ? ` ${STATUS_CODES[res.status]}` : ''}`;
       if (!retryable(res)) return { ok: false, refused: true, problem };
       answer = res;
     } catch (err) {
       // fetch says only "fetch failed"; the cause says what (ECONNREFUSED, a timeout, DNS).
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      // Not tried again: the address stays what it is until someone changes the URL or the list.
+      if (cause instanceof AddressRefused) return { ok: false, refused: true, problem: cut(cause.message) };
       const why = cause?.code ?? cause?.message;
       problem = cut(`${String((err as Error).message ?? err)}${why ? ` (${why})` : ''}`);
     }

@@ -9,10 +9,13 @@ import {
   loadYaml,
   type KubeConfig,
   type KubernetesObject,
+  type V1ConfigMap,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { waitFor } from '../../lib/wait.ts';
 import { ADMISSION_DIR, CRD_DIR } from '../../crds/paths.ts';
+import { writersOf } from '../../crds/writers.ts';
+import { addWriters } from './writers.ts';
 
 export function generatedCrds(): V1CustomResourceDefinition[] {
   return (
@@ -64,6 +67,11 @@ export async function installAdmissionPolicies(kc: KubeConfig): Promise<void> {
     .filter((f) => f.endsWith('.yaml'))
     .sort()) {
     for (const object of loadAllYaml(readFileSync(join(ADMISSION_DIR, file), 'utf8')) as KubernetesObject[]) {
+      // The policy's parameter: its users are added to those a cluster lists already.
+      if (object.kind === 'ConfigMap') {
+        await addWriters(kc, writersOf((object as V1ConfigMap).data));
+        continue;
+      }
       try {
         await client.create(object);
       } catch (err) {

@@ -79,5 +79,7 @@ export function operatorEnvFor(node: RealNode): Record<string, string> {
     SLIPWAY_BACKUP_IMAGE_POSTGRESQL: node.images.backupPostgresql,
     // BuildKit's stores between builds (node.sh down removes them with the node's folder).
     SLIPWAY_BUILD_STORE: join(NODE_DIR, 'build-store'),
+    // Gitea and the tests' receivers listen on the host address: that address alone.
+    SLIPWAY_OUTBOUND_ALLOW: `${node.hostAddress}/32`,
   };
 }

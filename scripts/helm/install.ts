@@ -60,6 +60,8 @@ export function realNodeValues(
       fetchImage: node.images.fetch,
       pushImage: node.images.push,
       backupImages: { mysql: node.images.backupMysql, postgresql: node.images.backupPostgresql },
+      // The e2e receivers listen on the host address: that address alone.
+      outbound: { allowCidrs: [`${node.hostAddress}/32`] },
     },
     gateway: {
       replicas: 2,

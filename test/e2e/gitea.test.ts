@@ -115,7 +115,7 @@ beforeAll(
         started: (child, program) => track(child, program),
       });
       ns = await createNamespace(kc, 'e2e-gitea');
-      slipway = await startSlipway(testState().kubeconfig, ns.name, node);
+      slipway = await startSlipway(testState().controllerKubeconfig, ns.name, node);
       // A token that may write commit statuses, made as a user makes one in Gitea's settings.
       const token = await gitea.api<{ sha1: string }>('POST', `/users/${gitea.user}/tokens`, {
         name: 'slipway',

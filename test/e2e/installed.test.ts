@@ -526,9 +526,15 @@ describe('Slipway installed with its Helm chart on the real node', () => {
   it$('helm uninstall leaves nothing behind but the CRDs', async () => {
     await uninstallRelease(testState().kubeconfig);
     uninstalled = true;
-    // The release namespace as the user made it: the S3 Secret, and what Kubernetes puts in
-    // every namespace.
-    const expected = ['configmap/kube-root-ca.crt', `secret/${S3_SECRET}`, 'serviceaccount/default'];
+    // The release namespace as the user made it: the S3 Secret, the writers ConfigMap that came
+    // with the admission policies (applied like the CRDs, not by the release: crds false), and
+    // what Kubernetes puts in every namespace.
+    const expected = [
+      'configmap/kube-root-ca.crt',
+      'configmap/slipway-writers',
+      `secret/${S3_SECRET}`,
+      'serviceaccount/default',
+    ];
     const inNamespace = async () =>
       (
         await kubectl([

@@ -113,7 +113,7 @@ async function setUp() {
     startMariaDb(address, LOG_DIR),
     startPostgres(address, LOG_DIR),
   ]);
-  slipway = await startSlipway(testState().kubeconfig, ns.name, node);
+  slipway = await startSlipway(testState().controllerKubeconfig, ns.name, node);
   const backupStorage = backupVolume(ns.name, backups);
   await kubectl(['apply', '-f', '-'], stringify(backupStorage.volume));
   await apply(

@@ -18,6 +18,14 @@ export function testKubeConfig(): KubeConfig {
   return kubeConfigFromFile(testState().kubeconfig);
 }
 
+/**
+ * The test cluster as Slipway's own identity (scripts/cluster/writers.ts): what the processes
+ * run as, and what a test uses to write what only Slipway may (a status, a push's bundle).
+ */
+export function controllerKubeConfig(): KubeConfig {
+  return kubeConfigFromFile(testState().controllerKubeconfig);
+}
+
 /** A fresh namespace for one test file; delete it in afterAll. */
 export async function createNamespace(
   kc: KubeConfig,

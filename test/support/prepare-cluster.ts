@@ -5,7 +5,14 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { installAdmissionPolicies, installCrds } from '../../scripts/cluster/install-crds.ts';
 import { kubeConfigFromFile } from '../../lib/kube.ts';
 import { clusterUp } from '../../scripts/cluster/control-plane.ts';
-import { KUBECTL_CACHE_DIR, STATE_DIR, STATE_FILE, type TestClusterState } from './state.ts';
+import { installLocalController, localControllerKubeconfig } from '../../scripts/cluster/writers.ts';
+import {
+  CONTROLLER_KUBECONFIG,
+  KUBECTL_CACHE_DIR,
+  STATE_DIR,
+  STATE_FILE,
+  type TestClusterState,
+} from './state.ts';
 
 export async function prepareTestCluster(options: {
   tier: string;
@@ -14,7 +21,7 @@ export async function prepareTestCluster(options: {
   realNode?: boolean;
 }): Promise<TestClusterState> {
   const started = Date.now();
-  let state: TestClusterState;
+  let state: Omit<TestClusterState, 'controllerKubeconfig'>;
   if (options.existingKubeconfig) {
     state = { kubeconfig: options.existingKubeconfig, created: false };
   } else {
@@ -27,14 +34,20 @@ export async function prepareTestCluster(options: {
       node: cluster.node,
     };
   }
-  await installCrds(kubeConfigFromFile(state.kubeconfig));
-  await installAdmissionPolicies(kubeConfigFromFile(state.kubeconfig));
+  const kc = kubeConfigFromFile(state.kubeconfig);
+  await installCrds(kc);
+  await installAdmissionPolicies(kc);
+  await installLocalController(kc);
+  const ready: TestClusterState = {
+    ...state,
+    controllerKubeconfig: localControllerKubeconfig(kc, CONTROLLER_KUBECONFIG),
+  };
   mkdirSync(STATE_DIR, { recursive: true });
-  writeFileSync(STATE_FILE, JSON.stringify(state));
+  writeFileSync(STATE_FILE, JSON.stringify(ready));
   rmSync(KUBECTL_CACHE_DIR, { recursive: true, force: true });
   process.env.SLIPWAY_TEST_KUBECONFIG = state.kubeconfig;
   process.stderr.write(
     `\n[${options.tier}] API server ready with CRDs in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
-  return state;
+  return ready;
 }

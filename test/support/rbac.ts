@@ -11,23 +11,12 @@ import {
   type V1ResourceAttributes,
 } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
-import { apiStatus, shareConnections } from '../../lib/kube.ts';
+import { apiStatus, impersonating, shareConnections } from '../../lib/kube.ts';
 import { asKubernetesRules, type PolicyRule } from '../../lib/rbac.ts';
+import { addWriters, removeWriters } from '../../scripts/cluster/writers.ts';
 import { createNamespace } from './cluster.ts';
 
-/** The admin kubeconfig, acting as `user` (Impersonate-User). */
-export function impersonating(kc: KubeConfig, user: string): KubeConfig {
-  const cluster = kc.getCurrentCluster()!;
-  const current = kc.getCurrentUser()!;
-  const out = new KubeConfig();
-  out.loadFromOptions({
-    clusters: [cluster],
-    users: [{ ...current, name: 'impersonated', impersonateUser: user }],
-    contexts: [{ name: 'impersonated', cluster: cluster.name, user: 'impersonated' }],
-    currentContext: 'impersonated',
-  });
-  return out;
-}
+export { impersonating };
 
 /** Rules granted by a Role in `namespace`, or by a ClusterRole (cluster-wide) when it is absent. */
 export interface Grant {
@@ -48,13 +37,16 @@ export interface ServiceAccountIdentity {
 
 /**
  * ServiceAccount `name` in `namespace` with one role and binding per grant, named as the chart
- * names them (ClusterRoles are prefixed with the namespace, so test runs never collide).
+ * names them (ClusterRoles are prefixed with the namespace, so test runs never collide). A
+ * `writer` is one of Slipway's identities (the chart lists its operator and gateway accounts in
+ * the slipway-writers ConfigMap), until remove().
  */
 export async function serviceAccountWith(
   admin: KubeConfig,
   namespace: string,
   name: string,
   grants: readonly Grant[],
+  options: { writer?: boolean } = {},
 ): Promise<ServiceAccountIdentity> {
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
   await admin
@@ -90,10 +82,12 @@ export async function serviceAccountWith(
     }
   }
   const user = `system:serviceaccount:${namespace}:${name}`;
+  if (options.writer) await addWriters(admin, [user]);
   return {
     user,
     kubeConfig: shareConnections(impersonating(admin, user)),
     remove: async () => {
+      if (options.writer) await removeWriters(admin, [user]);
       for (const clusterName of clusterRoles) {
         await rbac.deleteClusterRoleBinding({ name: clusterName }).catch(() => undefined);
         await rbac.deleteClusterRole({ name: clusterName }).catch(() => undefined);
@@ -169,9 +163,10 @@ export async function processIdentity(
   prefix: string,
   account: string,
   grants: (namespace: string) => readonly Grant[],
+  options: { writer?: boolean } = {},
 ): Promise<ProcessIdentity> {
   const ns = await createNamespace(admin, prefix);
-  const identity = await serviceAccountWith(admin, ns.name, account, grants(ns.name));
+  const identity = await serviceAccountWith(admin, ns.name, account, grants(ns.name), options);
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

@@ -9,9 +9,13 @@ export const STATE_FILE = process.env.SLIPWAY_TEST_STATE_FILE ?? join(STATE_DIR,
  * remember kinds a previous run created and deleted, and kubectl would then ask for those.
  */
 export const KUBECTL_CACHE_DIR = STATE_FILE.replace(/\.json$/, '') + '-kubectl-cache';
+/** The tier's kubeconfig acting as Slipway's local identity (scripts/cluster/writers.ts). */
+export const CONTROLLER_KUBECONFIG = STATE_FILE.replace(/\.json$/, '') + '-controller.kubeconfig';
 
 export interface TestClusterState {
   kubeconfig: string;
+  /** The same cluster acting as Slipway's local identity (scripts/cluster/writers.ts), for the processes. */
+  controllerKubeconfig: string;
   created: boolean;
   name?: string;
   binDir?: string;

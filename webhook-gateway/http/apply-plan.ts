@@ -5,7 +5,7 @@ import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { HttpError } from './http-error.ts';
 import { unavailable } from './guards.ts';
-import { PartialCreationError } from './ports.ts';
+import { PartialCreationError, type BundleCreation } from './ports.ts';
 
 export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: Plan): Promise<void> {
   if (plan.outcome === 'ignored') {
@@ -33,10 +33,14 @@ export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: P
       ? new BundlesPartlyCreated()
       : unavailable('the bundles could not be created; retry the delivery');
   }
+  exchange.log.bundles = creations.map((c) => `${c.name}:${c.result}`);
+  const conflict = creations.find((c): c is BundleCreation => c.result === 'conflict');
+  // Never answered as a duplicate: the push would then never be built, unseen.
+  if (conflict)
+    throw new HttpError(409, 'bundle_name_taken', `${conflict.conflict}: delete it, then redeliver`);
   const created = creations.some((c) => c.result === 'created');
   const result = created ? 'created' : 'duplicate';
   exchange.observation.result = result;
-  exchange.log.bundles = creations.map((c) => `${c.name}:${c.result}`);
   sendJson(exchange, created ? 201 : 200, {
     result,
     bundles: plan.bundles.map((p) => ({

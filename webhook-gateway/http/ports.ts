@@ -28,10 +28,15 @@ export interface ProjectLookup {
 /** Rejects with SecretUnavailableError when the project's webhook secret cannot be read now. */
 export type ProjectBySlug = (slug: string) => ProjectLookup | undefined | Promise<ProjectLookup | undefined>;
 
-/** `created`, or `duplicate` when a Bundle of that name already exists (HTTP 409 from the API server). */
+/**
+ * `created`; `duplicate` when a Bundle of that name already exists for the same build (HTTP 409
+ * from the API server: a redelivery); `conflict` when the one under that name is another build
+ * (`conflict` says how it differs: plan.ts otherBuild).
+ */
 export interface BundleCreation {
   name: string;
-  result: 'created' | 'duplicate';
+  result: 'created' | 'duplicate' | 'conflict';
+  conflict?: string;
 }
 
 /**

@@ -34,7 +34,10 @@ function startProcess(name: string, entry: string, env: Record<string, string>):
   return track(child, entry);
 }
 
-/** Starts the operator and the gateway for `namespace`, the gateway on the node's host address. */
+/**
+ * Starts the operator and the gateway for `namespace`, the gateway on the node's host address;
+ * `kubeconfig` is Slipway's identity (the tier's controllerKubeconfig).
+ */
 export async function startSlipway(kubeconfig: string, namespace: string, node: RealNode): Promise<Slipway> {
   const [gatewayPort, operatorAdmin, gatewayAdmin] = [
     await freePort('0.0.0.0'),
@@ -54,6 +57,8 @@ export async function startSlipway(kubeconfig: string, namespace: string, node: 
     startProcess('operator', 'operator/main.ts', {
       ...common,
       ...operatorEnvFor(node),
+      // Gitea's API answers on loopback too (its apiUrl): exact /32s, as the tests allow.
+      SLIPWAY_OUTBOUND_ALLOW: `${node.hostAddress}/32,127.0.0.1/32`,
       SLIPWAY_ADMIN_PORT: String(operatorAdmin),
       SLIPWAY_GATEWAY_BASE_URL: gatewayUrl,
       SLIPWAY_LEADER_ELECTION: 'false',

@@ -180,7 +180,8 @@ describe('admission: Slipway acts only within its user’s rights', () => {
   });
 
   it('lets only those who may deploy to an Environment point Bundles and Webhooks at it, or change what a project builds', async () => {
-    const bundleTo = (name: string, environment: string, type: 'Manual' | 'Webhook') =>
+    // (Push and upload bundles are Slipway's alone: tenant.test.ts; a user's is Manual or Rollback.)
+    const bundleTo = (name: string, environment: string, type: 'Manual' | 'Rollback') =>
       build.bundle(
         name,
         inNs(),
@@ -200,9 +201,9 @@ describe('admission: Slipway acts only within its user’s rights', () => {
         /Webhook to-production: you may not deploy to Environment production in namespace admission-\w+, so spec\.environmentRef may not name it .*Ask for "deploy" on environments\.slipway\.dev production/,
       ),
     );
-    expect(await apply([bundleTo('push-1', 'production', 'Webhook')], USER)).toMatchObject(
+    expect(await apply([bundleTo('rollback-1', 'production', 'Rollback')], USER)).toMatchObject(
       refusedWith(
-        /Bundle push-1: you may not deploy to Environment production .* spec\.deploy\.environmentRef/,
+        /Bundle rollback-1: you may not deploy to Environment production .* spec\.deploy\.environmentRef/,
       ),
     );
     // …nor sets what the project's pushes build: a manual bundle (pushes copy its build settings)
@@ -244,7 +245,7 @@ describe('admission: Slipway acts only within its user’s rights', () => {
     expect(await apply([deployPreview, boundToUser('deploy-preview')])).toEqual({ ok: true });
     await granted('environments.slipway.dev/preview');
     expect(
-      await apply([webhookTo('to-preview', 'preview'), bundleTo('push-2', 'preview', 'Webhook')], USER),
+      await apply([webhookTo('to-preview', 'preview'), bundleTo('rollback-2', 'preview', 'Rollback')], USER),
     ).toEqual({
       ok: true,
     });

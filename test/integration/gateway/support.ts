@@ -13,6 +13,8 @@ import { slipwayApi } from '../../../lib/kube.ts';
 import type { Logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { Operator } from '../../../operator/operator.ts';
+import { asLocalController } from '../../../scripts/cluster/writers.ts';
+import { TEST_RECEIVERS } from '../operator/support.ts';
 import { bundleWriter, ClusterAdapter } from '../../../webhook-gateway/cluster-adapter.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { kubectl, waitFor } from '../../support/cluster.ts';
@@ -33,6 +35,8 @@ export async function startGatewayAndOperator(
 ): Promise<GatewayAndOperator> {
   const archiveDir = mkdtempSync(join(tmpdir(), 'slipway-archives-'));
   const archiveUrlKey = randomBytes(32).toString('hex');
+  // The gateway and the operator act as Slipway (the test's admin may not write what they write).
+  kc = asLocalController(kc);
   const cluster = new ClusterAdapter(kc, namespace, log);
   // Listen first: the upload script the gateway serves carries its real address.
   const gateway = createServer();
@@ -57,6 +61,7 @@ export async function startGatewayAndOperator(
     SLIPWAY_WATCH_NAMESPACE: namespace,
     SLIPWAY_LEADER_ELECTION: 'false',
     SLIPWAY_ARCHIVE_URL_KEY: archiveUrlKey,
+    SLIPWAY_OUTBOUND_ALLOW: TEST_RECEIVERS,
   });
   const operator = new Operator(kc, config, log);
   await operator.start();

@@ -5,7 +5,8 @@ import type { KubeConfig, V1Job } from '@kubernetes/client-node';
 import { LABEL_FINISHED } from '../../../crds/labels.ts';
 import { INDEX } from '../../../operator/informers.ts';
 import type { Operator } from '../../../operator/operator.ts';
-import { kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { controllerKubeConfig, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
 import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
 import {
   environmentReporting,
@@ -36,6 +37,9 @@ const webhookBundle = (namespace: string, name: string, deploy?: object, commit 
       ...(deploy ? { deploy } : {}),
     }),
   );
+
+/** A push's bundle is made by Slipway alone (the gateway): the test acts as its identity. */
+const asSlipway = () => slipwayApi(controllerKubeConfig());
 
 beforeAll(async () => {
   kc = testKubeConfig();
@@ -117,7 +121,7 @@ describe('operator: bundles', () => {
   });
 
   it('deploys a webhook bundle: Deployed, the Deployment runs status.image, the environment says so', async () => {
-    await clients(kc).slipway.create(
+    await asSlipway().create(
       'Bundle',
       webhookBundle(ns.name, 'hook-1', { environmentRef: { name: 'staging' }, backupBeforeDeploy: false }),
     );
@@ -141,7 +145,7 @@ describe('operator: bundles', () => {
   });
 
   it('a bundle for an environment not made yet waits, and deploys as soon as the Environment is made', async () => {
-    await clients(kc).slipway.create(
+    await asSlipway().create(
       'Bundle',
       webhookBundle(ns.name, 'early-1', { environmentRef: { name: 'preview' }, backupBeforeDeploy: false }),
     );
@@ -158,7 +162,7 @@ describe('operator: bundles', () => {
   });
 
   it('with backupBeforeDeploy, the backup Job finishes before the Deployment changes', async () => {
-    await clients(kc).slipway.create(
+    await asSlipway().create(
       'Bundle',
       webhookBundle(ns.name, 'hook-backup', {
         environmentRef: { name: 'staging' },
@@ -236,7 +240,7 @@ describe('operator: bundles', () => {
     const spec = bundle.spec as Record<string, unknown>;
     delete spec.baseSoftware;
     delete spec.directoryMap;
-    await clients(kc).slipway.create('Bundle', bundle);
+    await asSlipway().create('Bundle', bundle);
     const b = await bundleInPhase(kc, ns.name, 'no-settings', 'Failed');
     expect(readyReason(b)).toBe('False/MissingBuildSettings');
     expect(b.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain('manual bundle');

@@ -6,8 +6,9 @@ import { EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
 import { leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
 import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
-import { testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { serviceAccountWith } from '../../support/rbac.ts';
+import { controllerKubeConfig, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
+import { serviceAccountWith, type ServiceAccountIdentity } from '../../support/rbac.ts';
 import {
   environmentReporting,
   HELD,
@@ -27,15 +28,22 @@ import {
 let admin: KubeConfig;
 let ns: TestNamespace;
 let operator: Operator;
+let account: ServiceAccountIdentity | undefined;
 
 beforeAll(async () => {
   admin = testKubeConfig();
   ns = await projectNamespace(admin, 'op-rbac', { bundleHistoryLimit: 1 });
   // As the chart binds them with watchNamespace set: Roles in the watched namespace.
-  const account = await serviceAccountWith(admin, ns.name, 'slipway-operator', [
-    { rules: operatorRules, namespace: ns.name },
-    { rules: leaderElectionRules, namespace: ns.name, suffix: '-leader-election' },
-  ]);
+  account = await serviceAccountWith(
+    admin,
+    ns.name,
+    'slipway-operator',
+    [
+      { rules: operatorRules, namespace: ns.name },
+      { rules: leaderElectionRules, namespace: ns.name, suffix: '-leader-election' },
+    ],
+    { writer: true },
+  );
   await createEnvironment(admin, ns.name, 'staging', { deployment: 'shop-web', engine: 'postgresql' });
   await clients(admin).slipway.create(
     'Webhook',
@@ -55,6 +63,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await operator?.stop();
+  await account?.remove();
   await ns?.remove();
 });
 
@@ -93,9 +102,9 @@ describe('operator under its service account', () => {
           trigger: { type: 'Webhook', provider: 'gitlab', webhookRef: { name: 'main' } },
         }),
       );
-    await slipway.create('Bundle', fromWebhook('d1'));
+    await slipwayApi(controllerKubeConfig()).create('Bundle', fromWebhook('d1'));
     await waitForJob(kc, ns.name, 'd1-build');
-    await slipway.create('Bundle', fromWebhook('d2'));
+    await slipwayApi(controllerKubeConfig()).create('Bundle', fromWebhook('d2'));
     await bundleInPhase(kc, ns.name, 'd1', 'Superseded');
     await waitFor('d1 build Job deleted', async () => (await jobsOf(kc, ns.name, 'd1')).length === 0);
 

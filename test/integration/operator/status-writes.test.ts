@@ -8,9 +8,10 @@ import { isConflict, kubeClients, slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import { StatusWriter } from '../../../operator/reconcile/status-writer.ts';
 import * as build from '../../support/builders.ts';
-import { createNamespace, testKubeConfig } from '../../support/cluster.ts';
+import { createNamespace, controllerKubeConfig } from '../../support/cluster.ts';
 
-const kc = testKubeConfig();
+// The status writer is Slipway's own: it acts as Slipway's identity (the slipway-writers policy).
+const kc = controllerKubeConfig();
 const api = slipwayApi(kc);
 const log = logger.child({ test: 'status-writes' });
 let ns: { name: string; remove: () => Promise<void> };

@@ -24,6 +24,7 @@ import { logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { shareConnections } from '../../../lib/kube.ts';
 import { Operator, type OperatorOptions } from '../../../operator/operator.ts';
+import { asLocalController } from '../../../scripts/cluster/writers.ts';
 import { environment, project, inNamespace, spec } from '../../support/builders.ts';
 import { createNamespace, testState, waitFor } from '../../support/cluster.ts';
 
@@ -36,6 +37,9 @@ export const quietLog = logger.child(
   { test: 'operator' },
   { level: process.env.SLIPWAY_TEST_LOG_LEVEL ?? 'silent' },
 );
+
+/** Where the tests' receivers and providers listen (the operator may call it: an exact /32). */
+export const TEST_RECEIVERS = '127.0.0.1/32';
 
 export function clients(kc: KubeConfig) {
   return {
@@ -55,13 +59,19 @@ export async function startOperator(
   const config = loadConfig({
     SLIPWAY_GATEWAY_BASE_URL: GATEWAY,
     SLIPWAY_REGISTRY: 'registry.slipway.test:5000',
+    // The tests' receivers and providers listen here: that address alone, so the refusal of
+    // every other inside address stays what the operator does.
+    SLIPWAY_OUTBOUND_ALLOW: TEST_RECEIVERS,
     SLIPWAY_LEADER_ELECTION: 'false',
     SLIPWAY_WATCH_NAMESPACE: namespace,
     POD_NAMESPACE: namespace,
     POD_NAME: `operator-${namespace}`,
     ...env,
   });
-  const operator = new Operator(shareConnections(copyOf(kc)), config, quietLog, options);
+  // As Slipway's identity: the admin's kubeconfig acts as the local controller; one that acts as
+  // a ServiceAccount already (the least-privilege tests) stays that account.
+  const own = kc.getCurrentUser()?.impersonateUser ? shareConnections(copyOf(kc)) : asLocalController(kc);
+  const operator = new Operator(own, config, quietLog, options);
   await operator.start();
   return operator;
 }
@@ -417,7 +427,7 @@ export function spawnOperator(
     cwd: ROOT,
     env: {
       ...process.env,
-      KUBECONFIG: testState().kubeconfig,
+      KUBECONFIG: testState().controllerKubeconfig,
       SLIPWAY_WATCH_NAMESPACE: namespace,
       POD_NAMESPACE: namespace,
       POD_NAME: identity,
@@ -427,6 +437,7 @@ export function spawnOperator(
       SLIPWAY_ADMIN_PORT: '0',
       SLIPWAY_GATEWAY_BASE_URL: GATEWAY,
       SLIPWAY_LOG_LEVEL: 'info',
+      SLIPWAY_OUTBOUND_ALLOW: TEST_RECEIVERS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

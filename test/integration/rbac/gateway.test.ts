@@ -33,7 +33,9 @@ let baseUrl: string;
 let operator: Operator;
 
 beforeAll(async () => {
-  gateway = await processIdentity(admin, 'rbac-gateway', 'slipway-gateway', () => [{ rules: gatewayRules }]);
+  gateway = await processIdentity(admin, 'rbac-gateway', 'slipway-gateway', () => [{ rules: gatewayRules }], {
+    writer: true,
+  });
   ({ namespace: ns, kubeConfig: asGateway } = gateway);
 
   // All namespaces, as the chart runs it by default.

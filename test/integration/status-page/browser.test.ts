@@ -34,7 +34,7 @@ let output = '';
 function start(entry: string, env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [join(ROOT, entry)], {
     cwd: ROOT,
-    env: { ...process.env, KUBECONFIG: testState().kubeconfig, SLIPWAY_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, KUBECONFIG: testState().controllerKubeconfig, SLIPWAY_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (d: Buffer) => (output = (output + d.toString()).slice(-20_000));

@@ -88,16 +88,35 @@ describe('chart options', () => {
       'slipway-project-references',
       'slipway-statuspage-references',
       'slipway-webhook-references',
+      'slipway-writers',
     ]);
     for (const policy of policies)
-      expect(policy.spec).toEqual(generated.find((g) => g.metadata.name === policy.metadata.name)!.spec);
+      expect(policy.spec).toEqual(
+        generated.find((g) => g.policy.metadata.name === policy.metadata.name)!.policy.spec,
+      );
     expect(bindings.map((b) => b.metadata.name).sort()).toEqual(policies.map((p) => p.metadata.name).sort());
     expect(policies[0]!.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
+    // The writers policy's parameter: the release's own ServiceAccounts, and those a value adds.
+    const writers = (values: Record<string, string | boolean>) =>
+      (ofKind(template(values), 'ConfigMap') as Array<Manifest & { data?: Record<string, string> }>)
+        .filter((c) => c.metadata.name === 'slipway-writers')
+        .map((c) => c.data?.users);
+    expect(writers({})).toEqual([
+      'system:serviceaccount:slipway-system:slipway-operator\nsystem:serviceaccount:slipway-system:slipway-gateway\n',
+    ]);
+    expect(writers({ 'admissionPolicies.writers[0]': 'ci:deployer' })[0]).toMatch(
+      /slipway-gateway\nci:deployer\n$/,
+    );
+    const bound = bindings.find((b) => b.metadata.name === 'slipway-writers') as Manifest & {
+      spec: { paramRef: { name: string; namespace: string } };
+    };
+    expect(bound.spec.paramRef).toMatchObject({ name: 'slipway-writers', namespace: 'slipway-system' });
     const off = template({ 'admissionPolicies.enabled': false });
     expect([
       ...ofKind(off, 'ValidatingAdmissionPolicy'),
       ...ofKind(off, 'ValidatingAdmissionPolicyBinding'),
     ]).toEqual([]);
+    expect(writers({ 'admissionPolicies.enabled': false })).toEqual([]);
   });
 
   it('exposes the gateway and the status API through Ingresses and derives the public URLs', () => {

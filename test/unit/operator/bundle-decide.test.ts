@@ -29,6 +29,7 @@ const NOW = new Date(T0.getTime() + 100_000);
 const ARCHIVE_URL = `http://gw/archives/${NS}/shop/${'f'.repeat(64)}.tar.gz`;
 
 const DIGEST = `sha256:${'d'.repeat(64)}`;
+const B0_IMAGE = `registry.test/${NS}/shop:b0@${DIGEST}`;
 
 function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
   const b = overrides.bundle ?? bundle('b1', stored());
@@ -73,7 +74,7 @@ const built = (name: string, ...modifiers: Modifier<BundleObject>[]) =>
     stored(),
     status({
       phase: 'Built',
-      image: `registry.test/${NS}/shop:${name}`,
+      image: `registry.test/${NS}/shop:${name}@${DIGEST}`,
       buildJob: `${name}-build`,
       conditions: [condition('Built', 'True', 'Succeeded')],
     }),
@@ -649,7 +650,7 @@ describe('decideBundle: deploy', () => {
     expect(d.action).toEqual({
       type: 'startRollout',
       container: 'php',
-      image: `registry.test/${NS}/shop:b1`,
+      image: `registry.test/${NS}/shop:b1@${DIGEST}`,
     });
   });
 
@@ -769,8 +770,12 @@ describe('decideBundle: rollback', () => {
     spec({ deploy: deployTo('staging') }),
     status({
       ...finished('Ready'),
-      image: 'registry.test/team/shop:b0',
-      conditions: [condition('Built', 'True', 'Succeeded'), condition('Ready', 'True', 'Succeeded')],
+      image: B0_IMAGE,
+      conditions: [
+        condition('Built', 'True', 'Succeeded'),
+        condition('Deployed', 'True', 'Succeeded'),
+        condition('Ready', 'True', 'Succeeded'),
+      ],
     }),
   );
 
@@ -788,8 +793,8 @@ describe('decideBundle: rollback', () => {
       then: 'Deploying startRollout progressing',
       conditions: 'Built=True/Reused Deployed=Unknown/Progressing Ready=Unknown/Progressing',
     });
-    expect(d.action).toEqual({ type: 'startRollout', container: 'web', image: 'registry.test/team/shop:b0' });
-    expect(d.status.image).toBe('registry.test/team/shop:b0');
+    expect(d.action).toEqual({ type: 'startRollout', container: 'web', image: B0_IMAGE });
+    expect(d.status.image).toBe(B0_IMAGE);
   });
 
   it('fails when the source bundle does not exist or built nothing', () => {
@@ -807,6 +812,25 @@ describe('decideBundle: rollback', () => {
     expect(summary(unbuilt).conditions).toBe(
       'Built=False/SourceBundleNotBuilt Ready=False/SourceBundleNotBuilt',
     );
+  });
+
+  it('puts back only a bundle that was deployed to the same environment', () => {
+    const elsewhere = bundle('bp', stored(), spec({ deploy: deployTo('production') }), status(b0.status!));
+    const buildOnly = bundle(
+      'bo',
+      stored(),
+      status({ ...b0.status!, conditions: [condition('Built', 'True', 'Succeeded')] }),
+    );
+    for (const source of [elsewhere, buildOnly]) {
+      const rb = rollback(source.metadata.name);
+      const d = decideBundle(
+        inputs({ bundle: rb, projectBundles: [source, rb], environment: env, deployment: deployment() }),
+      );
+      expect(summary(d).conditions).toBe(
+        'Built=False/SourceBundleNotDeployed Ready=False/SourceBundleNotDeployed',
+      );
+      expect(d.action.type).toBe('none');
+    }
   });
 
   describe('automatic, after a failed rollout', () => {
@@ -851,6 +875,21 @@ describe('decideBundle: rollback', () => {
       expect(again.conditions.at(-1)?.message).toBe(d.conditions.at(-1)?.message);
     });
 
+    it('does not go back to a current bundle that never ran on the environment (a forged status)', () => {
+      const other = bundle('b0', stored(), spec({ deploy: deployTo('production') }), status(b0.status!));
+      const b = deployBundle('b1');
+      const d = decideBundle(
+        inputs({
+          bundle: b,
+          projectBundles: [other, b],
+          environment: auto,
+          deployment: deployment({ bundle: 'b1', startedAt: at(90), deadlineExceeded: true, updated: 0 }),
+        }),
+      );
+      expect(d.phase).toBe('Failed');
+      expect(d.action).toEqual({ type: 'none' });
+    });
+
     it('leaves it to a newer bundle for the environment, and never rolls back a rollback', () => {
       expect(failing(deployBundle('b1'), [deployBundle('b2', 150)]).action).toEqual({ type: 'none' });
       const rb = bundle(
@@ -861,7 +900,7 @@ describe('decideBundle: rollback', () => {
           trigger: { type: 'Rollback' },
           source: { bundleRef: { name: 'b0' } },
         }),
-        status({ image: 'registry.test/team/shop:b0', conditions: [condition('Built', 'True', 'Reused')] }),
+        status({ image: B0_IMAGE, conditions: [condition('Built', 'True', 'Reused')] }),
       );
       expect(failing(rb).action).toEqual({ type: 'none' });
     });
@@ -1046,5 +1085,34 @@ describe('what an acting decision holds (contendedBy)', () => {
 
   it('a bundle that only builds holds nothing', () => {
     expect(contendedBy(inputs())).toEqual([]);
+  });
+});
+
+describe('decideBundle: only its own image is deployed', () => {
+  it('refuses an image from a forged status: another registry, another project, or no digest', () => {
+    const env = environment('staging', stored(), spec(database));
+    for (const image of [
+      `evil.example/pwn@${DIGEST}`,
+      `registry.test/${NS}/other:b1@${DIGEST}`,
+      `registry.test/other-ns/shop:b1@${DIGEST}`,
+      `registry.test/${NS}/shop:b1`,
+    ]) {
+      const b = bundle(
+        'b1',
+        stored(),
+        spec({ deploy: deployTo('staging') }),
+        status({ phase: 'Built', image, conditions: [condition('Built', 'True', 'Succeeded')] }),
+      );
+      const d = decideBundle(
+        inputs({ bundle: b, environment: env, deployment: deployment({ bundle: 'b0' }) }),
+      );
+      expect(summary(d)).toEqual({
+        then: 'Failed none finished',
+        conditions: 'Built=True/Succeeded Deployed=False/ForeignImage Ready=False/ForeignImage',
+      });
+      expect(d.conditions.at(-1)?.message).toContain(
+        `status.image ${image} is not an image of this project's repository`,
+      );
+    }
   });
 });

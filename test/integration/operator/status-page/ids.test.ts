@@ -13,9 +13,10 @@ import { PageIds } from '../../../../operator/status-page/page-ids.ts';
 import { watchStatusPageEntries } from '../../../../operator/status-page/watches.ts';
 import { Controller } from '../../../../operator/reconcile/controller.ts';
 import * as build from '../../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../../support/cluster.ts';
+import { createNamespace, kubectl, controllerKubeConfig, waitFor } from '../../../support/cluster.ts';
 
-const kc = testKubeConfig();
+// The status writer is Slipway's own: it acts as Slipway's identity (the slipway-writers policy).
+const kc = controllerKubeConfig();
 const clients = kubeClients(kc);
 const api = slipwayApi(kc);
 const log = logger.child({ test: 'status-ids' });

@@ -1,0 +1,116 @@
+// What only Slipway may write: the status of every slipway.dev kind (`*/status`, so kinds added
+// later are covered too), which the operator and the gateway trust (the image a bundle deploys,
+// the bundle an Environment runs, a project's webhook Secret), and the Bundles whose trigger says
+// Slipway made them (a push, an upload), whose names are Slipway's to take. Anyone else is
+// refused at admission, cluster admins included: Slipway's own identities are a parameter of the
+// policy, a ConfigMap listing their user names, one a line (the chart's ServiceAccounts).
+import { GROUP } from './common.ts';
+
+export const WRITERS_POLICY = 'slipway-writers';
+/** The ConfigMap (the policy's parameter) listing Slipway's identities under `users`. */
+export const WRITERS_CONFIG_MAP = 'slipway-writers';
+/** Where deploy/admission/ looks for it: the namespace of the chart's default install. */
+export const WRITERS_NAMESPACE = 'slipway-system';
+export const WRITERS_KEY = 'users';
+/** The chart's ServiceAccounts in a release `slipway` in `slipway-system`: operator and gateway. */
+export const DEFAULT_WRITERS = [
+  `system:serviceaccount:${WRITERS_NAMESPACE}:slipway-operator`,
+  `system:serviceaccount:${WRITERS_NAMESPACE}:slipway-gateway`,
+];
+
+/** Bundle triggers that only Slipway creates (the gateway's pushes and uploads). */
+export const SLIPWAY_TRIGGERS = ['Webhook', 'Upload', 'PullRequest', 'Promotion'] as const;
+
+const slipwayTriggers = `[${SLIPWAY_TRIGGERS.map((t) => `'${t}'`).join(', ')}]`;
+/** The end of a refusal, inside its open CEL string literal. */
+const whoMay =
+  ` may write it (the users in ConfigMap ${WRITERS_CONFIG_MAP}, key ${WRITERS_KEY}, of the policy ` +
+  `${WRITERS_POLICY}); ' + request.userInfo.username + ' is not one of them.'`;
+
+export function writersPolicy() {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: WRITERS_POLICY },
+    spec: {
+      failurePolicy: 'Fail',
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: [GROUP],
+            apiVersions: ['*'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['*/status'],
+          },
+          { apiGroups: [GROUP], apiVersions: ['*'], operations: ['CREATE'], resources: ['bundles'] },
+        ],
+      },
+      variables: [
+        {
+          name: 'writers',
+          expression:
+            `params != null && has(params.data) && '${WRITERS_KEY}' in params.data ? ` +
+            `params.data['${WRITERS_KEY}'].split('\\n').map(u, u.trim()).filter(u, u != '') : []`,
+        },
+        { name: 'slipway', expression: 'request.userInfo.username in variables.writers' },
+        // An empty subResource is left out of the request, so has() comes first.
+        { name: 'status', expression: "has(request.subResource) && request.subResource == 'status'" },
+        {
+          name: 'trigger',
+          expression:
+            '!variables.status && has(object.spec) && has(object.spec.trigger) && ' +
+            "has(object.spec.trigger.type) ? object.spec.trigger.type : ''",
+        },
+      ],
+      validations: [
+        {
+          expression: '!variables.status || variables.slipway',
+          messageExpression:
+            `'the status of ' + request.resource.resource + '.${GROUP} ' + object.metadata.name + ` +
+            `' is written by Slipway alone (the operator acts on it): only the identities of Slipway${whoMay}`,
+          reason: 'Forbidden',
+        },
+        {
+          expression: `!(variables.trigger in ${slipwayTriggers}) || variables.slipway`,
+          messageExpression:
+            `'Bundle ' + object.metadata.name + ': a bundle with trigger ' + variables.trigger + ` +
+            `' is made by Slipway alone (its name belongs to a push or upload); create a Manual or ` +
+            `Rollback bundle instead (kubectl slipway build, rollback). Only the identities of Slipway${whoMay}`,
+          reason: 'Forbidden',
+        },
+      ],
+    },
+  };
+}
+
+export function writersBinding(namespace = WRITERS_NAMESPACE) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name: WRITERS_POLICY },
+    spec: {
+      policyName: WRITERS_POLICY,
+      // Without the ConfigMap, nothing may write: the status stays Slipway's even then.
+      paramRef: { name: WRITERS_CONFIG_MAP, namespace, parameterNotFoundAction: 'Deny' },
+      validationActions: ['Deny'],
+    },
+  };
+}
+
+export function writersConfigMap(users: readonly string[] = DEFAULT_WRITERS, namespace = WRITERS_NAMESPACE) {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: WRITERS_CONFIG_MAP, namespace },
+    data: { [WRITERS_KEY]: users.map((u) => `${u}\n`).join('') },
+  };
+}
+
+/** The user names a writers ConfigMap lists. */
+export function writersOf(data: Record<string, string> | undefined): string[] {
+  return (data?.[WRITERS_KEY] ?? '')
+    .split('\n')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+}

@@ -1,0 +1,106 @@
+// Which addresses an outbound call (a commit status, a notification, a subscriber webhook) may
+// connect to. Their URLs come from what tenants write, so without a check a tenant could aim the
+// operator at the cluster's inside — the metadata service, the kubelet, another team's pods —
+// and read the answers back in a condition. The address is checked after DNS, the one actually
+// connected to (guarded-fetch.ts), so a name that resolves inside is refused like the address.
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Never connected to unless allowed: this host, link-local (cloud metadata at 169.254.169.254),
+ * private and shared ranges (where clusters put pods and Services), unique-local, and addresses
+ * that are not one host (unspecified, multicast, broadcast, reserved).
+ */
+export const INSIDE_RANGES: readonly string[] = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+  '::/128',
+  '::1/128',
+  '64:ff9b:1::/48',
+  '100::/64',
+  'fc00::/7',
+  'fe80::/10',
+  'ff00::/8',
+];
+
+export interface Cidr {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** `a.b.c.d/n`, `x::/n`, or an address alone (one host); undefined when it is none of them. */
+export function parseCidr(text: string): Cidr | undefined {
+  const [address = '', prefixText, extra] = text.trim().split('/');
+  if (extra !== undefined) return undefined;
+  const version = isIP(address);
+  if (version === 0) return undefined;
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  const max = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (!/^\d+$/.test(prefixText ?? String(max)) || prefix > max) return undefined;
+  return { address, prefix, family };
+}
+
+function blockList(ranges: readonly Cidr[]): BlockList {
+  const list = new BlockList();
+  for (const r of ranges) list.addSubnet(r.address, r.prefix, r.family);
+  return list;
+}
+
+/**
+ * An IPv4 address written as IPv6 (`::ffff:10.0.0.1`, NAT64 `64:ff9b::a00:1`) is checked as the
+ * IPv4 address it reaches.
+ */
+export function embeddedIpv4(address: string): string | undefined {
+  const normal = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  const match = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(normal);
+  if (!match) return undefined;
+  const [high, low] = [parseInt(match[1]!, 16), parseInt(match[2]!, 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+export class AddressGuard {
+  readonly #inside: BlockList;
+  readonly #allowed: BlockList;
+  readonly allow: readonly Cidr[];
+
+  /** `deny`: more ranges (a cluster's pod or Service range outside the private ones); `allow`: exceptions. */
+  constructor(options: { allow?: readonly Cidr[]; deny?: readonly Cidr[] } = {}) {
+    this.allow = options.allow ?? [];
+    this.#inside = blockList([...INSIDE_RANGES.map((r) => parseCidr(r)!), ...(options.deny ?? [])]);
+    this.#allowed = blockList(this.allow);
+  }
+
+  /** Why `address` (an IP) may not be connected to, or undefined when it may. */
+  refusal(address: string): string | undefined {
+    const version = isIP(address);
+    if (version === 0) return `${address} is not an IP address`;
+    const family: Cidr['family'] = version === 4 ? 'ipv4' : 'ipv6';
+    const v4 = version === 6 ? embeddedIpv4(address) : undefined;
+    const [checked, checkedFamily]: [string, Cidr['family']] = v4 ? [v4, 'ipv4'] : [address, family];
+    if (this.#allowed.check(checked, checkedFamily) || this.#allowed.check(address, family)) return undefined;
+    if (this.#inside.check(checked, checkedFamily))
+      return `${address} is inside (loopback, link-local, private or the cluster's ranges)`;
+    return undefined;
+  }
+}
+
+/** The error a refused address fails a call with: no socket was opened. */
+export class AddressRefused extends Error {
+  readonly code = 'ADDRESS_REFUSED';
+  constructor(host: string, why: string) {
+    super(
+      `refused to connect to ${host}: ${why}; Slipway calls only public addresses unless ` +
+        'SLIPWAY_OUTBOUND_ALLOW (chart: operator.outbound.allowCidrs) names the range',
+    );
+  }
+}
