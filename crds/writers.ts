@@ -18,6 +18,12 @@ export const DEFAULT_WRITERS = [
   `system:serviceaccount:${WRITERS_NAMESPACE}:slipway-gateway`,
 ];
 
+/**
+ * A push's or upload's bundle name, `<project>-<12 hex digits>` (webhook-gateway/plan.ts): no one
+ * else may take one first, whatever its trigger.
+ */
+export const PUSH_NAME_PATTERN = '-[0-9a-f]{12}$';
+
 /** Bundle triggers that only Slipway creates (the gateway's pushes and uploads). */
 export const SLIPWAY_TRIGGERS = ['Webhook', 'Upload', 'PullRequest', 'Promotion'] as const;
 
@@ -69,6 +75,13 @@ export function writersPolicy() {
           messageExpression:
             `'the status of ' + request.resource.resource + '.${GROUP} ' + object.metadata.name + ` +
             `' is written by Slipway alone (the operator acts on it): only the identities of Slipway${whoMay}`,
+          reason: 'Forbidden',
+        },
+        {
+          expression: `variables.status || !object.metadata.name.matches('${PUSH_NAME_PATTERN}') || variables.slipway`,
+          messageExpression:
+            `'Bundle ' + object.metadata.name + ': a name ending in - and 12 hexadecimal digits is that of a ` +
+            `push or upload, which Slipway alone names; choose another name. Only the identities of Slipway${whoMay}`,
           reason: 'Forbidden',
         },
         {

@@ -31,8 +31,7 @@ export type CloneProblem = (typeof CLONE_PROBLEMS)[number];
 /** Job names become a pod label value, so they must fit in 63 characters. */
 export const buildJobName = (bundle: string) => boundedName(bundle, 'build');
 export const backupJobName = (bundle: string) => boundedName(bundle, 'backup');
-export const webhookSecretName = (project: string) => boundedName(project, 'webhook', 253);
-export const WEBHOOK_SECRET_KEY = 'secret';
+export { WEBHOOK_SECRET_KEY, webhookSecretName } from '../rules/webhook-url.ts';
 
 /** Where a bundle's image goes: one repository per project, one tag per bundle. */
 export function bundleImage(registry: string, namespace: string, project: string, bundle: string): string {

@@ -159,7 +159,7 @@ async function main() {
     if (outcome.failed)
       throw new Error(`${outcome.failed} exited while starting; see ${logDir}/${outcome.failed}.log`);
   }
-  const project = await demoWebhook(kubeconfig);
+  await demoWebhook(kubeconfig);
 
   const endpoints = {
     kubeconfig,
@@ -183,8 +183,7 @@ Slipway is running.
   Status API        ${statusApiUrl}/api/v1/status
   Webhook gateway   ${gatewayUrl}
   Upload script     ${endpoints.uploadScriptUrl}
-  Demo webhook URL  ${project.url}
-  Webhook secret    kubectl -n ${DEMO_NAMESPACE} get secret ${project.secretRef.name} -o jsonpath='{.data.${project.secretRef.key}}' | base64 -d
+  Demo webhook      kubectl slipway -n ${DEMO_NAMESPACE} hook shop --show-secret   (its URL with the token, and its secret)
   Kubeconfig        export KUBECONFIG=${kubeconfig}
   kubectl           ${kubectlBin}
   Logs              ${logDir}/
@@ -255,7 +254,7 @@ async function startInstalled(kubeconfig: string, kubectlBin: string, node: Real
   helpers.push(demoRepo.server);
   await applyRealNodeDemo(kubectlBin, kubeconfig, node, demoRepo);
   say(`Demo applied in namespace ${DEMO_NAMESPACE}.`);
-  const project = await demoWebhook(kubeconfig);
+  await demoWebhook(kubeconfig);
   const endpoints = {
     kubeconfig,
     install: 'helm',
@@ -280,8 +279,7 @@ Slipway is installed (Helm release ${release.release} in namespace ${release.nam
   Status API        ${release.statusApiUrl}/api/v1/status
   Webhook gateway   ${release.gatewayUrl}   (through the ingress controller on port ${node.ingress.port})
   Upload script     ${endpoints.uploadScriptUrl}
-  Demo webhook URL  ${project.url}
-  Webhook secret    kubectl -n ${DEMO_NAMESPACE} get secret ${project.secretRef.name} -o jsonpath='{.data.${project.secretRef.key}}' | base64 -d
+  Demo webhook      kubectl slipway -n ${DEMO_NAMESPACE} hook shop --show-secret   (its URL with the token, and its secret)
   Kubeconfig        export KUBECONFIG=${kubeconfig}
   kubectl           ${kubectlBin}
   Endpoints file    .slipway/endpoints.json

@@ -7,7 +7,7 @@ import type { BundleObject, ProjectObject, WebhookObject } from '../crds/index.t
 import { projectProvider } from '../providers/index.ts';
 import { archiveKeyFromPath } from '../rules/archive-url.ts';
 import { newest } from '../rules/bundle-order.ts';
-import { effectiveSlug } from '../rules/webhook-url.ts';
+import { effectiveSlug, webhookSecretRef } from '../rules/webhook-url.ts';
 import { recentlyPruned } from '../rules/pruned-bundles.ts';
 import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
@@ -84,11 +84,13 @@ export class ClusterAdapter {
   projectBySlug = async (slug: string): Promise<ProjectLookup | undefined> => {
     const candidates = this.projects.byIndex(BY_SLUG, slug);
     if (candidates.length === 0) return undefined;
+    // The operator publishes status.webhook once the slug is the project's and its Secret is
+    // sound; the Secret itself is the one the spec names (not status, which is only a sign).
     const owner = candidates.find((p) => p.status?.slug === slug && p.status.webhook);
     const project = owner ?? candidates[0]!;
     const { namespace, name, uid } = project.metadata;
     const key = objectKey(namespace, name);
-    const ref = owner?.status?.webhook?.secretRef;
+    const ref = owner ? webhookSecretRef(owner) : undefined;
     return {
       namespace,
       name,

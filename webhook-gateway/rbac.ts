@@ -17,8 +17,8 @@ export const gatewayRules: readonly PolicyRule[] = [
   {
     apiGroups: ['slipway.dev'],
     resources: ['bundles'],
-    verbs: ['create'],
-    why: 'a Bundle per matching webhook of a push, or per upload',
+    verbs: ['create', 'get'],
+    why: 'a Bundle per matching webhook of a push, or per upload; when one exists under its name, whether it is the same build (a redelivery) or another (409)',
   },
   {
     apiGroups: ['slipway.dev'],

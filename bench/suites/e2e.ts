@@ -6,10 +6,11 @@
 //   warm  a push that changes only the page (a GitHub delivery to the gateway)
 // each from the moment the bundle is asked for until the page answers with the new version,
 // over ROUNDS projects of each kind; then TEN static projects pushed at once.
+import { withToken } from '../../rules/webhook-url.ts';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
@@ -18,6 +19,7 @@ import { kubeConfigFromFile, slipwayApi } from '../../lib/kube.ts';
 import { waitFor } from '../../lib/wait.ts';
 import { installAdmissionPolicies, installCrds } from '../../scripts/cluster/install-crds.ts';
 import { clusterDown, clusterUp } from '../../scripts/cluster/control-plane.ts';
+import { installLocalController, localControllerKubeconfig } from '../../scripts/cluster/writers.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
 import { githubPush } from '../../test/support/github-push.ts';
 import { readyCondition } from '../../test/e2e/support/chain.ts';
@@ -98,14 +100,17 @@ async function coldBuild(ctx: Context, project: BenchProject): Promise<number> {
 
 /** The project's webhook URL and secret, once the operator has published them. */
 async function hook(ctx: Context, project: BenchProject): Promise<{ url: string; secret: string }> {
-  const webhook = await waitFor(`project ${project.name} to publish its webhook URL`, async () => {
+  const published = await waitFor(`project ${project.name} to publish its webhook URL`, async () => {
     const p = await slipwayApi(ctx.kc).get<ProjectObject>('Project', ctx.namespace, project.name);
-    return p.status?.webhook?.url ? p.status.webhook : undefined;
+    return p.status?.webhook?.url ? p.status : undefined;
   });
-  const secret = await ctx.kc
+  const webhook = published.webhook!;
+  const stored = await ctx.kc
     .makeApiClient(CoreV1Api)
     .readNamespacedSecret({ namespace: ctx.namespace, name: webhook.secretRef.name });
-  return { url: webhook.url, secret: Buffer.from(secret.data!.secret!, 'base64').toString() };
+  const secret = Buffer.from(stored.data!.secret!, 'base64').toString();
+  // status.webhook.url leaves out the token: whoever may read the Secret derives it.
+  return { url: withToken(webhook.url, published.slug!, secret), secret };
 }
 
 /**
@@ -160,12 +165,18 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
   const kc = kubeConfigFromFile(cluster.kubeconfig);
   await installCrds(kc);
   await installAdmissionPolicies(kc);
+  // The processes act as Slipway's identity (only it may write what they write).
+  await installLocalController(kc);
+  const controller = localControllerKubeconfig(
+    kc,
+    join(dirname(cluster.kubeconfig), 'bench-controller.kubeconfig'),
+  );
   const node = realNode();
   const namespace = `bench-e2e-${Date.now().toString(36)}`;
   const core = kc.makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   const git = await startGitServer(node.hostAddress, LOG_DIR);
-  const slipway = await startSlipway(cluster.kubeconfig, namespace, node);
+  const slipway = await startSlipway(controller, namespace, node);
   const kubectl = (args: string[], input?: string) => {
     const child = run(join(cluster.binDir, 'kubectl'), ['--kubeconfig', cluster.kubeconfig, ...args]);
     if (input !== undefined) child.child.stdin!.end(input);

@@ -5,7 +5,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import type { ProjectObject, Provider } from '../../crds/index.ts';
 import { isProvider, providerModules, registry } from '../../providers/index.ts';
 import { ANNOTATION_SECRET_ROTATED_AT } from '../../crds/labels.ts';
-import { deriveWebhookToken, effectiveSlug } from '../../rules/webhook-url.ts';
+import { effectiveSlug, withToken } from '../../rules/webhook-url.ts';
 import { mergePatch } from '../../lib/kube.ts';
 import { readObject } from '../read.ts';
 import type { CliContext } from '../context.ts';
@@ -30,7 +30,10 @@ async function readHook(ctx: CliContext, name: string) {
   const encoded = secret.data?.[webhook.secretRef.key];
   if (!encoded)
     throw new CommandError(`Secret ${webhook.secretRef.name} has no key ${webhook.secretRef.key}`);
-  return { project, webhook, secret, value: Buffer.from(encoded, 'base64').toString() };
+  const value = Buffer.from(encoded, 'base64').toString();
+  // status.webhook.url leaves the token out: only who may read the Secret can derive it.
+  const slug = project.status?.slug ?? effectiveSlug(project);
+  return { project, webhook, secret, value, url: withToken(webhook.url, slug, value), slug };
 }
 
 /** --provider, checked before anything is read. */
@@ -115,7 +118,8 @@ export const hookCommand: Command = {
 fill into that provider's form and which events to pick, and which token commit statuses need
 (spec.report) with how to store it. The secret is printed only with
 --show-secret. "hook rotate" replaces a generated secret with a new one (the URL changes with it:
-paste both again) and waits until the operator publishes the new URL.`,
+paste both again); the gateway takes the new secret within 30 s. The Project's status.webhook.url
+leaves the token out: this command derives it from the Secret, for whoever may read it.`,
   options: { provider: { type: 'string' }, 'show-secret': { type: 'boolean' } },
   completions: ['rotate', ...PROVIDERS],
   async run(ctx, args, values) {
@@ -127,18 +131,18 @@ paste both again) and waits until the operator publishes the new URL.`,
     const [name] = positionals(args, ['project']);
     checkedProvider(values);
     const hook = await readHook(ctx, name!);
-    print(ctx, name!, hook.webhook.url, hook.value, hook.webhook.secretRef, values);
+    print(ctx, name!, hook.url, hook.value, hook.webhook.secretRef, values);
   },
 };
 
 async function rotate(ctx: CliContext, name: string, values: Values) {
-  const { project, webhook, secret } = await readHook(ctx, name);
+  const { project, webhook, secret, slug } = await readHook(ctx, name);
   const ownedByProject = (secret.metadata?.ownerReferences ?? []).some(
     (o) => o.kind === 'Project' && o.uid === project.metadata.uid && o.controller,
   );
   if (!ownedByProject)
     throw new CommandError(
-      `project ${name} uses its own Secret ${webhook.secretRef.name} (spec.webhookSecretRef): put a new value there; the operator publishes the new URL`,
+      `project ${name} uses its own Secret ${webhook.secretRef.name} (spec.webhookSecretRef): put a new value there; then "kubectl slipway hook ${name}" prints the new URL`,
     );
   // 32 random bytes, base64url: the same form as the operator's generated secrets.
   const fresh = randomBytes(32).toString('base64url');
@@ -147,25 +151,14 @@ async function rotate(ctx: CliContext, name: string, values: Values) {
     { name: webhook.secretRef.name, namespace: ctx.namespace, body: patch },
     mergePatch,
   );
-  // The operator does not watch Secrets: a change of the Project makes it publish the new URL now.
+  // The gateway reads the Secret itself (a change reaches it within its cache's 30 s); the
+  // annotation records when, and makes the operator look at the Project again.
   await ctx.slipway.patch('Project', ctx.namespace, name, {
     metadata: { annotations: { [ANNOTATION_SECRET_ROTATED_AT]: new Date().toISOString() } },
   });
-  const slug = project.status?.slug ?? effectiveSlug(project);
-  const url = `${webhook.url.slice(0, webhook.url.lastIndexOf('/'))}/${deriveWebhookToken(fresh, slug)}`;
-  // The operator publishes the URL of the new secret; wait for it (the gateway takes it from there).
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const now = await ctx.slipway.get<ProjectObject>('Project', ctx.namespace, name);
-    if (now.status?.webhook?.url === url) break;
-    if (Date.now() > deadline) {
-      ctx.err(
-        'warning: the operator has not published the new URL yet (is it running?); the values below are the new ones',
-      );
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  ctx.err(`rotated the webhook secret of project ${name}: paste the new URL and secret into your provider`);
+  const url = withToken(webhook.url, slug, fresh);
+  ctx.err(
+    `rotated the webhook secret of project ${name}: paste the new URL and secret into your provider (the gateway takes them within 30 s)`,
+  );
   print(ctx, name, url, fresh, webhook.secretRef, values);
 }

@@ -44,7 +44,7 @@ export class Notifier {
   /** The receivers that took each bundle's event (also in status.notified once written). */
   readonly #taken = new Map<string, Set<string>>();
 
-  constructor(ctx: OperatorContext, secrets: SecretReader, fetchImpl: typeof fetch = fetch) {
+  constructor(ctx: OperatorContext, secrets: SecretReader, fetchImpl: typeof fetch) {
     this.#ctx = ctx;
     this.#secrets = secrets;
     this.#fetch = fetchImpl;

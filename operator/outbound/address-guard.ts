@@ -22,8 +22,11 @@ export const INSIDE_RANGES: readonly string[] = [
   '198.18.0.0/15',
   '224.0.0.0/4',
   '240.0.0.0/4',
-  '::/128',
-  '::1/128',
+  // IPv6 with an IPv4 address inside that this list does not unwrap: IPv4-compatible (and with it
+  // :: and ::1), SIIT, 6to4; all deprecated or translation-only, none a public web host.
+  '::/96',
+  '::ffff:0:0:0/96',
+  '2002::/16',
   '64:ff9b:1::/48',
   '100::/64',
   'fc00::/7',
@@ -68,6 +71,12 @@ export function embeddedIpv4(address: string): string | undefined {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
+/**
+ * Why an address is refused. Fixed, never the address itself: a tenant reads it in a condition,
+ * and must not learn from it what a name resolves to inside the cluster.
+ */
+export const INSIDE = "an address inside (loopback, link-local, private, or the cluster's ranges)";
+
 export class AddressGuard {
   readonly #inside: BlockList;
   readonly #allowed: BlockList;
@@ -83,13 +92,12 @@ export class AddressGuard {
   /** Why `address` (an IP) may not be connected to, or undefined when it may. */
   refusal(address: string): string | undefined {
     const version = isIP(address);
-    if (version === 0) return `${address} is not an IP address`;
+    if (version === 0) return 'not an IP address';
     const family: Cidr['family'] = version === 4 ? 'ipv4' : 'ipv6';
     const v4 = version === 6 ? embeddedIpv4(address) : undefined;
     const [checked, checkedFamily]: [string, Cidr['family']] = v4 ? [v4, 'ipv4'] : [address, family];
     if (this.#allowed.check(checked, checkedFamily) || this.#allowed.check(address, family)) return undefined;
-    if (this.#inside.check(checked, checkedFamily))
-      return `${address} is inside (loopback, link-local, private or the cluster's ranges)`;
+    if (this.#inside.check(checked, checkedFamily)) return INSIDE;
     return undefined;
   }
 }

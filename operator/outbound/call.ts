@@ -53,7 +53,9 @@ export async function call(request: ApiRequest, options: CallOptions): Promise<C
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       // Not tried again: the address stays what it is until someone changes the URL or the list.
       if (cause instanceof AddressRefused) return { ok: false, refused: true, problem: cut(cause.message) };
-      const why = cause?.code ?? cause?.message;
+      // The code alone (ECONNREFUSED, ENOTFOUND): a cause's text can quote what answered (a
+      // certificate's names).
+      const why = cause?.code;
       problem = cut(`${String((err as Error).message ?? err)}${why ? ` (${why})` : ''}`);
     }
     if (attempt === attempts) break;

@@ -14,18 +14,24 @@ const systemResolve: Resolve = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
- * The address to connect to for `host`: the host itself when it is an IP, else its first
- * address; refused (AddressRefused) when the host or any address it resolves to is inside.
+ * The addresses to connect to for `host`, in the resolver's order: the host itself when it is an
+ * IP, else every address it resolves to; refused (AddressRefused) when the host or any address it
+ * resolves to is inside.
  */
-export async function checkedAddress(host: string, guard: AddressGuard, resolve: Resolve): Promise<string> {
+export async function checkedAddresses(
+  host: string,
+  guard: AddressGuard,
+  resolve: Resolve,
+): Promise<string[]> {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
-  const addresses = isIP(bare) ? [bare] : await resolve(bare);
+  const literal = isIP(bare) !== 0;
+  const addresses = literal ? [bare] : await resolve(bare);
   if (addresses.length === 0) throw new AddressRefused(host, 'it resolves to no address');
   for (const address of addresses) {
     const why = guard.refusal(address);
-    if (why) throw new AddressRefused(host, bare === address ? why : `it resolves to ${why}`);
+    if (why) throw new AddressRefused(host, literal ? `it is ${why}` : `it resolves to ${why}`);
   }
-  return addresses[0]!;
+  return addresses;
 }
 
 export function guardedFetch(guard: AddressGuard, resolve: Resolve = systemResolve): typeof fetch {
@@ -33,18 +39,18 @@ export function guardedFetch(guard: AddressGuard, resolve: Resolve = systemResol
   const agent = new Agent({
     connect: (options, callback) => {
       const host = options.hostname;
-      checkedAddress(host, guard, resolve).then(
-        (address) => {
-          const name = host.replace(/^\[(.*)\]$/, '$1');
-          connect(
-            {
-              ...options,
-              hostname: address,
-              servername: options.servername || (isIP(name) ? undefined : name),
-            },
-            callback,
-          );
-        },
+      const name = host.replace(/^\[(.*)\]$/, '$1');
+      const servername = options.servername || (isIP(name) ? undefined : name);
+      // Each checked address in turn, as Node tries a name's addresses (an IPv6 answer first on
+      // a host without IPv6 must not fail the call).
+      const attempt = (addresses: string[], i: number) =>
+        connect({ ...options, hostname: addresses[i]!, servername }, (err, socket) => {
+          if (err && i + 1 < addresses.length) attempt(addresses, i + 1);
+          else if (err) callback(err, null);
+          else callback(null, socket!);
+        });
+      checkedAddresses(host, guard, resolve).then(
+        (addresses) => attempt(addresses, 0),
         (err: Error) => callback(err, null),
       );
     },

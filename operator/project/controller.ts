@@ -8,7 +8,7 @@ import type { ConditionUpdate } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
-import { uploadScriptUrl, webhookUrl } from '../../rules/webhook-url.ts';
+import { uploadScriptUrl, webhookAddress } from '../../rules/webhook-url.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
@@ -84,7 +84,8 @@ export class ProjectReconciler implements Reconciler {
         published = {
           slug: claim.slug,
           webhook: {
-            url: webhookUrl(config.gatewayBaseUrl, claim.slug, secret.value),
+            // Without its token: whoever may read the Secret derives it (kubectl slipway hook).
+            url: webhookAddress(config.gatewayBaseUrl, claim.slug),
             secretRef: secret.ref,
           },
         };

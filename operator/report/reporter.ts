@@ -49,7 +49,7 @@ export class Reporter {
   readonly #accepted = new Map<string, Map<string, Taken>>();
   readonly #secrets: SecretReader;
 
-  constructor(ctx: OperatorContext, secrets: SecretReader, fetchImpl: typeof fetch = fetch) {
+  constructor(ctx: OperatorContext, secrets: SecretReader, fetchImpl: typeof fetch) {
     this.#ctx = ctx;
     this.#secrets = secrets;
     this.#fetch = fetchImpl;

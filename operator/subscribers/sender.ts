@@ -46,7 +46,7 @@ export class StatusWebhooks {
   #term = 0;
   #stopped = true;
 
-  constructor(ctx: OperatorContext, secrets: SecretReader, fetchImpl: typeof fetch = fetch) {
+  constructor(ctx: OperatorContext, secrets: SecretReader, fetchImpl: typeof fetch) {
     this.#ctx = ctx;
     this.#secrets = secrets;
     this.#fetch = fetchImpl;

@@ -78,10 +78,10 @@
 - apiGroups: ["slipway.dev"]
   resources: ["projects","webhooks","bundles"]
   verbs: ["list","watch"]
-# a Bundle per matching webhook of a push, or per upload
+# a Bundle per matching webhook of a push, or per upload; when one exists under its name, whether it is the same build (a redelivery) or another (409)
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
-  verbs: ["create"]
+  verbs: ["create","get"]
 # the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: a push's bundle deploys where its Webhook says
 - apiGroups: ["slipway.dev"]
   resources: ["environments"]

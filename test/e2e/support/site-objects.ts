@@ -1,6 +1,7 @@
 // The objects a site's project needs on the real node, as the e2e tests apply them: a backup
 // volume on this machine, the Deployment a bundle rolls out to, a database Secret, the project
 // "site" with its environments and its main-to-staging webhook.
+import { withToken } from '../../../rules/webhook-url.ts';
 import type { ProjectObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { testKubeConfig, waitFor, webhookSecretValue } from '../../support/cluster.ts';
@@ -128,8 +129,7 @@ export async function siteWebhook(namespace: string): Promise<{ url: string; sec
     const p = await api.get<ProjectObject>('Project', namespace, 'site');
     return p.status?.webhook?.url ? p : undefined;
   });
-  return {
-    url: project.status!.webhook!.url,
-    secret: await webhookSecretValue(namespace, project.status!.webhook!.secretRef.name),
-  };
+  const secret = await webhookSecretValue(namespace, project.status!.webhook!.secretRef.name);
+  // status.webhook.url leaves out the token: whoever may read the Secret derives it.
+  return { url: withToken(project.status!.webhook!.url, project.status!.slug!, secret), secret };
 }

@@ -159,6 +159,24 @@ describe('admission: Slipway acts only within its user’s rights', () => {
     });
   });
 
+  it('refuses a backup volume claim its author may not read (the dumps would land there)', async () => {
+    const backedUp = build.environment(
+      'backed',
+      inNs(),
+      build.spec({
+        deploymentRef: { name: 'shop-web' },
+        database: undefined,
+        backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: 'shop' },
+      }),
+    );
+    expect(await apply([backedUp], USER)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(
+        /Environment backed: you may not get PersistentVolumeClaim backups in namespace \S+, so spec\.backupStorage\.persistentVolumeClaim may not name it/,
+      ),
+    });
+  });
+
   it('lets someone with those rights make it, and its user change everything but the references', async () => {
     expect(await apply([environment('production', 'shop-api', 'shop-db')])).toEqual({ ok: true });
     // The user may edit the admin's Environment as long as the references stay what they were.

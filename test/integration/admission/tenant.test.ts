@@ -2,8 +2,9 @@
 // everything to every Slipway resource and subresource, but may not deploy to an Environment
 // nor patch a Deployment. Through kubectl, as that user, against the real API server with the
 // chart's admission policies: no status of Slipway's may be forged (the image a bundle deploys,
-// the bundle an Environment runs, a project's webhook Secret), and no push's bundle name can be
-// taken first — a push whose name someone took is answered 409, never "duplicate".
+// the bundle an Environment runs, a project's webhook Secret), no push's bundle name can be
+// taken first (a push whose name is taken all the same is answered 409, never "duplicate"), and
+// a Bitbucket project's URL token, which alone deploys, is not in what they may read.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject } from '../../../crds/index.ts';
@@ -11,7 +12,13 @@ import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import { bundleName } from '../../../webhook-gateway/plan.ts';
 import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import {
+  controllerKubeConfig,
+  createNamespace,
+  kubectl,
+  testKubeConfig,
+  waitFor,
+} from '../../support/cluster.ts';
 import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from '../gateway/support.ts';
 
@@ -70,6 +77,12 @@ beforeAll(async () => {
       build.spec({ branch: 'master', environmentRef: { name: 'production' } }),
     ),
     build.bundle('shop-manual-1', build.inNamespace(ns.name)),
+    // Its URL alone makes bundles: no signature needed.
+    build.project(
+      'bb',
+      build.inNamespace(ns.name),
+      build.spec({ slug: `bb-${ns.name.slice(-6)}`, provider: 'bitbucket' }),
+    ),
   ];
   await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
 });
@@ -113,10 +126,28 @@ describe('a tenant with every Slipway resource and subresource, but no deploy', 
       );
     const asPush = await asTenant(['create', '-f', '-'], squatter({ type: 'Webhook', provider: 'github' }));
     expect(asPush.ok).toBe(false);
-    expect(asPush.out).toContain('a bundle with trigger Webhook is made by Slipway alone');
-    // A Rollback bundle naming no Environment needs no deploy right: it can take the name.
+    expect(asPush.out).toMatch(/ValidatingAdmissionPolicy 'slipway-writers'.*Slipway alone/);
+    // Not even as a Rollback bundle naming no Environment, which needs no deploy right.
     const asRollback = await asTenant(['create', '-f', '-'], squatter({ type: 'Rollback' }));
-    expect(asRollback).toMatchObject({ ok: true });
+    expect(asRollback.ok).toBe(false);
+    expect(asRollback.out).toContain(
+      'a name ending in - and 12 hexadecimal digits is that of a push or upload, which Slipway alone names',
+    );
+    await expect(kubectl(['get', 'bundle', planned, '-n', ns.name])).rejects.toThrow(/NotFound/);
+
+    // Should a bundle of another build hold the name all the same (one of Slipway's identities
+    // made it), the push is answered 409, never "duplicate".
+    await slipwayApi(controllerKubeConfig()).create(
+      'Bundle',
+      build.bundle(
+        planned,
+        build.inNamespace(ns.name),
+        build.spec({
+          source: { git: { commit: 'c'.repeat(40), branch: 'master' } },
+          trigger: { type: 'Rollback' },
+        }),
+      ),
+    );
 
     const { url, secret } = await publishedWebhook(kc, ns.name, 'shop');
     const { headers, body } = signedFixture('github-push', secret);
@@ -132,6 +163,20 @@ describe('a tenant with every Slipway resource and subresource, but no deploy', 
           `Bundle ${planned} already exists in namespace ${ns.name} for another build (trigger Rollback`,
         ) as unknown as string,
       },
+    });
+  });
+
+  it("cannot read a Bitbucket project's URL token: the status leaves it out, and the Secret is not theirs", async () => {
+    const { url } = await publishedWebhook(kc, ns.name, 'bb');
+    const token = url.slice(url.lastIndexOf('/') + 1);
+    const seen = await asTenant(['get', 'project', 'bb', '-o', 'yaml']);
+    expect(seen.ok).toBe(true);
+    expect(seen.out).toContain(`url: ${url.slice(0, url.lastIndexOf('/'))}\n`);
+    expect(seen.out).not.toContain(token);
+    const secret = await asTenant(['get', 'secret', 'bb-webhook', '-o', 'yaml']);
+    expect(secret).toMatchObject({
+      ok: false,
+      out: expect.stringContaining('Forbidden') as unknown as string,
     });
   });
 });

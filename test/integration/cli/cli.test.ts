@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
+import { withToken } from '../../../rules/webhook-url.ts';
 import { bundle, statusComponent, statusPage, inNamespace, spec } from '../../support/builders.ts';
 import {
   createNamespace,
@@ -113,7 +114,9 @@ describe('kubectl slipway', () => {
 
   it('hook: the URL, a hidden secret, and what goes into which field of GitHub’s form', async () => {
     const project = await slipway.get<ProjectObject>('Project', ns.name, 'shop');
-    const url = project.status!.webhook!.url;
+    // The Project shows the URL without its token; the command derives it from the Secret.
+    const secret = await webhookSecretValue(ns.name, project.status!.webhook!.secretRef.name);
+    const url = withToken(project.status!.webhook!.url, project.status!.slug!, secret);
     const token = url.slice(url.lastIndexOf('/') + 1);
     const masked = `${url.slice(0, url.lastIndexOf('/') + 1)}<token: add --show-secret>`;
     // Flags before the command, as kubectl users write them.
@@ -125,7 +128,6 @@ describe('kubectl slipway', () => {
     expect(hidden.stdout).toMatch(/Content type: +application\/json/);
     expect(hidden.stdout).toMatch(/Which events: +Just the push event/);
     expect(hidden.stdout).toMatch(/Secret: +<hidden: add --show-secret>/);
-    const secret = await webhookSecretValue(ns.name, project.status!.webhook!.secretRef.name);
     expect(hidden.stdout).not.toContain(secret);
     expect(hidden.stdout).not.toContain(token);
     const shown = JSON.parse(
@@ -148,15 +150,18 @@ describe('kubectl slipway', () => {
     expect(gitea.stdout).toContain('spec.report: {"tokenSecretRef":{"name":"shop-git-token","key":"token"}}');
   });
 
-  it('hook rotate: a new secret, and the operator publishes the URL that goes with it', async () => {
-    const before = (await slipway.get<ProjectObject>('Project', ns.name, 'shop')).status!.webhook!.url;
+  it('hook rotate: a new secret, and the URL that goes with it', async () => {
+    const before = JSON.parse((await cli('hook', 'shop', '--show-secret', '-o', 'json')).stdout);
     const rotated = await cli('hook', 'rotate', 'shop', '--show-secret', '-o', 'json');
     expect(rotated).toEqual(expect.objectContaining({ code: 0 }));
     const answer = JSON.parse(rotated.stdout);
-    expect(answer.url).not.toBe(before);
-    expect((await slipway.get<ProjectObject>('Project', ns.name, 'shop')).status!.webhook!.url).toBe(
-      answer.url,
-    );
+    expect(answer.url).not.toBe(before.url);
+    expect(answer.secret).not.toBe(before.secret);
+    // What hook prints from now on, from the Secret.
+    expect(JSON.parse((await cli('hook', 'shop', '--show-secret', '-o', 'json')).stdout)).toMatchObject({
+      url: answer.url,
+      secret: answer.secret,
+    });
     expect(rotated.stderr).toContain('rotated the webhook secret of project shop');
   });
 

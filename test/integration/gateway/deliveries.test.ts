@@ -322,10 +322,10 @@ describe("the project's provider", () => {
       ),
       build.bundle('long-manual-1', build.inNamespace(ns.name), build.spec({ projectRef: { name } })),
     );
-    const { project, secret: longSecret } = await publishedWebhook(kc, ns.name, name);
+    const { url: longUrl, secret: longSecret } = await publishedWebhook(kc, ns.name, name);
     const { headers, body } = signedFixture('github-push', longSecret);
     const created = await waitFor('the long project to take a delivery', async () => {
-      const res = await fetch(project.status!.webhook!.url, { method: 'POST', headers, body });
+      const res = await fetch(longUrl, { method: 'POST', headers, body });
       return res.status === 201 ? ((await res.json()) as Record<string, unknown>) : undefined;
     });
     expect(created.result).toBe('created');

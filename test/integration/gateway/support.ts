@@ -18,6 +18,7 @@ import { TEST_RECEIVERS } from '../operator/support.ts';
 import { bundleWriter, ClusterAdapter } from '../../../webhook-gateway/cluster-adapter.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { kubectl, waitFor } from '../../support/cluster.ts';
+import { withToken } from '../../../rules/webhook-url.ts';
 
 export interface GatewayAndOperator {
   baseUrl: string;
@@ -80,7 +81,7 @@ export async function startGatewayAndOperator(
   };
 }
 
-/** The project's webhook URL and secret once the operator published them, read as a user would. */
+/** The project's webhook URL and secret once the operator published them, as `kubectl slipway hook` reads them. */
 export async function publishedWebhook(
   kc: KubeConfig,
   namespace: string,
@@ -100,9 +101,7 @@ export async function publishedWebhook(
     '-o',
     `jsonpath={.data.${secretRef.key}}`,
   ]);
-  return {
-    project,
-    url: project.status!.webhook!.url,
-    secret: Buffer.from(stdout, 'base64').toString('utf8'),
-  };
+  const secret = Buffer.from(stdout, 'base64').toString('utf8');
+  // status.webhook.url leaves out the token: whoever may read the Secret derives it.
+  return { project, url: withToken(project.status!.webhook!.url, project.status!.slug!, secret), secret };
 }

@@ -61,7 +61,9 @@ describe('operator: projects', () => {
     });
     const value = Buffer.from(secret.data!.secret!, 'base64');
     expect(Buffer.from(value.toString(), 'base64url').length).toBeGreaterThanOrEqual(32);
-    expect(p.status?.webhook?.url).toBe(webhookUrl(GATEWAY, slug, value));
+    // Without its token: whoever may read the Project does not get a credential from it.
+    expect(p.status?.webhook?.url).toBe(`${GATEWAY}/hooks/${slug}`);
+    expect(webhookUrl(GATEWAY, slug, value).startsWith(`${p.status?.webhook?.url}/`)).toBe(true);
     expect(p.status?.uploadScriptUrl).toBe(`${GATEWAY}/upload.sh`);
     expect(p.status?.slug).toBe(slug);
   });
@@ -89,7 +91,10 @@ describe('operator: projects', () => {
     // Referenced Secrets are not watched: a change of the project makes it look again.
     await slipway.patch('Project', a.name, 'ref', { metadata: { annotations: { touched: '1' } } });
     const p = await readyProject(a.name, 'ref');
-    expect(p.status?.webhook?.url).toBe(webhookUrl(GATEWAY, slug, 's3cret-value'));
+    expect(p.status?.webhook).toEqual({
+      url: `${GATEWAY}/hooks/${slug}`,
+      secretRef: { name: 'my-hook', key: 'token' },
+    });
   });
 
   it('says when the clone credentials Secret is missing, holds its git builds meanwhile, and builds once it exists', async () => {

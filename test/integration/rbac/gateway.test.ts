@@ -2,6 +2,7 @@
 // webhook-gateway/rbac.ts through a ClusterRole bound cluster-wide (the chart's default, with no
 // watchNamespace): its informers sync across all namespaces, a signed push becomes a Bundle,
 // and nothing it does is forbidden. It cannot do more than the list says.
+import { withToken } from '../../../rules/webhook-url.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -86,12 +87,21 @@ describe('gateway under its service account', () => {
     const value = Buffer.from(secret.data![published.secretRef.key]!, 'base64').toString('utf8');
 
     const { headers, body } = signedFixture('github-push', value);
+    // status.webhook.url leaves out the token: whoever may read the Secret derives it.
+    const slug = (await slipway.get<ProjectObject>('Project', ns, 'shop')).status!.slug!;
+    const url = withToken(published.url, slug, value);
     // Until the gateway's informers have seen the manual bundle it answers 422: deliver again.
     const answer = await waitFor('the push to be accepted', async () => {
-      const res = await fetch(published.url, { method: 'POST', headers, body });
+      const res = await fetch(url, { method: 'POST', headers, body });
       return res.status === 422 ? undefined : { status: res.status, body: await res.json() };
     });
     expect(answer).toMatchObject({ status: 201, body: { result: 'created' } });
+    // A redelivery: the bundle under its name is read back, found the same build.
+    const again = await fetch(url, { method: 'POST', headers, body });
+    expect({ status: again.status, body: await again.json() }).toMatchObject({
+      status: 200,
+      body: { result: 'duplicate' },
+    });
 
     const made = (await slipway.list<BundleObject>('Bundle', ns)).filter(
       (b) => b.spec.trigger.type === 'Webhook',
@@ -105,6 +115,7 @@ describe('gateway under its service account', () => {
   it('can do what its list says, and no more', async () => {
     const expected = {
       'create slipway.dev/bundles': 'yes',
+      'get slipway.dev/bundles': 'yes',
       'list slipway.dev/projects in default': 'yes',
       'get /secrets in default': 'no',
       'list /secrets in default': 'no',

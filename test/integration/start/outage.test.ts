@@ -20,6 +20,7 @@ import { stopProcess } from '../../../scripts/processes.ts';
 import { statusComponent, inNamespace } from '../../support/builders.ts';
 import { kubectl, testKubeConfig, testState, waitFor, webhookSecretValue } from '../../support/cluster.ts';
 import { githubPush } from '../../support/github-push.ts';
+import { withToken } from '../../../rules/webhook-url.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const DEMO = 'slipway-demo';
@@ -194,7 +195,10 @@ describe('npm start through a 30 s API server outage', () => {
     // The gateway answers a push from its caches and creates the bundle:
     const project = await api.get<ProjectObject>('Project', DEMO, 'shop');
     const secret = await webhookSecretValue(DEMO, project.status!.webhook!.secretRef.name);
-    const hookUrl = project.status!.webhook!.url.replace(/^https?:\/\/[^/]+/, gateway);
+    const hookUrl = withToken(project.status!.webhook!.url, project.status!.slug!, secret).replace(
+      /^https?:\/\/[^/]+/,
+      gateway,
+    );
     const delivery = await waitFor(
       'the gateway to take a push',
       async () => {

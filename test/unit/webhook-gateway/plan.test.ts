@@ -1,7 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { bundleSpec, type BundleObject } from '../../../crds/index.ts';
 import { labelValue } from '../../../crds/labels.ts';
-import { bundleName, planBundles, type BuildTrigger, type PlanInput } from '../../../webhook-gateway/plan.ts';
+import {
+  bundleName,
+  otherBuild,
+  planBundles,
+  type BuildTrigger,
+  type PlanInput,
+} from '../../../webhook-gateway/plan.ts';
 import { NAMESPACE, PROJECT, bundle, webhook, spec } from '../../support/builders.ts';
 
 const COMMIT = 'fd489864e7642b48eaad6e3f155c10e46810ec72';
@@ -157,6 +163,19 @@ describe('planBundles for a push', () => {
     const other = created(plan(push('main', 'e'.repeat(40)))).map((b) => b.metadata.name);
     expect(other.some((name) => first.includes(name))).toBe(false);
     expect(new Set(first).size).toBe(first.length);
+  });
+
+  it('tells a redelivery (the same build) from another bundle under the same name (otherBuild)', () => {
+    const [first] = created(plan(push('main', COMMIT, 'delivery-1')));
+    const [again] = created(plan(push('main', COMMIT, 'delivery-2')));
+    expect(otherBuild(first!, again!)).toBeUndefined();
+    const squatter = structuredClone(first!);
+    squatter.spec.trigger = { type: 'Rollback' };
+    squatter.spec.source = { git: { commit: 'c'.repeat(40) } };
+    expect(otherBuild(squatter, again!)).toBe(
+      `Bundle ${first!.metadata.name} already exists in namespace ${NAMESPACE} for another build ` +
+        `(trigger Rollback, webhook (none), commit ${'c'.repeat(40)}; this delivery: trigger Webhook, webhook all-main, commit ${COMMIT})`,
+    );
   });
 
   it('builds every matching branch of a push with several changes, once per commit and webhook', () => {

@@ -10,7 +10,7 @@ import {
   embeddedIpv4,
   parseCidr,
 } from '../../../../operator/outbound/address-guard.ts';
-import { checkedAddress, guardedFetch } from '../../../../operator/outbound/guarded-fetch.ts';
+import { checkedAddresses, guardedFetch } from '../../../../operator/outbound/guarded-fetch.ts';
 import { call } from '../../../../operator/outbound/call.ts';
 
 let server: Server;
@@ -50,7 +50,7 @@ describe('guarded fetch', () => {
     const before = connections;
     const cause = await failure(guardedFetch(guard), `http://127.0.0.1:${port}/hook`);
     expect(cause).toBeInstanceOf(AddressRefused);
-    expect((cause as Error).message).toMatch(/127\.0\.0\.1.*inside.*SLIPWAY_OUTBOUND_ALLOW/);
+    expect((cause as Error).message).toMatch(/127\.0\.0\.1: it is an address inside.*SLIPWAY_OUTBOUND_ALLOW/);
     expect(connections).toBe(before);
   });
 
@@ -72,15 +72,15 @@ describe('guarded fetch', () => {
         addresses;
     const cause = await failure(guardedFetch(guard, resolvesTo('10.1.2.3')), 'https://hooks.example.com/x');
     expect((cause as Error).message).toBe(
-      'refused to connect to hooks.example.com: it resolves to 10.1.2.3 is inside (loopback, link-local, private or ' +
-        "the cluster's ranges); Slipway calls only public addresses unless SLIPWAY_OUTBOUND_ALLOW (chart: " +
+      'refused to connect to hooks.example.com: it resolves to an address inside (loopback, link-local, private, ' +
+        "or the cluster's ranges); Slipway calls only public addresses unless SLIPWAY_OUTBOUND_ALLOW (chart: " +
         'operator.outbound.allowCidrs) names the range',
     );
     await expect(
-      checkedAddress('mixed.example.com', guard, resolvesTo('93.184.215.14', '10.0.0.7')),
+      checkedAddresses('mixed.example.com', guard, resolvesTo('93.184.215.14', '10.0.0.7')),
     ).rejects.toThrow(AddressRefused);
-    await expect(checkedAddress('public.example.com', guard, resolvesTo('93.184.215.14'))).resolves.toBe(
-      '93.184.215.14',
+    await expect(checkedAddresses('public.example.com', guard, resolvesTo('93.184.215.14'))).resolves.toEqual(
+      ['93.184.215.14'],
     );
   });
 
@@ -92,6 +92,16 @@ describe('guarded fetch', () => {
     expect(requests).toBe(before + 1);
     // The /32 is that address alone.
     expect(allowed.refusal('127.0.0.2')).toMatch(/inside/);
+  });
+
+  it("tries a name's addresses in turn, as Node does (an unreachable first one does not fail the call)", async () => {
+    const both = new AddressGuard({ allow: [parseCidr('127.0.0.2/32')!, parseCidr('127.0.0.1/32')!] });
+    const before = requests;
+    const res = await guardedFetch(both, async () => ['127.0.0.2', '127.0.0.1'])(
+      `http://receiver.test:${port}/`,
+    );
+    expect(res.status).toBe(200);
+    expect(requests).toBe(before + 1);
   });
 
   it('keeps the refusal in the call result, not tried again', async () => {
