@@ -32,9 +32,16 @@ export function webhookAddress(baseUrl: string, slug: string): string {
   return `${trimSlash(baseUrl)}/hooks/${encodeURIComponent(slug)}`;
 }
 
-/** The webhook URL to paste into the provider: `{address}/{token}` (`address` as status shows it). */
+/**
+ * The webhook URL to paste into the provider: `{address}/{token}` (`address` as status shows it;
+ * one an older operator published with a token has it replaced).
+ */
 export function withToken(address: string, slug: string, secret: string | Buffer): string {
-  return `${trimSlash(address)}/${deriveWebhookToken(secret, slug)}`;
+  const hooks = `/hooks/${encodeURIComponent(slug)}`;
+  const bare = trimSlash(address);
+  const at = bare.lastIndexOf(hooks);
+  const base = at >= 0 ? bare.slice(0, at + hooks.length) : bare;
+  return `${base}/${deriveWebhookToken(secret, slug)}`;
 }
 
 /** The whole webhook URL: `{baseUrl}/hooks/{slug}/{token}`. */

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { constantTimeEqual } from '../../../lib/constant-time.ts';
-import { deriveWebhookToken, uploadScriptUrl, webhookUrl } from '../../../rules/webhook-url.ts';
+import { deriveWebhookToken, uploadScriptUrl, webhookUrl, withToken } from '../../../rules/webhook-url.ts';
 import { isWebhookToken } from '../../../webhook-gateway/token.ts';
 
 describe('webhook URL token', () => {
@@ -52,5 +52,14 @@ describe('constantTimeEqual', () => {
     ['', 'x', false],
   ])('%j vs %j → %s', (a, b, equal) => {
     expect(constantTimeEqual(a, b)).toBe(equal);
+  });
+});
+
+describe('withToken', () => {
+  it('appends the token to the address status shows, and replaces one an older operator published', () => {
+    const url = webhookUrl('https://hooks.example.com/', 'shop', 's3cret');
+    expect(withToken('https://hooks.example.com/hooks/shop', 'shop', 's3cret')).toBe(url);
+    expect(withToken(`https://hooks.example.com/hooks/shop/old-token`, 'shop', 's3cret')).toBe(url);
+    expect(url).toMatch(/^https:\/\/hooks\.example\.com\/hooks\/shop\/[\w-]{32}$/);
   });
 });
