@@ -30,6 +30,7 @@ import { StatusWebhooks } from './subscribers/sender.ts';
 import { Reporter } from './report/reporter.ts';
 import { AddressGuard } from './outbound/address-guard.ts';
 import { guardedFetch } from './outbound/guarded-fetch.ts';
+import { ClusterRanges } from './outbound/cluster-ranges.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
 
@@ -57,6 +58,8 @@ export class Operator {
   /** Tells a project's notification receivers how its bundles ended; idle() waits for it in tests. */
   readonly notifier: Notifier;
   readonly statusWebhooks: StatusWebhooks;
+  /** The cluster's Service and pod ranges and node addresses, which outbound calls never reach. */
+  private readonly clusterRanges: ClusterRanges;
   /** Report tokens and notification receivers, read by name when needed. */
   private readonly secrets: SecretReader;
   private readonly elector: LeaderElector | undefined;
@@ -94,7 +97,9 @@ export class Operator {
       now: () => now().getTime(),
     });
     // Every outbound call connects only where the guard lets it (outbound/address-guard.ts).
-    const outboundFetch = guardedFetch(new AddressGuard(config.outbound));
+    const guard = new AddressGuard(config.outbound);
+    this.clusterRanges = new ClusterRanges(kc, guard, log);
+    const outboundFetch = guardedFetch(guard);
     this.reporter = new Reporter(ctx, this.secrets, outboundFetch);
     this.bundleLifecycle.subscribe(this.reporter.observe);
     // Notifications of how bundles ended (Project spec.notifications), sent the same way.
@@ -159,6 +164,7 @@ export class Operator {
   /** Fills the caches, then runs the controllers (at once, or once this replica leads). */
   async start(): Promise<void> {
     this.stopped = false;
+    await this.clusterRanges.start();
     this.elector?.start();
     await Promise.all(this.informers().map((i) => this.startInformer(i)));
     if (this.stopped) return;
@@ -178,6 +184,7 @@ export class Operator {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.clusterRanges.stop();
     await this.stopControllers();
     await this.elector?.stop();
     leaderGauge.set(0);

@@ -96,6 +96,25 @@ export const operatorRules: readonly PolicyRule[] = [
   },
 ];
 
+/**
+ * Granted cluster-wide unless the release is confined to one namespace (watchNamespace): the
+ * cluster's own ranges, which outbound calls never reach (outbound/cluster-ranges.ts).
+ */
+export const clusterRangeRules: readonly PolicyRule[] = [
+  {
+    apiGroups: ['networking.k8s.io'],
+    resources: ['servicecidrs'],
+    verbs: ['list'],
+    why: "the cluster's Service ranges: commit statuses, notifications and subscriber webhooks never connect there",
+  },
+  {
+    apiGroups: [''],
+    resources: ['nodes'],
+    verbs: ['list'],
+    why: "each node's pod ranges and addresses (the kubelet, NodePorts): outbound calls never connect there",
+  },
+];
+
 /** Granted in the operator's own namespace (POD_NAMESPACE) when leader election is on. */
 export const leaderElectionRules: readonly PolicyRule[] = [
   {

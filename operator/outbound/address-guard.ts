@@ -78,15 +78,22 @@ export function embeddedIpv4(address: string): string | undefined {
 export const INSIDE = "an address inside (loopback, link-local, private, or the cluster's ranges)";
 
 export class AddressGuard {
-  readonly #inside: BlockList;
+  #inside: BlockList;
   readonly #allowed: BlockList;
+  readonly #deny: readonly Cidr[];
   readonly allow: readonly Cidr[];
 
   /** `deny`: more ranges (a cluster's pod or Service range outside the private ones); `allow`: exceptions. */
   constructor(options: { allow?: readonly Cidr[]; deny?: readonly Cidr[] } = {}) {
     this.allow = options.allow ?? [];
-    this.#inside = blockList([...INSIDE_RANGES.map((r) => parseCidr(r)!), ...(options.deny ?? [])]);
+    this.#deny = [...INSIDE_RANGES.map((r) => parseCidr(r)!), ...(options.deny ?? [])];
+    this.#inside = blockList(this.#deny);
     this.#allowed = blockList(this.allow);
+  }
+
+  /** The cluster's own ranges as last read (cluster-ranges.ts), refused beside the others. */
+  setClusterRanges(ranges: readonly Cidr[]): void {
+    this.#inside = blockList([...this.#deny, ...ranges]);
   }
 
   /** Why `address` (an IP) may not be connected to, or undefined when it may. */

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PolicyRule } from '../../lib/rbac.ts';
-import { leaderElectionRules, operatorRules } from '../../operator/rbac.ts';
+import { clusterRangeRules, leaderElectionRules, operatorRules } from '../../operator/rbac.ts';
 import { statusApiRules } from '../../status-api/rbac.ts';
 import { gatewayRules } from '../../webhook-gateway/rbac.ts';
 
@@ -32,6 +32,11 @@ const DEFINES: { name: string; where: string; rules: readonly PolicyRule[] }[] =
     where:
       'operator/rbac.ts: in the release namespace, where the operator pods run, when leader election is on.',
     rules: leaderElectionRules,
+  },
+  {
+    name: 'slipway.operator.clusterRangeRules',
+    where: 'operator/rbac.ts: cluster-wide, unless watchNamespace confines the release to one namespace.',
+    rules: clusterRangeRules,
   },
   {
     name: 'slipway.gateway.rules',

@@ -72,6 +72,18 @@
   verbs: ["get","create","update"]
 {{- end }}
 
+{{/* operator/rbac.ts: cluster-wide, unless watchNamespace confines the release to one namespace. */}}
+{{- define "slipway.operator.clusterRangeRules" -}}
+# the cluster's Service ranges: commit statuses, notifications and subscriber webhooks never connect there
+- apiGroups: ["networking.k8s.io"]
+  resources: ["servicecidrs"]
+  verbs: ["list"]
+# each node's pod ranges and addresses (the kubelet, NodePorts): outbound calls never connect there
+- apiGroups: [""]
+  resources: ["nodes"]
+  verbs: ["list"]
+{{- end }}
+
 {{/* webhook-gateway/rbac.ts: cluster-wide, or in watchNamespace when it is set. */}}
 {{- define "slipway.gateway.rules" -}}
 # informers: projects by slug, their webhooks and their latest manual bundle

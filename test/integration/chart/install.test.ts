@@ -123,6 +123,7 @@ describe('helm install into the test cluster', () => {
     expect(clusterRoles.items.map((r) => r.metadata?.name).sort()).toEqual([
       `${release}-slipway-gateway`,
       `${release}-slipway-operator`,
+      `${release}-slipway-operator-cluster-ranges`,
     ]);
     await helmRun(['uninstall', release, '--wait']);
     installed = false;

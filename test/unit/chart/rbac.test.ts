@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
+import { clusterRangeRules, leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
 import { statusApiRules } from '../../../status-api/rbac.ts';
 import { gatewayRules } from '../../../webhook-gateway/rbac.ts';
 import {
@@ -42,6 +42,7 @@ function grants(rules: readonly Rule[]): string[] {
 
 const EXPECTED = {
   operator: grants(operatorRules),
+  operatorClusterRanges: grants(clusterRangeRules),
   operatorLeaderElection: grants(leaderElectionRules),
   gateway: grants(gatewayRules),
   statusApi: grants(statusApiRules),
@@ -102,7 +103,13 @@ describe('chart RBAC', () => {
     expect(EXPECTED.gateway.length).toBeGreaterThan(0);
     expect(of('operator')).toEqual([
       expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operator }),
+      // The cluster's Service and pod ranges and node addresses, which outbound calls never reach.
+      expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operatorClusterRanges }),
       expect.objectContaining({ scope: NAMESPACE, grants: EXPECTED.operatorLeaderElection }),
+    ]);
+    expect(EXPECTED.operatorClusterRanges).toEqual([
+      'core/nodes list',
+      'networking.k8s.io/servicecidrs list',
     ]);
     expect(of('gateway')).toEqual([expect.objectContaining({ scope: 'cluster', grants: EXPECTED.gateway })]);
   });
@@ -180,6 +187,7 @@ describe('chart RBAC', () => {
     const { of } = rbac(template({ 'operator.replicas': 1, 'operator.leaderElection': false }));
     expect(of('operator')).toEqual([
       expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operator }),
+      expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operatorClusterRanges }),
     ]);
   });
 

@@ -147,6 +147,16 @@ describe('address guard', () => {
       expect(guard.refusal(address)).toMatch(/inside/);
   });
 
+  it("refuses the cluster's ranges as last read, beside the configured ones", () => {
+    const g = new AddressGuard();
+    expect(g.refusal('2600:1f14:abc::5')).toBeUndefined();
+    g.setClusterRanges([parseCidr('2600:1f14:abc::/56')!]);
+    expect(g.refusal('2600:1f14:abc::5')).toMatch(/inside/);
+    g.setClusterRanges([]);
+    expect(g.refusal('2600:1f14:abc::5')).toBeUndefined();
+    expect(g.refusal('10.0.0.1')).toMatch(/inside/);
+  });
+
   it('refuses more ranges when told (a public pod range), and parses only ranges', () => {
     const cluster = new AddressGuard({ deny: [parseCidr('34.118.224.0/20')!] });
     expect(cluster.refusal('34.118.230.9')).toMatch(/inside/);
