@@ -120,9 +120,10 @@ export const projectStatus = z.object({
   slug: z.string().optional().meta({ description: 'The slug this project owns (absent on a SlugConflict).' }),
   webhook: z
     .object({
-      url: z
-        .string()
-        .meta({ description: 'The webhook URL to paste into the git provider. It is a credential.' }),
+      url: z.string().meta({
+        description:
+          'The webhook URL without its token ({gateway}/hooks/{slug}): the token is derived from the secret and is a credential; `kubectl slipway hook` prints the whole URL to paste into the git provider.',
+      }),
       secretRef: secretKeyRef().meta({ description: 'Where the webhook secret is.' }),
     })
     .optional()

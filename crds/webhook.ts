@@ -39,7 +39,9 @@ export const webhookSpec = z
 
 export const webhookStatus = z.object({
   ...statusBase,
-  url: z.string().optional().meta({ description: "The project's webhook URL (a credential)." }),
+  url: z.string().optional().meta({
+    description: "The project's webhook URL without its token (`kubectl slipway hook` prints it whole).",
+  }),
   lastTriggered: z
     .object({
       bundle: z.string().meta({ description: 'The Bundle made.' }),

@@ -164,9 +164,12 @@ export class Operator {
   /** Fills the caches, then runs the controllers (at once, or once this replica leads). */
   async start(): Promise<void> {
     this.stopped = false;
-    await this.clusterRanges.start();
+    const ranges = this.clusterRanges.start();
     this.elector?.start();
     await Promise.all(this.informers().map((i) => this.startInformer(i)));
+    // Outbound calls wait for the cluster's ranges (a read the informers' lists have just shown
+    // can be made; it is tried again every 2 s).
+    await ranges;
     if (this.stopped) return;
     this.synced = true;
     this.log.info('caches synced');

@@ -124,7 +124,15 @@ export function bundleWriter(slipway: SlipwayApi) {
           throw created.length > 0 ? new PartialCreationError(created, err) : err;
         }
         const { namespace, name } = bundle.metadata;
-        const conflict = otherBuild(await slipway.get<BundleObject>('Bundle', namespace, name), bundle);
+        let existing: BundleObject;
+        try {
+          existing = await slipway.get<BundleObject>('Bundle', namespace, name);
+        } catch (readErr) {
+          // Gone again (pruned) or unreadable: a retry of the delivery decides.
+          const created = results.filter((r) => r.result === 'created').map((r) => r.name);
+          throw created.length > 0 ? new PartialCreationError(created, readErr) : readErr;
+        }
+        const conflict = otherBuild(existing, bundle);
         results.push(conflict ? { name, result: 'conflict', conflict } : { name, result: 'duplicate' });
       }
     }

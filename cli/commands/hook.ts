@@ -5,7 +5,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import type { ProjectObject, Provider } from '../../crds/index.ts';
 import { isProvider, providerModules, registry } from '../../providers/index.ts';
 import { ANNOTATION_SECRET_ROTATED_AT } from '../../crds/labels.ts';
-import { effectiveSlug, withToken } from '../../rules/webhook-url.ts';
+import { effectiveSlug, webhookSecretRef, withToken } from '../../rules/webhook-url.ts';
 import { mergePatch } from '../../lib/kube.ts';
 import { readObject } from '../read.ts';
 import type { CliContext } from '../context.ts';
@@ -23,17 +23,25 @@ async function readHook(ctx: CliContext, name: string) {
     throw new CommandError(
       `project ${name} has no webhook URL yet: ${project.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? 'is the operator running?'}`,
     );
+  // The Secret the spec names, as the gateway reads it (status may lag a change of it).
+  const secretRef = webhookSecretRef(project);
   const secret = await ctx.clients.core.readNamespacedSecret({
-    name: webhook.secretRef.name,
+    name: secretRef.name,
     namespace: ctx.namespace,
   });
-  const encoded = secret.data?.[webhook.secretRef.key];
-  if (!encoded)
-    throw new CommandError(`Secret ${webhook.secretRef.name} has no key ${webhook.secretRef.key}`);
+  const encoded = secret.data?.[secretRef.key];
+  if (!encoded) throw new CommandError(`Secret ${secretRef.name} has no key ${secretRef.key}`);
   const value = Buffer.from(encoded, 'base64').toString();
   // status.webhook.url leaves the token out: only who may read the Secret can derive it.
   const slug = project.status?.slug ?? effectiveSlug(project);
-  return { project, webhook, secret, value, url: withToken(webhook.url, slug, value), slug };
+  return {
+    project,
+    webhook: { ...webhook, secretRef },
+    secret,
+    value,
+    url: withToken(webhook.url, slug, value),
+    slug,
+  };
 }
 
 /** --provider, checked before anything is read. */

@@ -2,7 +2,7 @@
 // private ones (IPv6 clusters with global addresses, clouds that use public ranges privately):
 // its Service ranges (ServiceCIDR objects, Kubernetes 1.33+) and each node's pod ranges
 // (spec.podCIDRs) and addresses (the kubelet, NodePorts). Read at start and every
-// REFRESH_MS (nodes come and go); what the operator may not read (a release confined to one
+// REFRESH_MS (nodes come and go; every RETRY_MS until a read succeeds); what the operator may not read (a release confined to one
 // namespace has no cluster-wide rights) is said once in the log and left to SLIPWAY_OUTBOUND_DENY.
 import { HttpMethod, type V1NodeList } from '@kubernetes/client-node';
 import { apiStatus, jsonRequest, type KubeConfig } from '../../lib/kube.ts';
@@ -45,13 +45,19 @@ export async function readClusterRanges(kc: KubeConfig): Promise<{ ranges: Cidr[
   return { ranges, unread };
 }
 
+/** How soon a failed read is tried again (the guard must not go without the ranges for long). */
+export const RETRY_MS = 2_000;
+
 /** Keeps `guard`'s cluster ranges current until stop(). */
 export class ClusterRanges {
   readonly #kc: KubeConfig;
   readonly #guard: AddressGuard;
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
   #told = false;
+  /** Ends the wait of start() (a read succeeded, or stop()). */
+  #started: (() => void) | undefined;
 
   constructor(kc: KubeConfig, guard: AddressGuard, log: Logger) {
     this.#kc = kc;
@@ -59,16 +65,32 @@ export class ClusterRanges {
     this.#log = log;
   }
 
-  async start(): Promise<void> {
-    await this.refresh();
-    this.#timer = setInterval(() => void this.refresh(), REFRESH_MS).unref();
+  /**
+   * Reads now, then every REFRESH_MS (every RETRY_MS while reads fail); resolves once a read
+   * succeeded, so the operator can wait for it before it calls out.
+   */
+  start(): Promise<void> {
+    this.#stopped = false;
+    return new Promise((resolve) => {
+      this.#started = resolve;
+      const next = async () => {
+        if (this.#stopped) return;
+        const ok = await this.refresh();
+        if (ok) this.#started?.();
+        if (!this.#stopped) this.#timer = setTimeout(() => void next(), ok ? REFRESH_MS : RETRY_MS).unref();
+      };
+      void next();
+    });
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#started?.();
   }
 
-  async refresh(): Promise<void> {
+  /** One read into the guard; false when it failed (the last ranges read stand). */
+  async refresh(): Promise<boolean> {
     try {
       const { ranges, unread } = await readClusterRanges(this.#kc);
       this.#guard.setClusterRanges(ranges);
@@ -79,8 +101,10 @@ export class ClusterRanges {
           'outbound calls: the cluster ranges that cannot be read here are not refused unless private or in SLIPWAY_OUTBOUND_DENY',
         );
       }
+      return true;
     } catch (err) {
-      this.#log.warn({ err: String(err) }, 'reading the cluster ranges failed; the last ones read stand');
+      this.#log.warn({ err: String(err) }, 'reading the cluster ranges failed; trying again');
+      return false;
     }
   }
 }

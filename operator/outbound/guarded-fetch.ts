@@ -7,6 +7,9 @@ import { isIP } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { AddressRefused, type AddressGuard } from './address-guard.ts';
 
+/** How long one address may take to connect. */
+const CONNECT_TIMEOUT_MS = 4_000;
+
 /** Every address of `host`, as the system resolver gives them. */
 export type Resolve = (host: string) => Promise<string[]>;
 
@@ -35,7 +38,8 @@ export async function checkedAddresses(
 }
 
 export function guardedFetch(guard: AddressGuard, resolve: Resolve = systemResolve): typeof fetch {
-  const connect = buildConnector({});
+  // Per address, so that a silent one leaves time for the next within a call's 10 s.
+  const connect = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
   const agent = new Agent({
     connect: (options, callback) => {
       const host = options.hostname;
@@ -43,12 +47,17 @@ export function guardedFetch(guard: AddressGuard, resolve: Resolve = systemResol
       const servername = options.servername || (isIP(name) ? undefined : name);
       // Each checked address in turn, as Node tries a name's addresses (an IPv6 answer first on
       // a host without IPv6 must not fail the call).
-      const attempt = (addresses: string[], i: number) =>
-        connect({ ...options, hostname: addresses[i]!, servername }, (err, socket) => {
-          if (err && i + 1 < addresses.length) attempt(addresses, i + 1);
-          else if (err) callback(err, null);
-          else callback(null, socket!);
-        });
+      const attempt = (addresses: string[], i: number): void => {
+        try {
+          connect({ ...options, hostname: addresses[i]!, servername }, (err, socket) => {
+            if (err && i + 1 < addresses.length) attempt(addresses, i + 1);
+            else if (err) callback(err, null);
+            else callback(null, socket!);
+          });
+        } catch (err) {
+          callback(err as Error, null);
+        }
+      };
       checkedAddresses(host, guard, resolve).then(
         (addresses) => attempt(addresses, 0),
         (err: Error) => callback(err, null),
