@@ -33,6 +33,9 @@ export const buildJobName = (bundle: string) => boundedName(bundle, 'build');
 export const backupJobName = (bundle: string) => boundedName(bundle, 'backup');
 export { WEBHOOK_SECRET_KEY, webhookSecretName } from '../rules/webhook-url.ts';
 
+/** The repository of an image reference `<repository>:<tag>` (a bundleImage). */
+export const imageRepository = (image: string): string => image.replace(/:[^/:]+$/, '');
+
 /** Where a bundle's image goes: one repository per project, one tag per bundle. */
 export function bundleImage(registry: string, namespace: string, project: string, bundle: string): string {
   return `${registry}/${namespace}/${project}:${boundedName(bundle, '', 128)}`;

@@ -11,7 +11,8 @@ import { isFinished } from '../../rules/bundle-outcome.ts';
 import { backupJobName, buildJobName } from '../names.ts';
 import { podProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { environmentOf, jobState, ownedBy, rolloutState } from './workload-state.ts';
+import { jobState, ownedBy, rolloutState } from './workload-state.ts';
+import { foreignImage, reuseStep } from './reuse.ts';
 import { runningBundle } from '../running-bundle.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
 import { jobBlocked, paused, replicaFailure, rolloutStarted } from './observed.ts';
@@ -384,45 +385,4 @@ function jobStep(
   const message = `${step.kind} Job ${jobName} is running`;
   chain.set(cond(step.condition, 'Unknown', step.running, message));
   return chain.progressing(step.phase, step.running, message);
-}
-
-/**
- * Why `image` is not one this operator deploys: an image of the project's own repository (that
- * of `ownImage`, `<registry>/<namespace>/<project>:<bundle>`), with a tag and a digest.
- */
-export function foreignImage(image: string, ownImage: string): string | undefined {
-  const repository = ownImage.replace(/:[^/:]+$/, '');
-  const escaped = repository.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  if (new RegExp(`^${escaped}:[a-z0-9][a-z0-9.-]*@sha256:[a-f0-9]{64}$`).test(image)) return undefined;
-  return `status.image ${image} is not an image of this project's repository ${repository} by digest: not deploying it`;
-}
-
-/** A bundle with source.bundleRef builds nothing: it takes the image that bundle built. */
-function reuseStep(input: BundleInputs, chain: Chain, sourceName: string): ChainResult | undefined {
-  const source = input.projectBundles.find((b) => b.metadata.name === sourceName);
-  const project = input.bundle.spec.projectRef.name;
-  if (!source) {
-    const message = `bundle ${sourceName} (source.bundleRef) does not exist in project ${project}`;
-    chain.set(cond('Built', 'False', 'SourceBundleNotFound', message));
-    return chain.failed('Failed', 'SourceBundleNotFound', message);
-  }
-  const image = source.status?.image;
-  if (!image || findCondition(source.status?.conditions, 'Built')?.status !== 'True') {
-    const message = `bundle ${sourceName} (source.bundleRef) has no built image to reuse`;
-    chain.set(cond('Built', 'False', 'SourceBundleNotBuilt', message));
-    return chain.failed('Failed', 'SourceBundleNotBuilt', message);
-  }
-  // A rollback puts back what ran on its Environment, nothing else.
-  const environment = input.bundle.spec.deploy?.environmentRef.name;
-  const deployedThere =
-    environmentOf(source) === environment &&
-    findCondition(source.status?.conditions, 'Deployed')?.status === 'True';
-  if (input.bundle.spec.trigger.type === 'Rollback' && environment && !deployedThere) {
-    const message = `bundle ${sourceName} (source.bundleRef) was never deployed to environment ${environment}: a rollback puts back only what ran there`;
-    chain.set(cond('Built', 'False', 'SourceBundleNotDeployed', message));
-    return chain.failed('Failed', 'SourceBundleNotDeployed', message);
-  }
-  chain.status.image = image;
-  chain.set(cond('Built', 'True', 'Reused', `reuses image ${image} built by bundle ${sourceName}`));
-  return undefined;
 }

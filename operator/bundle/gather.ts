@@ -10,7 +10,7 @@ import { objectKey } from '../../lib/informer.ts';
 import { isNotFound } from '../../lib/kube.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
-import { backupJobName, buildJobName, bundleImage } from '../names.ts';
+import { backupJobName, buildJobName, bundleImage, imageRepository } from '../names.ts';
 import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './observed.ts';
@@ -206,7 +206,7 @@ export class BundleGatherer {
       namespace: input.bundle.metadata.namespace,
       labelSelector: `batch.kubernetes.io/controller-uid=${job.metadata!.uid}`,
     });
-    const repository = input.image.replace(/:[^/:]+$/, '');
+    const repository = imageRepository(input.image);
     const digest = pushedDigest(pods.items, PUSH_CONTAINER, repository);
     return digest ? `${input.image}@${digest}` : null;
   }

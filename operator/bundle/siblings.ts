@@ -2,14 +2,13 @@
 // environment (superseded), builds go oldest first within the project's limit, and a failed
 // rollout goes back to the bundle the environment ran before unless a newer one is on its way.
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
-import { findCondition } from '../../lib/conditions.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { isNewer } from '../../rules/bundle-order.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, buildJobName } from '../names.ts';
 import type { BundleAction, BundleInputs } from './decision.ts';
 import { rolloutBegun } from './observed.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { environmentOf } from './workload-state.ts';
+import { environmentOf, wasDeployedTo } from './workload-state.ts';
 import { runningBundle } from '../running-bundle.ts';
 
 /** The message saying why this bundle is superseded, or undefined when it is not. */
@@ -77,12 +76,7 @@ export function automaticRollback(
   // status.currentBundle is Slipway's (the slipway-writers policy); still, only a bundle of the
   // project that was deployed to this Environment is rolled back to.
   const target = input.projectBundles.find((b) => b.metadata.name === previous);
-  if (
-    !target ||
-    environmentOf(target) !== envName ||
-    findCondition(target.status?.conditions, 'Deployed')?.status !== 'True'
-  )
-    return undefined;
+  if (!target || !wasDeployedTo(target, envName)) return undefined;
   // Newer bundles that will never roll out (failed, superseded, being deleted) do not count.
   const newer = input.projectBundles.filter(
     (b) =>

@@ -1,5 +1,6 @@
 // Pure readings of the workloads a bundle's steps run: whether a Job is done, what a failed
 // container said last, how far a rollout is. No I/O.
+import { findCondition } from '../../lib/conditions.ts';
 import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { runningBundle } from '../running-bundle.ts';
@@ -150,4 +151,12 @@ export function rolloutState(deployment: V1Deployment, bundle: string): RolloutS
 
 export function environmentOf(bundle: BundleObject): string | undefined {
   return bundle.spec.deploy?.environmentRef.name;
+}
+
+/** Whether `bundle` was rolled out to `environment` (what a rollback may put back there). */
+export function wasDeployedTo(bundle: BundleObject, environment: string): boolean {
+  return (
+    environmentOf(bundle) === environment &&
+    findCondition(bundle.status?.conditions, 'Deployed')?.status === 'True'
+  );
 }

@@ -1,17 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { backupJob, backupLocation } from '../../../operator/bundle/backup-job.ts';
+import { backupJob } from '../../../operator/bundle/backup-job.ts';
 import { BUILD_SCRIPT } from '../../../operator/bundle/build-scripts.ts';
 import { dockerfile } from '../../../operator/bundle/dockerfile.ts';
 import { buildJob } from '../../../operator/bundle/jobs.ts';
 import { pushedDigest } from '../../../operator/bundle/workload-state.ts';
-import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
-import type { BundleDecision } from '../../../operator/bundle/decision.ts';
 import type { BundleObject } from '../../../crds/index.ts';
 import { DEFAULT_BACKUP_RESOURCES, DEFAULT_BUILD_RESOURCES, loadConfig } from '../../../operator/config.ts';
 import { boundedName } from '../../../crds/labels.ts';
 import { buildJobName, bundleImage } from '../../../operator/names.ts';
 import { bundle, database, deployTo, environment, project, spec, stored } from '../../support/builders.ts';
-import { condition } from './builders.ts';
 
 const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
 
@@ -485,97 +482,6 @@ describe('a build store on the node', () => {
     expect(
       jobOf(bundle('b1', stored()), project()).spec!.template.spec!.volumes!.map((v) => v.name),
     ).not.toContain('build-store');
-  });
-});
-
-describe('backup Job', () => {
-  it('dumps the environment database into its volume, reading credentials from the Secret', () => {
-    const env = environment('staging', stored(), spec(database));
-    const job = backupJob(bundle('b1', stored()), env, settings);
-    const c = job.spec!.template.spec!.containers[0]!;
-    expect(job.metadata?.name).toBe('b1-backup');
-    expect(c.image).toBe('mysql:8.4');
-    expect(c.command?.[2]).toContain('mysqldump');
-    expect(c.env).toContainEqual({
-      name: 'MYSQL_PWD',
-      valueFrom: { secretKeyRef: { name: 'db', key: 'password', optional: false } },
-    });
-    expect(c.env).toContainEqual({ name: 'TARGET', value: '/backup/shop/staging/b1.sql' });
-    expect(job.spec!.template.spec!.volumes).toEqual([
-      { name: 'backup', persistentVolumeClaim: { claimName: 'backups' } },
-    ]);
-    expect(backupLocation(env, 'b1')).toBe('pvc://backups/shop/staging/b1.sql');
-  });
-
-  it('uses pg_dump for PostgreSQL', () => {
-    const env = environment(
-      'staging',
-      stored(),
-      spec({
-        ...database,
-        database: { engine: 'postgresql', secretRef: { name: 'db' } },
-      }),
-    );
-    const c = backupJob(bundle('b1', stored()), env, settings).spec!.template.spec!.containers[0]!;
-    expect(c.image).toBe('postgres:17');
-    expect(c.command?.[2]).toContain('pg_dump');
-    expect(backupLocation(env, 'b1')).toBe('pvc://backups/shop/staging/b1.dump');
-  });
-
-  it('refuses a path prefix that climbs out of the volume', () => {
-    const env = environment(
-      'staging',
-      stored(),
-      spec({
-        ...database,
-        backupStorage: { persistentVolumeClaim: { claimName: 'backups' }, pathPrefix: '../other' },
-      }),
-    );
-    expect(backupLocation(env, 'b1')).toBeUndefined();
-  });
-});
-
-describe('bundle status and events', () => {
-  const decision = (over: Partial<BundleDecision>): BundleDecision => ({
-    skip: false,
-    phase: 'Building',
-    conditions: [],
-    action: { type: 'none' },
-    outcome: 'progressing',
-    status: {},
-    ...over,
-  });
-
-  it('sets observedGeneration only when the chain has ended', () => {
-    const b = bundle('b1', stored());
-    const progressing = bundleStatusUpdate(b, decision({}));
-    expect(progressing.fields).not.toHaveProperty('observedGeneration');
-    const done = bundleStatusUpdate(b, decision({ phase: 'Built', outcome: 'finished' }));
-    expect(done.fields?.observedGeneration).toBe(1);
-  });
-
-  it('names one Event per step transition, with Warnings for failures', () => {
-    const before = [condition('Built', 'Unknown', 'Building'), condition('Ready', 'Unknown', 'Building')];
-    const after = [
-      condition('Built', 'False', 'BuildFailed', 'exit 1'),
-      condition('Ready', 'False', 'BuildFailed', 'exit 1'),
-    ];
-    expect(transitionEvents(before, after)).toEqual([
-      { type: 'Warning', reason: 'BuildFailed', message: 'exit 1' },
-    ]);
-    expect(transitionEvents(undefined, [condition('Built', 'Unknown', 'Building', 'm')])).toEqual([
-      { type: 'Normal', reason: 'BuildStarted', message: 'm' },
-    ]);
-    expect(transitionEvents(before, before)).toEqual([]);
-    expect(
-      transitionEvents(
-        [condition('Deployed', 'Unknown', 'Progressing')],
-        [condition('Deployed', 'True', 'Succeeded', 'ok'), condition('Ready', 'True', 'Succeeded', 'ok')],
-      ),
-    ).toEqual([
-      { type: 'Normal', reason: 'Deployed', message: 'ok' },
-      { type: 'Normal', reason: 'Ready', message: 'ok' },
-    ]);
   });
 });
 
