@@ -109,32 +109,37 @@ export class ClusterAdapter {
 
 /**
  * Creates each Bundle; AlreadyExists means a redelivery already made it, when the bundle under
- * that name is the same build (read live: the cache may not hold it yet).
+ * that name is the same build. It is looked up in `cached` (the gateway's informer), and read
+ * live only when the cache does not hold it yet.
  */
-export function bundleWriter(slipway: SlipwayApi) {
+export function bundleWriter(
+  slipway: SlipwayApi,
+  cached: (namespace: string, name: string) => BundleObject | undefined = () => undefined,
+) {
   return async (bundles: readonly BundleObject[]): Promise<BundleCreation[]> => {
     const results: BundleCreation[] = [];
+    // What is made stays made: an error after some creations says which (their archives stay).
+    const failed = (err: unknown) => {
+      const created = results.filter((r) => r.result === 'created').map((r) => r.name);
+      return created.length > 0 ? new PartialCreationError(created, err) : err;
+    };
     for (const bundle of bundles) {
+      const { namespace, name } = bundle.metadata;
       try {
         await slipway.add('Bundle', bundle);
-        results.push({ name: bundle.metadata.name, result: 'created' });
+        results.push({ name, result: 'created' });
+        continue;
       } catch (err) {
-        if (!isAlreadyExists(err)) {
-          const created = results.filter((r) => r.result === 'created').map((r) => r.name);
-          throw created.length > 0 ? new PartialCreationError(created, err) : err;
-        }
-        const { namespace, name } = bundle.metadata;
-        let existing: BundleObject;
-        try {
-          existing = await slipway.get<BundleObject>('Bundle', namespace, name);
-        } catch (readErr) {
-          // Gone again (pruned) or unreadable: a retry of the delivery decides.
-          const created = results.filter((r) => r.result === 'created').map((r) => r.name);
-          throw created.length > 0 ? new PartialCreationError(created, readErr) : readErr;
-        }
-        const conflict = otherBuild(existing, bundle);
-        results.push(conflict ? { name, result: 'conflict', conflict } : { name, result: 'duplicate' });
+        if (!isAlreadyExists(err)) throw failed(err);
       }
+      // Gone again (pruned) or unreadable: a retry of the delivery decides.
+      const existing =
+        cached(namespace, name) ??
+        (await slipway.get<BundleObject>('Bundle', namespace, name).catch((err: unknown) => {
+          throw failed(err);
+        }));
+      const conflict = otherBuild(existing, bundle);
+      results.push(conflict ? { name, result: 'conflict', conflict } : { name, result: 'duplicate' });
     }
     return results;
   };

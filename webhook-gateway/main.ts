@@ -64,7 +64,7 @@ const server = createGatewayServer({
   archiveBaseUrl: env.SLIPWAY_ARCHIVE_BASE_URL,
   projectBySlug: cluster.projectBySlug,
   bundleByName: cluster.bundleByName,
-  createBundles: bundleWriter(slipwayApi(kc)),
+  createBundles: bundleWriter(slipwayApi(kc), cluster.bundleByName),
   archiveStore: store,
   archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,
   archiveSigningKey: env.SLIPWAY_ARCHIVE_URL_KEY,

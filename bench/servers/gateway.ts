@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     cluster = dir;
     wiring = {
       projectBySlug: dir.projectBySlug,
-      createBundles: bundleWriter(slipwayApi(kc)),
+      createBundles: bundleWriter(slipwayApi(kc), dir.bundleByName),
       ready: () => dir.synced(),
     };
   } else {

@@ -7,6 +7,9 @@ import { isIP } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { AddressRefused, type AddressGuard } from './address-guard.ts';
 
+/** A URL's host without the brackets of an IPv6 literal. */
+const bareHost = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
+
 /** How long one address may take to connect. */
 const CONNECT_TIMEOUT_MS = 4_000;
 
@@ -26,7 +29,7 @@ export async function checkedAddresses(
   guard: AddressGuard,
   resolve: Resolve,
 ): Promise<string[]> {
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const bare = bareHost(host);
   const literal = isIP(bare) !== 0;
   const addresses = literal ? [bare] : await resolve(bare);
   if (addresses.length === 0) throw new AddressRefused(host, 'it resolves to no address');
@@ -43,7 +46,7 @@ export function guardedFetch(guard: AddressGuard, resolve: Resolve = systemResol
   const agent = new Agent({
     connect: (options, callback) => {
       const host = options.hostname;
-      const name = host.replace(/^\[(.*)\]$/, '$1');
+      const name = bareHost(host);
       const servername = options.servername || (isIP(name) ? undefined : name);
       // Each checked address in turn, as Node tries a name's addresses (an IPv6 answer first on
       // a host without IPv6 must not fail the call).

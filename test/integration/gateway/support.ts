@@ -48,7 +48,7 @@ export async function startGatewayAndOperator(
     publicBaseUrl: baseUrl,
     projectBySlug: cluster.projectBySlug,
     bundleByName: cluster.bundleByName,
-    createBundles: bundleWriter(slipwayApi(kc)),
+    createBundles: bundleWriter(slipwayApi(kc), cluster.bundleByName),
     archiveStore: new FilesystemArchiveStore(archiveDir),
     isReady: () => cluster.synced(),
     archiveSigningKey: archiveUrlKey,

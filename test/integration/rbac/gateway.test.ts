@@ -48,7 +48,7 @@ beforeAll(async () => {
   const handlers = createGateway({
     publicBaseUrl: baseUrl,
     projectBySlug: cluster.projectBySlug,
-    createBundles: bundleWriter(slipwayApi(asGateway)),
+    createBundles: bundleWriter(slipwayApi(asGateway), cluster.bundleByName),
     archiveStore: new FilesystemArchiveStore(archiveDir),
     isReady: () => cluster.synced(),
     logger: gateway.log,
