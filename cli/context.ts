@@ -1,7 +1,7 @@
 // What every command starts from: the user's kubeconfig and namespace conventions, as kubectl
 // reads them (--kubeconfig, then KUBECONFIG, then ~/.kube/config; --context; -n, else the
 // context's namespace, else "default"), and how the answer is printed (-o).
-import { kubeClients, shareConnections, slipwayApi, type KubeConfig } from '../lib/kube.ts';
+import { impersonating, kubeClients, shareConnections, slipwayApi, type KubeConfig } from '../lib/kube.ts';
 import { KubeConfig as Config } from '@kubernetes/client-node';
 import { UsageError } from './errors.ts';
 
@@ -10,6 +10,8 @@ export type Output = 'table' | 'wide' | 'json' | 'yaml';
 export interface GlobalOptions {
   kubeconfig?: string;
   context?: string;
+  /** Impersonate this user (kubectl's --as). */
+  as?: string;
   namespace?: string;
   allNamespaces: boolean;
   output: Output;
@@ -29,17 +31,19 @@ export interface CliContext {
 }
 
 export function cliContext(options: GlobalOptions, io: Pick<CliContext, 'out' | 'err'>): CliContext {
-  const kc = new Config();
-  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-  else kc.loadFromDefault();
+  const loaded = new Config();
+  if (options.kubeconfig) loaded.loadFromFile(options.kubeconfig);
+  else loaded.loadFromDefault();
   if (options.context) {
-    if (!kc.getContextObject(options.context))
+    if (!loaded.getContextObject(options.context))
       throw new UsageError(`context "${options.context}" is not in the kubeconfig`);
-    kc.setCurrentContext(options.context);
+    loaded.setCurrentContext(options.context);
   }
+  const namespace =
+    options.namespace ?? loaded.getContextObject(loaded.getCurrentContext())?.namespace ?? 'default';
+  const kc = options.as ? impersonating(loaded, options.as) : loaded;
   shareConnections(kc);
   const clients = kubeClients(kc);
-  const namespace = options.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
   return {
     kc,
     clients,

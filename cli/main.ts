@@ -12,6 +12,7 @@ import { completionScript, completions } from './completion.ts';
 const GLOBAL_OPTIONS = {
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
+  as: { type: 'string' },
   namespace: { type: 'string', short: 'n' },
   'all-namespaces': { type: 'boolean', short: 'A' },
   output: { type: 'string', short: 'o' },
@@ -21,6 +22,7 @@ const GLOBAL_OPTIONS = {
 const GLOBAL_HELP = `Global flags:
   --kubeconfig PATH        kubeconfig file (default: KUBECONFIG, then ~/.kube/config)
   --context NAME           kubeconfig context
+  --as USER                act as this user, as kubectl --as does (impersonation)
   -n, --namespace NAME     namespace (default: the context's, else "default")
   -A, --all-namespaces     list across namespaces (get, notice list)
   -o, --output FORMAT      table (default), wide, json or yaml
@@ -46,7 +48,7 @@ const commandHelp = (c: Command) =>
   `${c.summary}\n\nUsage: kubectl slipway ${c.usage}\n\n${c.help ? `${c.help}\n\n` : ''}${GLOBAL_HELP}`;
 
 /** Global flags that take a value: what follows them is not the command. */
-const VALUE_FLAGS = new Set(['--kubeconfig', '--context', '-n', '--namespace', '-o', '--output']);
+const VALUE_FLAGS = new Set(['--kubeconfig', '--context', '--as', '-n', '--namespace', '-o', '--output']);
 
 /** The command word wherever it stands (kubectl users put -n first), and everything else. */
 export function splitCommand(argv: readonly string[]): { name: string | undefined; rest: string[] } {
@@ -118,6 +120,7 @@ export async function main(
   const global: GlobalOptions = {
     kubeconfig: values.kubeconfig as string | undefined,
     context: values.context as string | undefined,
+    as: values.as as string | undefined,
     namespace: values.namespace as string | undefined,
     allNamespaces: values['all-namespaces'] === true,
     output: output as Output,

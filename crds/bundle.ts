@@ -241,6 +241,20 @@ export const bundleStatus = z.object({
       'The image the build pushed, by digest (`<registry>/<namespace>/<project>:<bundle>@sha256:…`): what rollouts and rollbacks deploy.',
   }),
   buildJob: z.string().optional().meta({ description: 'Name of the build Job.' }),
+  build: z
+    .object({
+      namespace: z.string().meta({ description: "The build namespace (the operator's, not the bundle's)." }),
+      job: z.string().meta({ description: 'The build Job there.' }),
+    })
+    .optional()
+    .meta({
+      description:
+        'Where the build runs: builds run in a namespace Slipway owns, apart from tenants. `kubectl slipway logs` shows its log to whoever may get the bundle.',
+    }),
+  logsUrl: z.string().optional().meta({
+    description:
+      "The build's logs as JSON, served by the gateway at a URL signed for this bundle: whoever may get the bundle may read them (`kubectl slipway logs` does), without rights in the build namespace.",
+  }),
   backup: z
     .object({
       job: z.string().meta({ description: 'Name of the backup Job.' }),
@@ -329,5 +343,6 @@ export const bundleReasons = [
   'SourceBundleNotBuilt',
   'SourceBundleNotDeployed',
   'ForeignImage',
+  'ForeignBaseImage',
 ] as const;
 export type BundleReason = (typeof bundleReasons)[number];

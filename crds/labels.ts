@@ -11,6 +11,15 @@ export const LABEL_WEBHOOK = 'slipway.dev/webhook';
 export const LABEL_TRIGGER = 'slipway.dev/trigger';
 export const LABEL_STEP = 'slipway.dev/step';
 /**
+ * On a build Job and its pods, which run in the build namespace (docs/adr/0004): the namespace
+ * and uid of the bundle they build. Owner references cannot cross namespaces; only the operator
+ * creates Jobs there, so these labels stand in for one.
+ */
+export const LABEL_BUNDLE_NAMESPACE = 'slipway.dev/bundle-namespace';
+export const LABEL_BUNDLE_UID = 'slipway.dev/bundle-uid';
+/** On a Bundle whose build Job was made: removed once that Job and its Secrets are gone. */
+export const FINALIZER_BUILD = 'slipway.dev/build';
+/**
  * The operator shard a Project belongs to (Flux's sharding.fluxcd.io/key): an operator started
  * with --watch-label-selector sees only the objects it selects. The Project's value is carried
  * to its Bundles, their Jobs and pods, and the pods of its rollouts.

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { LABEL_SHARD, boundedName } from '../crds/labels.ts';
 import { labelSelector, selectorKeys } from '../lib/label-selector.ts';
 import { parseCidr, type Cidr } from './outbound/address-guard.ts';
+import { DEFAULT_BUILD_NAMESPACE } from '../rules/build-namespace.ts';
 
 const bool = (fallback: boolean) =>
   z
@@ -138,6 +139,9 @@ const envSchema = z.object({
   POD_NAME: text(hostname()),
   POD_NAMESPACE: text('default'),
   SLIPWAY_WATCH_NAMESPACE: optionalText,
+  SLIPWAY_BUILD_NAMESPACE: text(DEFAULT_BUILD_NAMESPACE).pipe(
+    z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'expected a namespace name'),
+  ),
   SLIPWAY_ARCHIVE_URL_KEY: optionalText,
   SLIPWAY_ARCHIVE_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SLIPWAY_OUTBOUND_ALLOW: cidrs,
@@ -195,6 +199,11 @@ export interface OperatorConfig {
   /** Only this namespace; every namespace when undefined. */
   watchNamespace: string | undefined;
   /**
+   * Where every build Job runs (docs/adr/0004): a namespace Slipway owns, the only one whose
+   * Pod Security must allow rootless BuildKit; tenants have no rights there.
+   */
+  buildNamespace: string;
+  /**
    * Only the objects this label selector selects (a shard, like Flux's --watch-label-selector):
    * Projects, Bundles, their Jobs and pods, and the status kinds. Environments and Webhooks are
    * watched whole and acted on for this shard's Projects. Every object when undefined.
@@ -228,6 +237,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid operator configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.SLIPWAY_WATCH_NAMESPACE === e.SLIPWAY_BUILD_NAMESPACE)
+    throw new Error(
+      `invalid operator configuration: SLIPWAY_BUILD_NAMESPACE must not be the watched namespace (${e.SLIPWAY_BUILD_NAMESPACE}): builds run apart from tenants`,
+    );
   return {
     gatewayBaseUrl: e.SLIPWAY_GATEWAY_BASE_URL,
     builderImage: e.SLIPWAY_BUILDER_IMAGE,
@@ -260,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     podName: e.POD_NAME,
     podNamespace: e.POD_NAMESPACE,
     watchNamespace: e.SLIPWAY_WATCH_NAMESPACE,
+    buildNamespace: e.SLIPWAY_BUILD_NAMESPACE,
     watchLabelSelector: e.SLIPWAY_WATCH_LABEL_SELECTOR,
     gatewayServiceAccount: e.SLIPWAY_GATEWAY_SERVICE_ACCOUNT
       ? {

@@ -13,8 +13,17 @@ import type {
 import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { kindPath } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
-import { LABEL_BUNDLE, LABEL_FINISHED, LABEL_PROJECT, MANAGED_BY, labelValue } from '../crds/labels.ts';
+import {
+  LABEL_BUNDLE,
+  LABEL_BUNDLE_NAMESPACE,
+  LABEL_FINISHED,
+  LABEL_PROJECT,
+  LABEL_STEP,
+  MANAGED_BY,
+  labelValue,
+} from '../crds/labels.ts';
 import { MANAGER } from './names.ts';
+import { DEFAULT_BUILD_NAMESPACE } from '../rules/build-namespace.ts';
 import { effectiveSlug } from '../rules/webhook-url.ts';
 import { isFinished } from '../rules/bundle-outcome.ts';
 
@@ -67,10 +76,15 @@ export interface OperatorInformers {
   environments: Informer<Cached<EnvironmentObject>>;
   webhooks: Informer<Cached<WebhookObject>>;
   bundles: Informer<Cached<BundleObject>>;
+  /** Backup Jobs, in the bundles' namespaces. */
   jobs: Informer<V1Job>;
+  /** Build Jobs, in the build namespace; INDEX.project keys are the bundles' namespaces. */
+  buildJobs: Informer<V1Job>;
   deployments: Informer<V1Deployment>;
-  /** The pods of bundles: their build and backup Jobs' pods and the pods of their rollouts. */
+  /** The pods of bundles in their namespaces: their backup Jobs' pods and the pods of their rollouts. */
   pods: Informer<V1Pod>;
+  /** The build Jobs' pods, in the build namespace; INDEX.bundle keys are the bundles' namespaces. */
+  buildPods: Informer<V1Pod>;
   statusPages: Informer<Cached<StatusPageObject>>;
   statusComponents: Informer<Cached<StatusComponentObject>>;
   statusNotices: Informer<Cached<StatusNoticeObject>>;
@@ -83,13 +97,28 @@ const byStatusId = (o: { metadata?: { namespace?: string }; spec?: { id?: number
 const and = (base: string | undefined, selector: string | undefined) =>
   [base, selector].filter((s) => s !== undefined && s !== '').join(',') || undefined;
 
+/** The namespace of the bundle a build Job or pod in the build namespace works for. */
+const bundleNamespace = (o: { metadata?: { labels?: Record<string, string> } }) =>
+  o.metadata?.labels?.[LABEL_BUNDLE_NAMESPACE] ?? '';
+const ofBundle = (o: { metadata?: { labels?: Record<string, string> } }, label: string) => {
+  const value = o.metadata?.labels?.[label];
+  return value ? [objectKey(bundleNamespace(o), value)] : [];
+};
+
 export function createInformers(
   kc: KubeConfig,
   namespace: string | undefined,
   log: Logger,
   /** A shard's label selector (config.watchLabelSelector): its Bundles, Jobs, pods and status kinds (every Project is watched: shard.ts). */
   selector?: string,
+  /** Where build Jobs run (config.buildNamespace): watched apart from the bundles' namespaces. */
+  buildNamespace = DEFAULT_BUILD_NAMESPACE,
 ): OperatorInformers {
+  // Watching every namespace, the build namespace is left to buildJobs and buildPods; watching
+  // one, only its bundles' builds are watched there.
+  const notBuilds = namespace ? undefined : `metadata.namespace!=${buildNamespace}`;
+  const ofWatched = namespace ? `${LABEL_BUNDLE_NAMESPACE}=${namespace}` : undefined;
+  const notEnded = 'status.phase!=Succeeded,status.phase!=Failed';
   const shard = { labelSelector: selector };
   const projects = new Informer<Cached<ProjectObject>>(kc, kindPath('Project', namespace), log).addIndex(
     INDEX.slug,
@@ -110,23 +139,30 @@ export function createInformers(
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)));
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
+  const unfinishedJobs = `${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`;
   const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {
-    labelSelector: and(`${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`, selector),
+    labelSelector: and(unfinishedJobs, selector),
+    fieldSelector: notBuilds,
     transform: metadataAndStatus,
-  })
-    .addIndex(INDEX.bundle, (j) =>
-      ref(j, j.metadata?.ownerReferences?.find((o) => o.kind === 'Bundle')?.name),
-    )
-    .addIndex(INDEX.project, (j) => ref(j, j.metadata?.labels?.[LABEL_PROJECT]));
+  });
+  const buildJobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', buildNamespace), log, {
+    labelSelector: and(and(`${unfinishedJobs},${LABEL_STEP}=build`, ofWatched), selector),
+    transform: metadataAndStatus,
+  }).addIndex(INDEX.project, (j) => ofBundle(j, LABEL_PROJECT));
   const deployments = new Informer<V1Deployment>(kc, builtinPath('apps/v1', 'deployments', namespace), log);
   // Only pods that carry a bundle's label (Job pods and the pods of a rollout the operator started)
   // and have not ended: what the operator reads of pods is why a live one cannot run. An ended
   // pod leaves the watch (the API server sends DELETED), so finished bundles' pods are not kept.
   const pods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', namespace), log, {
     labelSelector: and(LABEL_BUNDLE, selector),
-    fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed',
+    fieldSelector: notBuilds ? `${notEnded},${notBuilds}` : notEnded,
     transform: metadataAndStatus,
   }).addIndex(INDEX.bundle, (p) => ref(p, p.metadata?.labels?.[LABEL_BUNDLE]));
+  const buildPods = new Informer<V1Pod>(kc, builtinPath('v1', 'pods', buildNamespace), log, {
+    labelSelector: and(and(LABEL_BUNDLE, ofWatched), selector),
+    fieldSelector: notEnded,
+    transform: metadataAndStatus,
+  }).addIndex(INDEX.bundle, (p) => ofBundle(p, LABEL_BUNDLE));
   const statusPages = new Informer<Cached<StatusPageObject>>(
     kc,
     kindPath('StatusPage', namespace),
@@ -155,8 +191,10 @@ export function createInformers(
     webhooks,
     bundles,
     jobs,
+    buildJobs,
     deployments,
     pods,
+    buildPods,
     statusPages,
     statusComponents,
     statusNotices,
@@ -170,8 +208,10 @@ export function allInformers(i: OperatorInformers): Array<Informer<KubernetesObj
     i.webhooks,
     i.bundles,
     i.jobs,
+    i.buildJobs,
     i.deployments,
     i.pods,
+    i.buildPods,
     i.statusPages,
     i.statusComponents,
     i.statusNotices,

@@ -1,7 +1,10 @@
 // Deterministic names and labels for everything the operator creates. The same bundle always
 // gets the same Job names, so after a restart "already exists" simply means "already done".
+import { createHash } from 'node:crypto';
 import {
   LABEL_BUNDLE,
+  LABEL_BUNDLE_NAMESPACE,
+  LABEL_BUNDLE_UID,
   LABEL_PROJECT,
   LABEL_STEP,
   MANAGED_BY,
@@ -28,8 +31,20 @@ export const CLONE_PROBLEMS = [
 ] as const satisfies ReadonlyArray<ProjectReason & BundleReason>;
 export type CloneProblem = (typeof CLONE_PROBLEMS)[number];
 
-/** Job names become a pod label value, so they must fit in 63 characters. */
-export const buildJobName = (bundle: string) => boundedName(bundle, 'build');
+/**
+ * Job names become a pod label value, so they must fit in 63 characters. Build Jobs of every
+ * namespace share the build namespace: eight hex characters of the bundle's namespace come first,
+ * so two namespaces' bundles of the same name never collide.
+ */
+export const buildJobName = (namespace: string, bundle: string) =>
+  boundedName(`${namespaceHash(namespace)}-${bundle}`, 'build');
+const namespaceHash = (namespace: string) => createHash('sha256').update(namespace).digest('hex').slice(0, 8);
+/**
+ * The copies of the Secrets a build needs, beside its Job in the build namespace (act.ts):
+ * deleted when the build ends and with the Job.
+ */
+export const buildSecretName = (job: string, use: BuildSecretUse) => `${job}-${use}`;
+export type BuildSecretUse = 'git' | 'push' | 'pull';
 export const backupJobName = (bundle: string) => boundedName(bundle, 'backup');
 export { WEBHOOK_SECRET_KEY, webhookSecretName } from '../rules/webhook-url.ts';
 
@@ -71,5 +86,18 @@ export function jobLabels(
     [LABEL_BUNDLE]: labelValue(bundle),
     [LABEL_STEP]: step,
     ...shardLabel(bundleLabels),
+  };
+}
+
+/** A build Job's (and its pods') labels: jobLabels and the bundle it builds, from the build namespace. */
+export function buildJobLabels(bundle: {
+  metadata: { name: string; namespace?: string; uid?: string; labels?: Record<string, string> };
+  spec: { projectRef: { name: string } };
+}): Record<string, string> {
+  const { name, namespace, uid, labels } = bundle.metadata;
+  return {
+    ...jobLabels(bundle.spec.projectRef.name, name, 'build', labels),
+    [LABEL_BUNDLE_NAMESPACE]: namespace ?? '',
+    [LABEL_BUNDLE_UID]: uid ?? '',
   };
 }

@@ -71,7 +71,13 @@ export class Operator {
   constructor(kc: KubeConfig, config: OperatorConfig, log: Logger, options: OperatorOptions = {}) {
     this.log = log;
     const clients = kubeClients(kc);
-    const informers = createInformers(kc, config.watchNamespace, log, config.watchLabelSelector);
+    const informers = createInformers(
+      kc,
+      config.watchNamespace,
+      log,
+      config.watchLabelSelector,
+      config.buildNamespace,
+    );
     const slipway = slipwayApi(kc);
     const events = new EventRecorder(clients.events, 'slipway.dev/operator', config.podName, log);
     const now = options.now ?? (() => new Date());

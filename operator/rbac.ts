@@ -44,25 +44,25 @@ export const operatorRules: readonly PolicyRule[] = [
     apiGroups: ['slipway.dev'],
     resources: ['projects/finalizers', 'bundles/finalizers'],
     verbs: ['update'],
-    why: 'owner references with blockOwnerDeletion on generated Secrets (Project) and Jobs (Bundle)',
+    why: 'owner references with blockOwnerDeletion on generated Secrets (Project) and backup Jobs (Bundle)',
   },
   {
     apiGroups: [''],
     resources: ['secrets'],
     verbs: ['get', 'create'],
-    why: "read the webhook secret to derive the URL token; generate one when a Project references none; an Environment's database Secret has the keys the backup reads",
+    why: "read the webhook secret to derive the URL token; generate one when a Project references none; an Environment's database Secret has the keys the backup reads; the clone and registry credentials a build needs, copied into the build namespace",
   },
   {
     apiGroups: ['batch'],
     resources: ['jobs'],
     verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-    why: 'build and backup Jobs; delete the unfinished Jobs of a superseded bundle; label the ended Jobs of a finished bundle slipway.dev/finished (no longer watched)',
+    why: 'backup Jobs; delete the unfinished backup of a superseded bundle; label the ended Jobs of a finished bundle slipway.dev/finished (no longer watched)',
   },
   {
     apiGroups: [''],
     resources: ['pods'],
     verbs: ['list', 'watch'],
-    why: "an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines; the digest a succeeded build's push container reported",
+    why: "an informer on the pods labelled slipway.dev/bundle (backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines",
   },
   {
     apiGroups: [''],
@@ -93,6 +93,34 @@ export const operatorRules: readonly PolicyRule[] = [
     resources: ['events'],
     verbs: ['create', 'patch'],
     why: 'an Event for every step (patch bumps the count of a repeated event)',
+  },
+];
+
+/** Granted in the build namespace (operator.buildNamespace), where every build Job runs (docs/adr/0004). */
+export const buildNamespaceRules: readonly PolicyRule[] = [
+  {
+    apiGroups: ['batch'],
+    resources: ['jobs'],
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    why: "build Jobs; delete a superseded bundle's unfinished build and a deleted bundle's build (its finalizer); label a finished bundle's ended build slipway.dev/finished (no longer watched)",
+  },
+  {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['list', 'watch'],
+    why: "an informer on the build pods that have not ended: what blocks them in the Bundle's condition; a failed build's last log lines; the digest a succeeded build's push container reported",
+  },
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['create', 'delete'],
+    why: "the copies of a build's clone and registry credentials, beside its Job; deleted when the build ends",
+  },
+  {
+    apiGroups: [''],
+    resources: ['events'],
+    verbs: ['list'],
+    why: 'a build Job without a pod after a few seconds: its FailedCreate Events say why (quota, Pod Security)',
   },
 ];
 

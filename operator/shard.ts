@@ -8,7 +8,7 @@
 // removed shard still holds (takeOver). (Their pods keep theirs: the operator may not patch pods.
 // A moved build's pod is then not watched for why it cannot run; its Job still says how it ended.)
 import type { BundleObject, ProjectObject } from '../crds/index.ts';
-import { LABEL_BUNDLE, LABEL_SHARD, MANAGED_BY, labelValue } from '../crds/labels.ts';
+import { LABEL_BUNDLE, LABEL_BUNDLE_NAMESPACE, LABEL_SHARD, MANAGED_BY, labelValue } from '../crds/labels.ts';
 import { objectKey } from '../lib/informer.ts';
 import { MANAGER } from './names.ts';
 import { ignoreNotFound, mergePatch } from '../lib/kube.ts';
@@ -84,17 +84,26 @@ async function relabel(
   if ((bundle.metadata.labels?.[LABEL_SHARD] ?? undefined) === shard) return false;
   const body = { metadata: { labels: { [LABEL_SHARD]: shard ?? null } } };
   const { batch } = ctx.clients;
-  const jobs = await batch.listNamespacedJob({
-    namespace,
-    labelSelector: `${MANAGED_BY}=${MANAGER},${LABEL_BUNDLE}=${labelValue(name)}`,
-  });
-  for (const job of jobs.items)
+  const ofBundle = `${MANAGED_BY}=${MANAGER},${LABEL_BUNDLE}=${labelValue(name)}`;
+  // Its backup Job beside it, its build Job in the build namespace.
+  const lists = await Promise.all([
+    batch.listNamespacedJob({ namespace, labelSelector: ofBundle }),
+    batch.listNamespacedJob({
+      namespace: ctx.config.buildNamespace,
+      labelSelector: `${ofBundle},${LABEL_BUNDLE_NAMESPACE}=${namespace}`,
+    }),
+  ]);
+  const jobs = lists.flatMap((l) => l.items);
+  for (const job of jobs)
     await batch
-      .patchNamespacedJob({ name: job.metadata!.name!, namespace, body }, mergePatch)
+      .patchNamespacedJob(
+        { name: job.metadata!.name!, namespace: job.metadata!.namespace!, body },
+        mergePatch,
+      )
       .catch(ignoreNotFound);
   await ctx.slipway.patch('Bundle', namespace, name, body).catch(ignoreNotFound);
   ctx.log.info(
-    { bundle: `${namespace}/${name}`, shard: shard ?? '(default)', jobs: jobs.items.length },
+    { bundle: `${namespace}/${name}`, shard: shard ?? '(default)', jobs: jobs.length },
     "handed the bundle over to its project's shard",
   );
   return true;

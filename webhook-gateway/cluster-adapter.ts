@@ -13,7 +13,8 @@ import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
 import { SecretReader } from '../lib/secret-reader.ts';
-import { SECRET_CACHE_TTL_MS, SECRET_MISSING_TTL_MS, SECRET_STALE_MS } from './limits.ts';
+import { readPodLogs, type PodLogs } from '../lib/pod-logs.ts';
+import { LOG_LIMIT_BYTES, SECRET_CACHE_TTL_MS, SECRET_MISSING_TTL_MS, SECRET_STALE_MS } from './limits.ts';
 import { PartialCreationError, type BundleCreation, type ProjectLookup } from './http/ports.ts';
 import { otherBuild } from './plan.ts';
 
@@ -28,6 +29,7 @@ export class ClusterAdapter {
   private readonly webhooks: Informer<Cached<WebhookObject>>;
   private readonly bundles: Informer<Cached<BundleObject>>;
   private readonly secrets: SecretReader;
+  private readonly core: CoreV1Api;
 
   constructor(kc: KubeConfig, namespace: string | undefined, log: Logger) {
     // The operator publishes status.slug once the slug is the project's (not a SlugConflict).
@@ -43,12 +45,25 @@ export class ClusterAdapter {
       BY_PROJECT,
       (b) => (b.spec?.trigger?.type === 'Manual' ? projectKey(b, b.spec.projectRef?.name) : []),
     );
-    this.secrets = new SecretReader(kc.makeApiClient(CoreV1Api), log, {
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.secrets = new SecretReader(this.core, log, {
       ttlMs: SECRET_CACHE_TTL_MS,
       missingTtlMs: SECRET_MISSING_TTL_MS,
       staleMs: SECRET_STALE_MS,
     });
   }
+
+  /**
+   * The logs of a build Job's pods, read from the API server (a bundle's logs URL): one list and
+   * a read per started container, each log's last LOG_LIMIT_BYTES.
+   */
+  readonly buildLogs = async (namespace: string, job: string): Promise<PodLogs[]> => {
+    const { items } = await this.core.listNamespacedPod({
+      namespace,
+      labelSelector: `batch.kubernetes.io/job-name=${job}`,
+    });
+    return readPodLogs(this.core, items, LOG_LIMIT_BYTES);
+  };
 
   /** A bundle from the cache (for its status URL): no API call. */
   readonly bundleByName = (namespace: string, name: string): BundleObject | undefined =>

@@ -79,3 +79,6 @@ export const ARCHIVE_TMP_MAX_AGE_MS = 60 * 60_000;
 export const ARCHIVE_GC_INTERVAL_MS = 10 * 60_000;
 /** An archive younger than this is kept even unreferenced: its bundle may be on its way. */
 export const ARCHIVE_GC_GRACE_MS = 60 * 60_000;
+
+/** Of each build container's log, the gateway serves at most the last this many bytes. */
+export const LOG_LIMIT_BYTES = 2 * 1024 * 1024;

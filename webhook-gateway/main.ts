@@ -1,4 +1,5 @@
 // The webhook gateway process: `node webhook-gateway/main.ts`.
+import { DEFAULT_BUILD_NAMESPACE } from '../rules/build-namespace.ts';
 import { z } from 'zod';
 import { onShutdown, startAdminServer } from '../lib/admin.ts';
 import { clientAddress, parseTrustedProxies } from '../lib/client-address.ts';
@@ -25,6 +26,7 @@ const env = z
       .optional(),
     SLIPWAY_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().optional(),
     SLIPWAY_WATCH_NAMESPACE: z.string().optional(),
+    SLIPWAY_BUILD_NAMESPACE: z.string().default(DEFAULT_BUILD_NAMESPACE),
     SLIPWAY_TRUSTED_PROXIES: z.string().default(''),
   })
   .parse(process.env);
@@ -64,6 +66,8 @@ const server = createGatewayServer({
   archiveBaseUrl: env.SLIPWAY_ARCHIVE_BASE_URL,
   projectBySlug: cluster.projectBySlug,
   bundleByName: cluster.bundleByName,
+  buildLogs: cluster.buildLogs,
+  buildNamespace: env.SLIPWAY_BUILD_NAMESPACE,
   createBundles: bundleWriter(slipwayApi(kc), cluster.bundleByName),
   archiveStore: store,
   archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,

@@ -6,6 +6,25 @@
 // It records no Events.
 import type { PolicyRule } from '../lib/rbac.ts';
 
+/**
+ * Granted in the build namespace (operator.buildNamespace): the logs of a bundle's build, served
+ * at its status.logsUrl to whoever may get the bundle (docs/adr/0004).
+ */
+export const gatewayBuildNamespaceRules: readonly PolicyRule[] = [
+  {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['list'],
+    why: "a bundle's build pods, by their Job's name, for its logs URL",
+  },
+  {
+    apiGroups: [''],
+    resources: ['pods/log'],
+    verbs: ['get'],
+    why: "the logs of a bundle's build containers, for its logs URL",
+  },
+];
+
 /** Granted cluster-wide, or in SLIPWAY_WATCH_NAMESPACE only when one is set. */
 export const gatewayRules: readonly PolicyRule[] = [
   {

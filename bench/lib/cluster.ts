@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { installCrds } from '../../scripts/cluster/install-crds.ts';
+import { installBuildNamespace } from '../../scripts/cluster/build-namespace.ts';
 import { clusterDown, clusterUp, type Cluster } from '../../scripts/cluster/control-plane.ts';
 
 export const BENCH_CLUSTER = 'slipway-bench';
@@ -28,6 +29,7 @@ async function start(): Promise<BenchCluster> {
   const kc = new KubeConfig();
   kc.loadFromFile(cluster.kubeconfig);
   await installCrds(kc);
+  await installBuildNamespace(kc);
   const core = kc.makeApiClient(CoreV1Api);
   return {
     cluster,

@@ -141,7 +141,7 @@ export async function createFinishedBundles(
     const job = buildJob(bundle, projectObjects.get(project)!, image, config);
     const metadata = { ...job.metadata, labels: { ...job.metadata?.labels, [LABEL_FINISHED]: 'true' } };
     await batch.createNamespacedJob({
-      namespace: ns,
+      namespace: job.metadata!.namespace!,
       body: { ...job, metadata, spec: { ...job.spec!, suspend: true } },
     });
     if (++done % 1000 === 0) log(`memory: ${done}/${total} finished bundles and their Jobs created`);

@@ -1,39 +1,40 @@
 // kubectl slipway logs <bundle> [-f]: the fetch, build, push and backup logs of a bundle, in order.
 // Only the operator's own Job containers (they print no credentials); the application's pods are
-// the Deployment's, for kubectl logs.
-import type { V1Pod } from '@kubernetes/client-node';
+// the Deployment's, for kubectl logs. The build runs in the build namespace, where tenants have
+// no rights (docs/adr/0004): its logs come from the gateway at the bundle's status.logsUrl, so
+// whoever may get the bundle reads them; the backup runs in the bundle's namespace.
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import type { BundleObject } from '../../crds/index.ts';
-import { apiMessage } from '../../lib/kube.ts';
 import { LABEL_BUNDLE, LABEL_STEP, labelValue } from '../../crds/labels.ts';
+import { readPodLogs, type PodLogs } from '../../lib/pod-logs.ts';
 import type { CliContext } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import { readObject } from '../read.ts';
 import { positionals, type Command } from './command.ts';
 
-const STEP_ORDER = ['build', 'backup'];
-const created = (p: V1Pod) => new Date(p.metadata?.creationTimestamp ?? 0).getTime();
-
-async function jobPods(ctx: CliContext, bundle: string): Promise<V1Pod[]> {
+/** The build's pods and logs: from the gateway at status.logsUrl, else (no signing key) from the API. */
+async function buildLogs(ctx: CliContext, bundle: BundleObject): Promise<PodLogs[]> {
+  const { build, logsUrl } = bundle.status ?? {};
+  if (logsUrl) {
+    const response = await fetch(logsUrl, { headers: { Accept: 'application/json' } });
+    if (!response.ok)
+      throw new Error(`the gateway at ${new URL(logsUrl).host} answered HTTP ${response.status}`);
+    return ((await response.json()) as { pods: PodLogs[] }).pods;
+  }
+  if (!build) return [];
   const { items } = await ctx.clients.core.listNamespacedPod({
-    namespace: ctx.namespace,
-    labelSelector: `${LABEL_BUNDLE}=${labelValue(bundle)},${LABEL_STEP}`,
+    namespace: build.namespace,
+    labelSelector: `batch.kubernetes.io/job-name=${build.job}`,
   });
-  const step = (p: V1Pod) => STEP_ORDER.indexOf(p.metadata?.labels?.[LABEL_STEP] ?? '');
-  return items.sort((a, b) => step(a) - step(b) || created(a) - created(b));
+  return readPodLogs(ctx.clients.core, items);
 }
 
-/** Containers of a pod in the order they run, with whether each has started and ended. */
-function containers(pod: V1Pod): Array<{ name: string; started: boolean; ended: boolean }> {
-  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => {
-    const s = statuses.find((x) => x.name === c.name);
-    return {
-      name: c.name,
-      started: Boolean(s?.state?.running || s?.state?.terminated || s?.lastState?.terminated),
-      ended: Boolean(s?.state?.terminated),
-    };
+async function backupLogs(ctx: CliContext, bundle: BundleObject): Promise<PodLogs[]> {
+  const { items } = await ctx.clients.core.listNamespacedPod({
+    namespace: ctx.namespace,
+    labelSelector: `${LABEL_BUNDLE}=${labelValue(bundle.metadata.name)},${LABEL_STEP}=backup`,
   });
+  return readPodLogs(ctx.clients.core, items);
 }
 
 export const logsCommand: Command = {
@@ -42,7 +43,8 @@ export const logsCommand: Command = {
   usage: 'logs <bundle> [-f]',
   help: `Prints the logs of the bundle's build Job (fetch, build, then push) and backup Job (dump), each
 under a "==> pod/container <==" line. With -f it keeps printing new lines until the bundle's
-chain has ended.`,
+chain has ended. The build's logs come from the gateway (the bundle's status.logsUrl): reading
+them needs only the right to get the bundle.`,
   options: { follow: { type: 'boolean', short: 'f' } },
   async run(ctx, args, values) {
     const [name] = positionals(args, ['bundle']);
@@ -52,26 +54,26 @@ chain has ended.`,
     const printed = new Map<string, { length: number; done: boolean }>();
     let header = '';
     const unreadable = new Set<string>();
+    const warnOnce = (key: string, why: string) => {
+      if (!unreadable.has(key)) ctx.err(`warning: the log of ${key} cannot be read: ${why}`);
+      unreadable.add(key);
+    };
     for (;;) {
-      const pods = await jobPods(ctx, name!);
+      const builds = await buildLogs(ctx, bundle).catch((error: unknown) => {
+        warnOnce('the build', error instanceof Error ? error.message : String(error));
+        return [];
+      });
+      const pods = [...builds, ...(await backupLogs(ctx, bundle))];
       for (const pod of pods) {
-        for (const c of containers(pod)) {
-          const key = `${pod.metadata!.name}/${c.name}`;
+        for (const c of pod.containers) {
+          const key = `${pod.pod}/${c.name}`;
           const seen = printed.get(key) ?? { length: 0, done: false };
           if (!c.started || seen.done) continue;
-          let log: string;
-          try {
-            log = await ctx.clients.core.readNamespacedPodLog({
-              name: pod.metadata!.name!,
-              namespace: ctx.namespace,
-              container: c.name,
-            });
-          } catch (error) {
-            if (!unreadable.has(key))
-              ctx.err(`warning: the log of ${key} cannot be read: ${apiMessage(error)}`);
-            unreadable.add(key);
+          if (c.log === undefined) {
+            warnOnce(key, c.error ?? 'no log');
             continue;
           }
+          const log = c.log;
           // While the container runs, only whole lines: the rest comes with the next read.
           const end = c.ended || values.follow !== true ? log.length : log.lastIndexOf('\n') + 1;
           if (end > seen.length) {
@@ -87,7 +89,7 @@ chain has ended.`,
           ctx.err(`bundle ${name} has no build or backup pods (phase ${bundle.status?.phase ?? 'Pending'})`);
         return unreadable.size > 0 ? EXIT.failed : EXIT.ok;
       }
-      const allEnded = pods.every((p) => containers(p).every((c) => c.ended || !c.started));
+      const allEnded = pods.every((p) => p.containers.every((c) => c.ended || !c.started));
       if (isFinished(bundle) && allEnded) return unreadable.size > 0 ? EXIT.failed : EXIT.ok;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       bundle = await bundleOf();

@@ -11,29 +11,45 @@ import type { OperatorContext } from '../context.ts';
 import type { BundleAction, BundleInputs } from './decision.ts';
 import { backupJob } from './backup-job.ts';
 import { buildJob } from './jobs.ts';
+import { copyBuildSecrets, holdForBuild } from './build-namespace.ts';
 import { startRollout } from './rollout.ts';
 import { jobState, ownedBy } from './workload-state.ts';
 
 /** A build Job's archive URL stays valid this long past its build timeout (slow pod starts). */
 const ARCHIVE_URL_GRACE_SECONDS = 15 * 60;
 
-export async function act(ctx: OperatorContext, action: BundleAction, input: BundleInputs): Promise<void> {
+/** Does the action; returns the bundle when the act changed it (its finalizer), for the status write. */
+export async function act(
+  ctx: OperatorContext,
+  action: BundleAction,
+  input: BundleInputs,
+): Promise<BundleObject | void> {
   const { batch, apps } = ctx.clients;
   const { bundle } = input;
   const namespace = bundle.metadata.namespace;
-  const create = (job: V1Job) => ignoreAlreadyExists(batch.createNamespacedJob({ namespace, body: job }));
+  const create = (job: V1Job) =>
+    ignoreAlreadyExists(batch.createNamespacedJob({ namespace: job.metadata!.namespace!, body: job }));
   switch (action.type) {
     case 'none':
       return;
-    case 'createBuildJob':
-      return create(buildJob(bundle, input.project!, input.image, ctx.config, signedArchiveUrl(ctx, bundle)));
+    case 'createBuildJob': {
+      const held = await holdForBuild(ctx, bundle);
+      const secrets = await copyBuildSecrets(ctx, held, input.project!);
+      const archiveUrl = signedArchiveUrl(ctx, bundle);
+      await create(buildJob(held, input.project!, input.image, ctx.config, { secrets, archiveUrl }));
+      return held;
+    }
     case 'createBackupJob':
       return create(backupJob(bundle, input.environment!, ctx.config));
     case 'stopJobs': {
       for (const job of [input.buildJob, input.backupJob]) {
         if (!job?.metadata?.name || !ownedBy(job, bundle) || jobState(job).state !== 'running') continue;
         await batch
-          .deleteNamespacedJob({ name: job.metadata.name, namespace, propagationPolicy: 'Background' })
+          .deleteNamespacedJob({
+            name: job.metadata.name,
+            namespace: job.metadata.namespace!,
+            propagationPolicy: 'Background',
+          })
           .catch(ignoreNotFound);
       }
       return;

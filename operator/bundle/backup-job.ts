@@ -48,6 +48,9 @@ echo "backup written to $TARGET"
 `,
 };
 
+/** The user and group a backup runs as, and writes its dump as (the distroless "nonroot" id). */
+export const BACKUP_UID = 65532;
+
 export function backupJob(
   bundle: BundleObject,
   environment: EnvironmentObject,
@@ -83,6 +86,16 @@ export function backupJob(
           restartPolicy: 'Never',
           automountServiceAccountToken: false,
           ...(settings.jobNodeSelector ? { nodeSelector: settings.jobNodeSelector } : {}),
+          // Pod Security "restricted": the application's namespace may enforce it (builds run
+          // elsewhere, docs/adr/0004). The claim is written as BACKUP_UID; fsGroup makes it
+          // writable where the volume supports ownership (a hostPath volume needs chown).
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: BACKUP_UID,
+            runAsGroup: BACKUP_UID,
+            fsGroup: BACKUP_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           containers: [
             {
               name: 'dump',
@@ -99,7 +112,7 @@ export function backupJob(
               volumeMounts: [{ name: 'backup', mountPath: '/backup' }],
               resources: settings.backupResources,
               terminationMessagePolicy: 'FallbackToLogsOnError',
-              securityContext: { allowPrivilegeEscalation: false },
+              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
             },
           ],
           volumes: [{ name: 'backup', persistentVolumeClaim: { claimName: claim } }],

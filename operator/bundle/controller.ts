@@ -9,7 +9,7 @@
 // are the cache's plus the build Jobs this process created that the cache does not show yet
 // (build-expectations.ts), so a lagging cache cannot start a build over the project's limit.
 import type { BundleObject } from '../../crds/index.ts';
-import { LABEL_PROJECT } from '../../crds/labels.ts';
+import { LABEL_BUNDLE_NAMESPACE, LABEL_PROJECT } from '../../crds/labels.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { objectKey } from '../../lib/informer.ts';
 import { ignoreNotFound, mergePatch } from '../../lib/kube.ts';
@@ -20,6 +20,7 @@ import { buildJobName } from '../names.ts';
 import type { Reconciler } from '../reconcile/controller.ts';
 import { KeyedMutex } from '../reconcile/keyed-mutex.ts';
 import { act } from './act.ts';
+import { deleteBuildSecrets, releaseBuild, releaseOrphanBuild } from './build-namespace.ts';
 import { BuildExpectations } from './build-expectations.ts';
 import { awaitsPushedImage, decideBundle, isSettled } from './decide.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
@@ -29,6 +30,9 @@ import { contendedBy } from './observed.ts';
 import { ActRefused, isRefusal } from './refusal.ts';
 import { FINISHED_LABEL_PATCH, retirement } from './retire.ts';
 import { writeBundleStatus } from './write.ts';
+
+/** How soon a deleted bundle looks again whether its build Job is gone (a retired Job is not watched). */
+const RELEASE_RETRY_MS = 2_000;
 
 export class BundleReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
@@ -42,16 +46,20 @@ export class BundleReconciler implements Reconciler {
     this.lifecycle = lifecycle;
     this.gather = new BundleGatherer(ctx, this.expectations);
     // A build Job the cache shows (or no longer shows) is counted from the cache.
-    ctx.informers.jobs.onEvent((job) => {
-      const project = job.metadata?.labels?.[LABEL_PROJECT];
+    ctx.informers.buildJobs.onEvent((job) => {
+      const labels = job.metadata?.labels;
+      const project = labels?.[LABEL_PROJECT];
       if (project && job.metadata?.name)
-        this.expectations.forget(objectKey(job.metadata.namespace, project), job.metadata.name);
+        this.expectations.forget(objectKey(labels?.[LABEL_BUNDLE_NAMESPACE], project), job.metadata.name);
     });
   }
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const bundle = this.ctx.informers.bundles.get(namespace, name);
-    if (!bundle) return;
+    if (!bundle) return releaseOrphanBuild(this.ctx, namespace, name);
+    // Its build Job is in the build namespace, out of the garbage collector's reach.
+    if (bundle.metadata.deletionTimestamp)
+      return (await releaseBuild(this.ctx, bundle)) ? undefined : { requeueAfterMs: RELEASE_RETRY_MS };
     try {
       return await this.reconcileBundle(bundle);
     } catch (err) {
@@ -106,8 +114,7 @@ export class BundleReconciler implements Reconciler {
         decision = this.decideCounting(live);
       }
       if (decision.skip) return undefined;
-      await this.actExpecting(decision, live);
-      return { live, decision };
+      return { live: await this.actExpecting(decision, live), decision };
     });
     return acted && this.write(acted.live, acted.decision);
   }
@@ -120,18 +127,23 @@ export class BundleReconciler implements Reconciler {
     const { namespace, name } = input.bundle.metadata;
     const { batch } = this.ctx.clients;
     try {
-      for (const job of retirement(input))
+      for (const job of retirement(input)) {
+        // The build's copies of credentials go as soon as it has ended.
+        if (job === input.buildJob) await deleteBuildSecrets(this.ctx, namespace, name);
         await batch
-          .patchNamespacedJob({ name: job, namespace, body: FINISHED_LABEL_PATCH }, mergePatch)
+          .patchNamespacedJob(
+            { name: job.metadata!.name!, namespace: job.metadata!.namespace!, body: FINISHED_LABEL_PATCH },
+            mergePatch,
+          )
           .catch(ignoreNotFound);
+      }
     } catch (err) {
       this.ctx.log.warn({ err, bundle: `${namespace}/${name}` }, "labelling a finished bundle's Jobs failed");
     }
   }
 
   private async actAndWrite(input: BundleInputs, decision: BundleDecision): Promise<HandlerResult | void> {
-    await this.actExpecting(decision, input);
-    return this.write(input, decision);
+    return this.write(await this.actExpecting(decision, input), decision);
   }
 
   private write(input: BundleInputs, decision: BundleDecision): Promise<HandlerResult | void> {
@@ -139,19 +151,21 @@ export class BundleReconciler implements Reconciler {
   }
 
   /**
-   * Acts; a build Job that could not be created is no longer expected. An act the API server
+   * Acts, and returns the inputs with the bundle as the act left it (the status write holds at
+   * its version); a build Job that could not be created is no longer expected. An act the API server
    * refuses (a quota, an admission policy, a rejected object) becomes ActRefused: reconcile()
    * writes it into the Bundle once the Deployment lock is released, instead of the bundle keeping
    * its last step while the retries go on in the operator's log.
    */
-  private async actExpecting(decision: BundleDecision, input: BundleInputs): Promise<void> {
+  private async actExpecting(decision: BundleDecision, input: BundleInputs): Promise<BundleInputs> {
     try {
-      await act(this.ctx, decision.action, input);
+      const changed = await act(this.ctx, decision.action, input);
+      return changed ? { ...input, bundle: changed } : input;
     } catch (err) {
       if (decision.action.type === 'createBuildJob')
         this.expectations.forget(
           this.gather.projectKey(input.bundle),
-          buildJobName(input.bundle.metadata.name),
+          buildJobName(input.bundle.metadata.namespace, input.bundle.metadata.name),
         );
       throw isRefusal(err) ? new ActRefused(decision.action.type, err) : err;
     }
@@ -167,7 +181,7 @@ export class BundleReconciler implements Reconciler {
     if (decision.action.type === 'createBuildJob')
       this.expectations.expect(
         this.gather.projectKey(input.bundle),
-        buildJobName(input.bundle.metadata.name),
+        buildJobName(input.bundle.metadata.namespace, input.bundle.metadata.name),
       );
     return decision;
   }

@@ -6,6 +6,7 @@
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { BundleObject, BundleReason, EnvironmentObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
+import { LABEL_BUNDLE_UID } from '../../crds/labels.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { backupJobName, buildJobName } from '../names.ts';
@@ -172,7 +173,8 @@ const builtBefore = (bundle: BundleObject): boolean =>
 function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
   const { bundle, project, buildJob } = input;
   if (bundle.spec.source.bundleRef) return reuseStep(input, chain, bundle.spec.source.bundleRef.name);
-  const jobName = buildJobName(bundle.metadata.name);
+  const jobName = buildJobName(bundle.metadata.namespace, bundle.metadata.name);
+  const where = { namespace: input.buildNamespace, job: jobName };
   if (builtBefore(bundle)) {
     chain.status.image = bundle.status!.image;
     chain.set(cond('Built', 'True', 'Succeeded', `built image ${chain.status.image}`));
@@ -180,6 +182,8 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
   }
   if (buildJob) {
     chain.status.buildJob = jobName;
+    chain.status.build = where;
+    if (input.logsUrl) chain.status.logsUrl = input.logsUrl;
     const ended = jobStep(input, chain, BUILD, buildJob, jobName);
     if (ended !== 'succeeded') return ended;
     if (input.pushedImage === undefined) {
@@ -198,7 +202,7 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
     return undefined;
   }
 
-  const problem = buildSettingsProblem(bundle, project!, input.archiveBaseUrl);
+  const problem = buildSettingsProblem(bundle, project!, input);
   if (problem?.permanent) {
     chain.set(cond('Built', 'False', problem.reason, problem.message));
     return chain.failed('Failed', problem.reason, problem.message);
@@ -218,6 +222,8 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
     return chain.waiting('Queued', 'Queued', message, 'Unknown');
   }
   chain.status.buildJob = jobName;
+  chain.status.build = where;
+  if (input.logsUrl) chain.status.logsUrl = input.logsUrl;
   chain.status.startedAt ??= input.now.toISOString();
   const message = `build Job ${jobName} started`;
   chain.set(cond('Built', 'Unknown', 'Building', message));
@@ -350,6 +356,14 @@ const BACKUP: JobStep = {
   afterFailure: '; nothing was deployed',
 };
 
+/** Whose a Job that is not the bundle's is: its controller, or the bundle its labels name. */
+function whoseJob(job: V1Job): string {
+  const owner = job.metadata?.ownerReferences?.find((o) => o.controller);
+  if (owner) return `its controller is ${owner.kind} ${owner.name}`;
+  const uid = job.metadata?.labels?.[LABEL_BUNDLE_UID];
+  return uid ? `it builds the bundle with uid ${uid}` : 'it has no controller';
+}
+
 /**
  * The ladder of a step that runs a Job: succeeded (the caller writes what it produced), failed
  * with the container's last output, blocked (its pods cannot run), or running.
@@ -362,8 +376,7 @@ function jobStep(
   jobName: string,
 ): ChainResult | 'succeeded' {
   if (!ownedBy(job, input.bundle)) {
-    const owner = job.metadata?.ownerReferences?.find((o) => o.controller);
-    const message = `Job ${jobName} exists but is not this bundle's (${owner ? `its controller is ${owner.kind} ${owner.name}` : 'it has no controller'}); nothing of it is used: delete it and recreate the bundle`;
+    const message = `Job ${jobName} exists but is not this bundle's (${whoseJob(job)}); nothing of it is used: delete it and recreate the bundle`;
     chain.set(cond(step.condition, 'False', 'JobNotOwned', message));
     return chain.failed('Failed', 'JobNotOwned', message);
   }

@@ -49,6 +49,12 @@ export interface BundleInputs {
   pushedImage?: string | null;
   /** Where the gateway serves uploaded archives: the only archive URLs a build may be given. */
   archiveBaseUrl: string;
+  /** Slipway's registry: a build starts only from this namespace's images there. */
+  registry: string;
+  /** Where build Jobs run (config.buildNamespace). */
+  buildNamespace: string;
+  /** Where the gateway serves this bundle's build logs (status.logsUrl), when it signs URLs. */
+  logsUrl?: string;
   /** Where the backup Job writes, as shown in status.backup.location. */
   backupLocation: string | undefined;
   /** The last log lines of the failed container of a failed build or backup Job (read live). */
@@ -83,6 +89,8 @@ export interface BundleDecision {
   status: {
     image?: string;
     buildJob?: string;
+    build?: { namespace: string; job: string };
+    logsUrl?: string;
     backup?: { job: string; location?: string };
     startedAt?: string;
     finishedAt?: string;

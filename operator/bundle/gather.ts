@@ -2,8 +2,9 @@
 // and pods from the informer caches (with the build Jobs this process created that the cache
 // does not show yet), the same Jobs and Deployment read live from the API server before an act,
 // and the causes only the API has: FailedCreate Events of a Job without pods, and the last log
-// lines of a failed container.
-import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+// lines of a failed container. The build Job and its pods are in the build namespace, the
+// backup Job and its pods in the bundle's.
+import type { V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { LABEL_STEP, labelValue } from '../../crds/labels.ts';
 import { objectKey } from '../../lib/informer.ts';
@@ -15,10 +16,11 @@ import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './observed.ts';
 import { backupLocation } from './backup-job.ts';
-import { controllingBundle, failedContainerOutput, jobState, pushedDigest } from './workload-state.ts';
+import { failedContainerOutput, jobState, pushedDigest } from './workload-state.ts';
 import { awaitsPushedImage } from './decide.ts';
 import { PUSH_CONTAINER } from './jobs.ts';
 import { timeMs } from '../../rules/timestamps.ts';
+import { bundleLogsUrl } from '../../rules/bundle-status-url.ts';
 
 /** The label the Job controller puts on a Job's pods. */
 const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
@@ -45,21 +47,23 @@ export class BundleGatherer {
    * running, and the names of all of them (whatever their state).
    */
   projectBuilds(bundle: BundleObject): Pick<BundleInputs, 'runningBuilds' | 'startedBuilds'> {
-    const { jobs } = this.ctx.informers;
-    const own = buildJobName(bundle.metadata.name);
+    const { buildJobs } = this.ctx.informers;
+    const { buildNamespace } = this.ctx.config;
+    const own = buildJobName(bundle.metadata.namespace, bundle.metadata.name);
     const key = this.projectKey(bundle);
-    const namespace = bundle.metadata.namespace;
     const startedBuilds = new Set<string>();
     let runningBuilds = 0;
-    for (const job of jobs.byIndex(INDEX.project, key)) {
+    // Only the operator makes Jobs in the build namespace: each one there holds a build slot.
+    for (const job of buildJobs.byIndex(INDEX.project, key)) {
       const name = job.metadata?.name;
       if (job.metadata?.labels?.[LABEL_STEP] !== 'build' || !name || name === own) continue;
-      // Only bundles' own Jobs hold a build slot (a Job anyone made with the labels does not).
-      if (!controllingBundle(job)) continue;
       startedBuilds.add(name);
       if (jobState(job).state === 'running') runningBuilds += 1;
     }
-    for (const name of this.expectations.pending(key, (job) => job === own || !!jobs.get(namespace, job))) {
+    for (const name of this.expectations.pending(
+      key,
+      (job) => job === own || !!buildJobs.get(buildNamespace, job),
+    )) {
       startedBuilds.add(name);
       runningBuilds += 1;
     }
@@ -69,10 +73,10 @@ export class BundleGatherer {
   /** The bundle with its build and backup Jobs from the cache: all a finished bundle's look reads. */
   withJobs(bundle: BundleObject): Pick<BundleInputs, 'bundle' | 'buildJob' | 'backupJob'> {
     const { namespace, name } = bundle.metadata;
-    const { jobs } = this.ctx.informers;
+    const { jobs, buildJobs } = this.ctx.informers;
     return {
       bundle,
-      buildJob: jobs.get(namespace, buildJobName(name)),
+      buildJob: buildJobs.get(this.ctx.config.buildNamespace, buildJobName(namespace, name)),
       backupJob: jobs.get(namespace, backupJobName(name)),
     };
   }
@@ -97,6 +101,11 @@ export class BundleGatherer {
       maxBuildConcurrency: config.maxBuildConcurrency,
       image: bundleImage(config.registry, namespace, projectName, name),
       archiveBaseUrl: config.archiveBaseUrl,
+      registry: config.registry,
+      buildNamespace: config.buildNamespace,
+      ...(config.archiveUrlKey
+        ? { logsUrl: bundleLogsUrl(config.gatewayBaseUrl, config.archiveUrlKey, namespace, name) }
+        : {}),
       backupLocation: environment ? backupLocation(environment, name) : undefined,
       pods: this.podsOf(namespace, name),
       now: this.ctx.now(),
@@ -111,6 +120,7 @@ export class BundleGatherer {
 
   /** The newest FailedCreate Event of a Job, read at most every few seconds per Job. */
   private async failedCreate(namespace: string, job: string, now: Date): Promise<string | undefined> {
+    // Keyed by namespace: build Jobs of two namespaces share one.
     const key = `${namespace}/${job}`;
     const memo = this.refusals.get(key);
     if (memo && now.getTime() - memo.at < NO_POD_GRACE_MS) return memo.message;
@@ -135,11 +145,14 @@ export class BundleGatherer {
 
   /** The bundle's pods in the cache, by the Job (or rollout) they belong to. */
   private podsOf(namespace: string, name: string): BundlePods {
-    const pods = this.ctx.informers.pods.byIndex(INDEX.bundle, objectKey(namespace, labelValue(name)));
-    const ofJob = (job: string) => pods.filter((p) => p.metadata?.labels?.[JOB_NAME_LABEL] === job);
+    const key = objectKey(namespace, labelValue(name));
+    const pods = this.ctx.informers.pods.byIndex(INDEX.bundle, key);
+    const builds = this.ctx.informers.buildPods.byIndex(INDEX.bundle, key);
+    const ofJob = (all: readonly V1Pod[], job: string) =>
+      all.filter((p) => p.metadata?.labels?.[JOB_NAME_LABEL] === job);
     return {
-      build: ofJob(buildJobName(name)),
-      backup: ofJob(backupJobName(name)),
+      build: ofJob(builds, buildJobName(namespace, name)),
+      backup: ofJob(pods, backupJobName(name)),
       rollout: pods.filter((p) => p.metadata?.labels?.[JOB_NAME_LABEL] === undefined),
     };
   }
@@ -153,11 +166,7 @@ export class BundleGatherer {
     for (const { step, job } of podlessJobs(input)) {
       const age = input.now.getTime() - (timeMs(job.metadata?.creationTimestamp) ?? input.now.getTime());
       if (age < NO_POD_GRACE_MS) continue;
-      const refusal = await this.failedCreate(
-        input.bundle.metadata.namespace,
-        job.metadata!.name!,
-        input.now,
-      );
+      const refusal = await this.failedCreate(job.metadata!.namespace!, job.metadata!.name!, input.now);
       if (refusal) refusedPods[step] = refusal;
     }
     return Object.keys(refusedPods).length > 0 ? { ...input, refusedPods } : input;
@@ -175,8 +184,11 @@ export class BundleGatherer {
     const deploymentName = cached.environment?.spec.deploymentRef.name;
     // A bundle that backs nothing up has no backup Job to read, unless the cache shows one.
     const backs = cached.bundle.spec.deploy?.backupBeforeDeploy || cached.backupJob !== undefined;
+    const { buildNamespace } = this.ctx.config;
     const [buildJobObj, backupJobObj, deployment] = await Promise.all([
-      orMissing<V1Job>(batch.readNamespacedJob({ name: buildJobName(name), namespace })),
+      orMissing<V1Job>(
+        batch.readNamespacedJob({ name: buildJobName(namespace, name), namespace: buildNamespace }),
+      ),
       backs
         ? orMissing<V1Job>(batch.readNamespacedJob({ name: backupJobName(name), namespace }))
         : Promise.resolve(undefined),
@@ -185,7 +197,7 @@ export class BundleGatherer {
         : Promise.resolve(undefined),
     ]);
     const [buildOutput, backupOutput] = await Promise.all(
-      [buildJobObj, backupJobObj].map((job) => this.failedOutput(namespace, job)),
+      [buildJobObj, backupJobObj].map((job) => this.failedOutput(job)),
     );
     const fresh: BundleInputs = {
       ...cached,
@@ -203,7 +215,7 @@ export class BundleGatherer {
     const job = input.buildJob!;
     // The Job's own pods (its controller-uid), not any pod that carries its name.
     const pods = await this.ctx.clients.core.listNamespacedPod({
-      namespace: input.bundle.metadata.namespace,
+      namespace: job.metadata!.namespace!,
       labelSelector: `batch.kubernetes.io/controller-uid=${job.metadata!.uid}`,
     });
     const repository = imageRepository(input.image);
@@ -212,11 +224,11 @@ export class BundleGatherer {
   }
 
   /** For a failed Job: its failed container's last log lines, read once as the chain ends. */
-  private async failedOutput(namespace: string, job: V1Job | undefined): Promise<string | undefined> {
+  private async failedOutput(job: V1Job | undefined): Promise<string | undefined> {
     if (!job || jobState(job).state !== 'failed') return undefined;
     try {
       const pods = await this.ctx.clients.core.listNamespacedPod({
-        namespace,
+        namespace: job.metadata!.namespace!,
         labelSelector: `batch.kubernetes.io/job-name=${job.metadata!.name}`,
       });
       return failedContainerOutput(pods.items);

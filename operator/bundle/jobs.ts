@@ -12,6 +12,10 @@
 // containers holding the registry's push credentials. With a store on the node (build-store.ts),
 // a first init container, build-store, hands its directory to the build's user. The scripts are
 // build-scripts.ts.
+//
+// The Job runs in the build namespace, apart from the bundle's (docs/adr/0004): it is found by
+// its name and labels (buildJobLabels), not an owner reference, and mounts the copies of the
+// Secrets it needs that act.ts made beside it.
 import type {
   V1Container,
   V1EnvVar,
@@ -23,19 +27,18 @@ import type {
 } from '@kubernetes/client-node';
 import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
-import { buildCacheImage, buildJobName, jobLabels } from '../names.ts';
+import { buildCacheImage, buildJobLabels, buildJobName, type BuildSecretUse } from '../names.ts';
 import { BUILD_SCRIPT, FETCH_SCRIPT } from './build-scripts.ts';
 import { buildStoreParts } from './build-store.ts';
 import { buildArgs, dockerfile, sourcePath } from './dockerfile.ts';
 
 export interface BuildJobSettings {
+  buildNamespace: string;
   registry: string;
   fetchImage: string;
   builderImage: string;
   pushImage: string;
   registryInsecure: boolean;
-  registryPushSecret: string | undefined;
-  registryPullSecret: string | undefined;
   appRoot: string;
   buildTimeoutSeconds: number;
   jobNodeSelector: Record<string, string> | undefined;
@@ -96,9 +99,14 @@ export function buildJob(
   project: ProjectObject,
   image: string,
   settings: BuildJobSettings,
-  /** The archive URL to download, signed for this Job; the unsigned spec URL otherwise. */
-  archiveUrl?: string,
+  made: {
+    /** The copies of the Secrets the build mounts in the build namespace, by use (those that exist). */
+    secrets?: Partial<Record<BuildSecretUse, string>>;
+    /** The archive URL to download, signed for this Job; the unsigned spec URL otherwise. */
+    archiveUrl?: string;
+  } = {},
 ): V1Job {
+  const { secrets = {}, archiveUrl } = made;
   const { namespace, name } = bundle.metadata;
   const source = bundle.spec.source;
   const env: V1EnvVar[] = [{ name: 'DOCKERFILE', value: dockerfile(bundle, settings.appRoot) }];
@@ -139,9 +147,8 @@ export function buildJob(
     { name: 'buildkit', emptyDir: {} },
   ];
   const fetchMounts: V1VolumeMount[] = [{ name: 'workspace', mountPath: '/workspace' }];
-  const credentials = project.spec.repository?.credentialsSecretRef?.name;
-  if (source.git && credentials) {
-    volumes.push({ name: 'credentials', secret: { secretName: credentials, defaultMode: 0o440 } });
+  if (source.git && secrets.git) {
+    volumes.push({ name: 'credentials', secret: { secretName: secrets.git, defaultMode: 0o440 } });
     fetchMounts.push({ name: 'credentials', mountPath: '/credentials', readOnly: true });
   }
   const buildMounts: V1VolumeMount[] = [
@@ -159,15 +166,15 @@ export function buildJob(
   // the push credentials.
   const dockerConfig = (volume: string, secretName: string): V1Volume => ({
     name: volume,
-    secret: { secretName, items: [{ key: '.dockerconfigjson', path: 'config.json' }], optional: true },
+    secret: { secretName, items: [{ key: '.dockerconfigjson', path: 'config.json' }] },
   });
-  if (settings.registryPullSecret) {
-    volumes.push(dockerConfig('registry-pull', settings.registryPullSecret));
+  if (secrets.pull) {
+    volumes.push(dockerConfig('registry-pull', secrets.pull));
     buildMounts.push({ name: 'registry-pull', mountPath: '/home/user/.docker', readOnly: true });
   }
   const pushEnv: V1EnvVar[] = [];
-  if (settings.registryPushSecret) {
-    volumes.push(dockerConfig('registry-push', settings.registryPushSecret));
+  if (secrets.push) {
+    volumes.push(dockerConfig('registry-push', secrets.push));
     pushMounts.push({ name: 'registry-push', mountPath: '/registry-auth', readOnly: true });
     pushEnv.push({ name: 'DOCKER_CONFIG', value: '/registry-auth' });
   }
@@ -239,21 +246,23 @@ export function buildJob(
       runAsGroup: BUILD_UID,
     },
   };
+  const labels = buildJobLabels(bundle);
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
-      name: buildJobName(name),
-      namespace,
-      labels: jobLabels(bundle.spec.projectRef.name, name, 'build', bundle.metadata.labels),
+      name: buildJobName(namespace!, name),
+      namespace: settings.buildNamespace,
+      labels,
       annotations: { [ANNOTATION_BUNDLE]: name },
-      ownerReferences: [ownerReference(bundle)],
+      // A bundle in the build namespace itself owns its Job as its backup Job is owned.
+      ...(namespace === settings.buildNamespace ? { ownerReferences: [ownerReference(bundle)] } : {}),
     },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: settings.buildTimeoutSeconds,
       template: {
-        metadata: { labels: jobLabels(bundle.spec.projectRef.name, name, 'build', bundle.metadata.labels) },
+        metadata: { labels, annotations: { [ANNOTATION_BUNDLE]: name } },
         spec: {
           restartPolicy: 'Never',
           automountServiceAccountToken: false,

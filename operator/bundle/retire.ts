@@ -19,14 +19,12 @@ export const FINISHED_LABEL_PATCH = { metadata: { labels: { [LABEL_FINISHED]: 't
 /**
  * The cached Jobs of a finished bundle that can be let go: Jobs that have ended (a superseded
  * bundle's Job still being stopped keeps its build slot until it is gone). None for an unfinished
- * bundle, or one being deleted (the garbage collector takes its Jobs).
+ * bundle, or one being deleted (its finalizer and the garbage collector take its Jobs).
  */
-export function retirement(input: { bundle: BundleObject; buildJob?: V1Job; backupJob?: V1Job }): string[] {
+export function retirement(input: { bundle: BundleObject; buildJob?: V1Job; backupJob?: V1Job }): V1Job[] {
   const { bundle } = input;
   if (bundle.metadata.deletionTimestamp || !isFinished(bundle)) return [];
   return [input.buildJob, input.backupJob].flatMap((job) =>
-    job?.metadata?.name && ownedBy(job, bundle) && jobState(job).state !== 'running'
-      ? [job.metadata.name]
-      : [],
+    job?.metadata?.name && ownedBy(job, bundle) && jobState(job).state !== 'running' ? [job] : [],
   );
 }

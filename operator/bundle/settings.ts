@@ -29,10 +29,21 @@ export function isSafeRelativePath(path: string): boolean {
   return path.split('/').every((part) => part !== '..');
 }
 
+/**
+ * Why an image a build starts from is not for this bundle: under Slipway's registry, only the
+ * bundle's own namespace's repositories (`<registry>/<namespace>/…`), never another team's.
+ */
+export function foreignBaseImage(image: string, registry: string, namespace: string): string | undefined {
+  const host = (i: string) => i.split('/')[0]!.toLowerCase();
+  if (host(image) !== host(registry) || image.startsWith(`${registry}/${namespace}/`)) return undefined;
+  return `${JSON.stringify(image)} is in Slipway's registry but outside this namespace's repositories (${registry}/${namespace}/…)`;
+}
+
 export function buildSettingsProblem(
   bundle: BundleObject,
   project: ProjectObject,
-  archiveBaseUrl: string,
+  /** Where the gateway serves archives, and Slipway's registry (config). */
+  where: { archiveBaseUrl: string; registry: string },
 ): SettingsProblem | undefined {
   const { baseSoftware, directoryMap, buildSteps, trigger, source } = bundle.spec;
   if (!baseSoftware || !directoryMap || Object.keys(directoryMap).length === 0) {
@@ -54,6 +65,13 @@ export function buildSettingsProblem(
       message: `spec.buildSteps.image ${JSON.stringify(buildSteps.image)} is not an image reference`,
       permanent: true,
     };
+  for (const [field, image] of [
+    ['baseSoftware.image', baseSoftware.image],
+    ['buildSteps.image', buildSteps?.image],
+  ] as const) {
+    const foreign = image && foreignBaseImage(image, where.registry, bundle.metadata.namespace);
+    if (foreign) return { reason: 'ForeignBaseImage', message: `spec.${field} ${foreign}`, permanent: true };
+  }
   const badVariable = Object.keys(buildSteps?.env ?? {}).find(
     (name) => !ENV_NAME.test(name) || RESERVED_ENV_PREFIX.test(name),
   );
@@ -92,7 +110,7 @@ export function buildSettingsProblem(
     const { namespace } = bundle.metadata;
     const foreign = foreignArchiveProblem(
       source.archive.url,
-      archiveBaseUrl,
+      where.archiveBaseUrl,
       namespace,
       bundle.spec.projectRef.name,
     );

@@ -43,10 +43,10 @@ export function olderBundlesWaitingToBuild(input: BundleInputs): BundleObject[] 
     if (b.metadata.name === bundle.metadata.name || b.metadata.deletionTimestamp) return false;
     if (!isNewer(bundle, b) || isFinished(b) || b.status?.buildJob || b.status?.image) return false;
     // Counted among the running builds already (its status write may not have reached the cache).
-    if (input.startedBuilds.has(buildJobName(b.metadata.name))) return false;
+    if (input.startedBuilds.has(buildJobName(b.metadata.namespace, b.metadata.name))) return false;
     // A bundle that cannot build yet (say, a git bundle of a project with no repository) holds
     // no place in the queue: an upload behind it must not wait for it.
-    if (input.project && buildSettingsProblem(b, input.project, input.archiveBaseUrl)) return false;
+    if (input.project && buildSettingsProblem(b, input.project, input)) return false;
     // A bundle that is about to be superseded will not build.
     return supersededBy({ ...input, bundle: b }) === undefined;
   });

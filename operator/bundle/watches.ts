@@ -3,7 +3,7 @@
 import type { BundleObject } from '../../crds/index.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { findCondition } from '../../lib/conditions.ts';
-import { LABEL_BUNDLE } from '../../crds/labels.ts';
+import { ANNOTATION_BUNDLE, LABEL_BUNDLE, LABEL_BUNDLE_NAMESPACE } from '../../crds/labels.ts';
 import { objectKey } from '../../lib/informer.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
@@ -42,16 +42,26 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
       if (sibling.metadata.name !== b.metadata.name && (type !== 'update' || waitsForSiblings(sibling)))
         enqueue(sibling);
   });
-  informers.pods.onEvent((p) => {
-    const label = p.metadata?.labels?.[LABEL_BUNDLE];
+  const ofPod = (namespace: string | undefined, label: string | undefined) => {
     if (!label) return;
-    for (const b of informers.bundles.byIndex(INDEX.bundleLabel, objectKey(p.metadata?.namespace, label)))
+    for (const b of informers.bundles.byIndex(INDEX.bundleLabel, objectKey(namespace, label)))
       if (!isFinished(b)) enqueue(b);
-  });
+  };
+  informers.pods.onEvent((p) => ofPod(p.metadata?.namespace, p.metadata?.labels?.[LABEL_BUNDLE]));
+  informers.buildPods.onEvent((p) =>
+    ofPod(p.metadata?.labels?.[LABEL_BUNDLE_NAMESPACE], p.metadata?.labels?.[LABEL_BUNDLE]),
+  );
   informers.jobs.onEvent((j) => {
     const owner = j.metadata?.ownerReferences?.find((o) => o.kind === 'Bundle');
     controller.enqueue(j.metadata?.namespace, owner?.name);
   });
+  // A build Job names its bundle in labels and an annotation: it is in the build namespace.
+  informers.buildJobs.onEvent((j) =>
+    controller.enqueue(
+      j.metadata?.labels?.[LABEL_BUNDLE_NAMESPACE],
+      j.metadata?.annotations?.[ANNOTATION_BUNDLE],
+    ),
+  );
   informers.projects.onEvent((p) => {
     const key = objectKey(p.metadata.namespace, p.metadata.name);
     // Moved to another shard: all its bundles go with it, finished ones too (rollbacks reuse them).

@@ -3,6 +3,7 @@
 import { findCondition } from '../../lib/conditions.ts';
 import type { V1ContainerStatus, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
+import { LABEL_BUNDLE_UID } from '../../crds/labels.ts';
 import { runningBundle } from '../running-bundle.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import { failedBuildStep } from './buildkit-output.ts';
@@ -12,13 +13,18 @@ export const podEnded = (pod: V1Pod): boolean =>
   pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
 /**
- * Whether the Job is this bundle's: its controller owner reference has the bundle's uid. A Job
- * that merely has the bundle's Job name and labels (made by someone else, or left from a deleted
- * bundle of the same name) is never taken for the bundle's build or backup.
+ * Whether the Job is this bundle's. In the bundle's namespace (its backup) the Job's controller
+ * owner reference has the bundle's uid: a Job that merely has the bundle's Job name and labels
+ * (made by someone else, or left from a deleted bundle of the same name) is never taken for the
+ * bundle's. In another namespace (the build namespace, where only the operator makes Jobs, and
+ * the only other one a Job is read from) its slipway.dev/bundle-uid label has the uid.
  */
 export function ownedBy(job: V1Job, bundle: BundleObject): boolean {
   const uid = bundle.metadata.uid;
-  return uid !== undefined && controllingBundle(job)?.uid === uid;
+  if (uid === undefined) return false;
+  if (job.metadata?.namespace !== bundle.metadata.namespace)
+    return job.metadata?.labels?.[LABEL_BUNDLE_UID] === uid;
+  return controllingBundle(job)?.uid === uid;
 }
 
 /** The Bundle that controls the Job, if one does. */

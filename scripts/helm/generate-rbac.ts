@@ -6,9 +6,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PolicyRule } from '../../lib/rbac.ts';
-import { clusterRangeRules, leaderElectionRules, operatorRules } from '../../operator/rbac.ts';
+import {
+  buildNamespaceRules,
+  clusterRangeRules,
+  leaderElectionRules,
+  operatorRules,
+} from '../../operator/rbac.ts';
 import { statusApiRules } from '../../status-api/rbac.ts';
-import { gatewayRules } from '../../webhook-gateway/rbac.ts';
+import { gatewayBuildNamespaceRules, gatewayRules } from '../../webhook-gateway/rbac.ts';
 
 export const RULES_TPL = join(
   dirname(fileURLToPath(import.meta.url)),
@@ -34,6 +39,11 @@ const DEFINES: { name: string; where: string; rules: readonly PolicyRule[] }[] =
     rules: leaderElectionRules,
   },
   {
+    name: 'slipway.operator.buildNamespaceRules',
+    where: 'operator/rbac.ts: in the build namespace (operator.buildNamespace), where build Jobs run.',
+    rules: buildNamespaceRules,
+  },
+  {
     name: 'slipway.operator.clusterRangeRules',
     where: 'operator/rbac.ts: cluster-wide, unless watchNamespace confines the release to one namespace.',
     rules: clusterRangeRules,
@@ -42,6 +52,11 @@ const DEFINES: { name: string; where: string; rules: readonly PolicyRule[] }[] =
     name: 'slipway.gateway.rules',
     where: 'webhook-gateway/rbac.ts: cluster-wide, or in watchNamespace when it is set.',
     rules: gatewayRules,
+  },
+  {
+    name: 'slipway.gateway.buildNamespaceRules',
+    where: 'webhook-gateway/rbac.ts: in the build namespace (operator.buildNamespace), for build logs.',
+    rules: gatewayBuildNamespaceRules,
   },
   {
     name: 'slipway.status-api.rules',

@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import type { RealNode } from '../cluster/real-node.ts';
+import { BUILD_NAMESPACE_LABELS } from '../cluster/build-namespace.ts';
+import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import type { SlipwayImage } from '../image/build.ts';
 
 const run = promisify(execFile);
@@ -43,9 +45,9 @@ export async function helmBinary(): Promise<string> {
 export function realNodeValues(
   node: RealNode,
   image: SlipwayImage,
-  options: { statusNamespace?: string; crds?: boolean } = {},
+  options: { statusNamespace?: string; crds?: boolean; buildNamespace?: boolean } = {},
 ) {
-  const { statusNamespace, crds = true } = options;
+  const { statusNamespace, crds = true, buildNamespace = true } = options;
   const port = node.ingress.port === 80 ? '' : `:${node.ingress.port}`;
   return {
     image: { repository: image.repository, tag: image.tag },
@@ -62,6 +64,8 @@ export function realNodeValues(
       backupImages: { mysql: node.images.backupMysql, postgresql: node.images.backupPostgresql },
       // The e2e receivers listen on the host address: that address alone.
       outbound: { allowCidrs: [`${node.hostAddress}/32`] },
+      // Made with the release, or already there (scripts/cluster/build-namespace.ts).
+      createBuildNamespace: buildNamespace,
     },
     gateway: {
       replicas: 2,
@@ -118,8 +122,19 @@ export async function installRelease(options: {
       stringData: { accessKeyId: node.s3.accessKeyId, secretAccessKey: node.s3.secretAccessKey },
     }),
   );
+  // A build namespace made outside Helm (npm start, the test tiers: labelled managed-by slipway)
+  // stays theirs: Helm would refuse to take it over.
+  const { stdout: manager } = await kubectl([
+    'get',
+    'namespace',
+    DEFAULT_BUILD_NAMESPACE,
+    '--ignore-not-found',
+    '-o',
+    'jsonpath={.metadata.labels.app\\.kubernetes\\.io/managed-by}',
+  ]);
+  const buildNamespace = manager.trim() !== BUILD_NAMESPACE_LABELS['app.kubernetes.io/managed-by'];
   const dir = mkdtempSync(join(tmpdir(), 'slipway-helm-'));
-  const values = realNodeValues(node, image, options);
+  const values = realNodeValues(node, image, { ...options, buildNamespace });
   try {
     writeFileSync(join(dir, 'values.yaml'), stringify(values));
     await run(

@@ -11,12 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { applicationNamespace } from './support/restricted.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
-import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import { kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
 import { gitIn, startGitea, type Gitea } from '../support/gitea.ts';
 import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
 import { track } from './support/leftovers.ts';
@@ -114,7 +115,7 @@ beforeAll(
         publicAddress: node.hostAddress,
         started: (child, program) => track(child, program),
       });
-      ns = await createNamespace(kc, 'e2e-gitea');
+      ns = await applicationNamespace(kc, 'e2e-gitea');
       slipway = await startSlipway(testState().controllerKubeconfig, ns.name, node);
       // A token that may write commit statuses, made as a user makes one in Gitea's settings.
       const token = await gitea.api<{ sha1: string }>('POST', `/users/${gitea.user}/tokens`, {

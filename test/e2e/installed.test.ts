@@ -5,12 +5,13 @@
 // kube-proxy and cluster DNS. The test only drives the release, as a user would: deliveries go
 // through the Ingress, and nothing runs with admin credentials on behalf of Slipway.
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { applicationNamespace, backupDirectory } from './support/restricted.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_BUNDLE, LABEL_STEP } from '../../crds/labels.ts';
+import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import { stringify } from 'yaml';
 import type { BundleObject, StatusPageObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
@@ -23,7 +24,7 @@ import {
   type InstalledRelease,
 } from '../../scripts/helm/install.ts';
 import { buildSlipwayImage, type SlipwayImage } from '../../scripts/image/build.ts';
-import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import { kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
 import { inNamespace, spec, statusComponent, statusPage } from '../support/builders.ts';
 import { githubPush, githubPushRequest } from '../support/github-push.ts';
 import { runPlugin } from '../support/plugin.ts';
@@ -55,7 +56,7 @@ let image: SlipwayImage;
 let hookUrl: string;
 let secret: string;
 let uninstalled = false;
-const backups = mkdtempSync(join(tmpdir(), 'slipway-installed-backups-'));
+const backups = backupDirectory('slipway-installed-backups-');
 const it$ = (name: string, fn: () => Promise<void>, timeout?: number) =>
   it(
     name,
@@ -128,7 +129,7 @@ beforeAll(
         // leaves them alone. (npm start -- --real-node --helm installs them with the chart.)
         crds: false,
       });
-      ns = await createNamespace(kc, 'installed');
+      ns = await applicationNamespace(kc, 'installed');
       [git, mariadb] = await Promise.all([
         startGitServer(node.hostAddress, LOG_DIR),
         startMariaDb(node.hostAddress, LOG_DIR),
@@ -269,10 +270,11 @@ describe('Slipway installed with its Helm chart on the real node', () => {
       });
       expect(res.status).toBe(201);
       const name = res.body.bundles![0]!.name;
+      // Builds run in the release's build namespace, apart from the bundle's (docs/adr/0004).
       const jobsOf = async (step: string) =>
         (
           await batch.listNamespacedJob({
-            namespace: ns.name,
+            namespace: step === 'build' ? DEFAULT_BUILD_NAMESPACE : ns.name,
             labelSelector: `${LABEL_BUNDLE}=${name},${LABEL_STEP}=${step}`,
           })
         ).items;

@@ -3,16 +3,17 @@
 // and push to the node's registry, backup Jobs that dump a real MariaDB and a real PostgreSQL,
 // Deployments whose real pods serve the pushed page. The steps run in order: each failure must
 // leave the last good version serving.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { applicationNamespace, backupDirectory, tenantRole } from './support/restricted.ts';
+import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { operatorEnvFor, realNode } from '../../scripts/cluster/real-node.ts';
-import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import { kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
 import { githubPush } from '../support/github-push.ts';
 import { backupFile, finalBundle, readyCondition, run, servedPage, step } from './support/chain.ts';
 import {
@@ -46,7 +47,9 @@ let postgres: Database;
 let slipway: Slipway;
 let hookUrl: string;
 let secret: string;
-const backups = mkdtempSync(join(tmpdir(), 'slipway-e2e-backups-'));
+const backups = backupDirectory('slipway-e2e-backups-');
+/** A namespace user: reads bundles and pods (with logs) of this namespace, nothing elsewhere. */
+const TENANT = 'e2e-tenant';
 const it$ = (name: string, fn: () => Promise<void>) =>
   it(
     name,
@@ -106,7 +109,7 @@ beforeAll(
 
 /** Namespace, host services, Slipway's processes and the project's objects. */
 async function setUp() {
-  ns = await createNamespace(kc, 'e2e');
+  ns = await applicationNamespace(kc, 'e2e');
   const address = node.hostAddress;
   [git, mariadb, postgres] = await Promise.all([
     startGitServer(address, LOG_DIR),
@@ -128,6 +131,12 @@ async function setUp() {
     mainToStaging,
   );
   ({ url: hookUrl, secret } = await siteWebhook(ns.name));
+  await kubectl(
+    ['apply', '-f', '-'],
+    tenantRole(ns.name, TENANT)
+      .map((o) => stringify(o))
+      .join('---\n'),
+  );
 }
 
 afterAll(async () => {
@@ -397,7 +406,7 @@ describe('push to deploy on a real node', () => {
     };
 
     /** What `kubectl slipway logs <bundle>` prints. */
-    const logsOf = async (name: string) =>
+    const logsOf = async (name: string, ...flags: string[]) =>
       (
         await run(join(ROOT, 'bin', 'kubectl-slipway'), [
           'logs',
@@ -406,6 +415,7 @@ describe('push to deploy on a real node', () => {
           testState().kubeconfig,
           '-n',
           ns.name,
+          ...flags,
         ])
       ).stdout;
 
@@ -421,13 +431,26 @@ describe('push to deploy on a real node', () => {
         );
         // kubectl slipway logs: the fetch, then the build with each step's command, then the backup.
         const logs = await logsOf('site-php');
-        expect(logs).toMatch(/^==> site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
-        expect(logs).toMatch(/^==> site-php-build-\w+\/build <==\n[\s\S]*\+ composer install --no-dev/m);
+        expect(logs).toMatch(/^==> [0-9a-f]{8}-site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
+        expect(logs).toMatch(
+          /^==> [0-9a-f]{8}-site-php-build-\w+\/build <==\n[\s\S]*\+ composer install --no-dev/m,
+        );
         expect(logs.indexOf('/fetch <==')).toBeLessThan(logs.indexOf('/build <=='));
         // The push container, apart from the build steps, pushed what BuildKit wrote.
         expect(logs.indexOf('/build <==')).toBeLessThan(logs.indexOf('/push <=='));
         expect(bundle.status?.image).toMatch(/@sha256:[a-f0-9]{64}$/);
         expect(logs).toMatch(/==> site-php-backup-\w+\/dump <==\n[\s\S]*backup written to/);
+        // A namespace user with rights in this namespace alone, none where the build ran, reads
+        // the same: the build's logs through the gateway at the bundle's status.logsUrl.
+        await expect(kubectl(['get', 'pods', '-n', DEFAULT_BUILD_NAMESPACE, '--as', TENANT])).rejects.toThrow(
+          /forbidden/i,
+        );
+        const asTenant = await logsOf('site-php', '--as', TENANT);
+        expect(asTenant).toMatch(/^==> [0-9a-f]{8}-site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
+        expect(asTenant).toMatch(
+          /^==> [0-9a-f]{8}-site-php-build-\w+\/build <==\n[\s\S]*\+ composer install/m,
+        );
+        expect(asTenant).toMatch(/==> site-php-backup-\w+\/dump <==\n[\s\S]*backup written to/);
       },
     );
 
@@ -464,7 +487,7 @@ describe('push to deploy on a real node', () => {
         // The first build ran the install over its files and pushed the project's cache.
         expect(cold).toMatch(/^#\d+ \d+\.\d+ \+ composer install --no-dev/m);
         expect(cold).not.toMatch(/install cached/);
-        expect(cold).toMatch(/^==> site-php-cold-build-\w+\/push-cache <==/m);
+        expect(cold).toMatch(/^==> [0-9a-f]{8}-site-php-cold-build-\w+\/push-cache <==/m);
 
         const second = await git.commit(page('v2'), 'Change only the page', 'php');
         await apply(cachedBundle('site-php-warm', second));

@@ -12,6 +12,7 @@ import {
 import { ArchiveError } from '../archive/errors.ts';
 import { HEADERS_TIMEOUT_MS, MAX_CONCURRENT_UPLOADS, MAX_REQUEST_DURATION_MS } from '../limits.ts';
 import { handleArchiveDownload } from './archives.ts';
+import { BUNDLE_LOGS_PATH, handleBundleLogs } from './bundle-logs.ts';
 import { BUNDLE_STATUS_PATH, handleBundleStatus } from './bundle-status.ts';
 import { gatewayContext, type GatewayContext, type GatewayDependencies } from './context.ts';
 import { ClientGoneError, sendError, type Exchange } from './exchange.ts';
@@ -86,6 +87,14 @@ async function serve(
       exchange.observation.route = '/upload.sh';
       requireMethod(req, ['GET', 'HEAD']);
       serveUploadScript(ctx, exchange);
+    } else if ((match = BUNDLE_LOGS_PATH.exec(path))) {
+      exchange.observation.route = '/bundles/:namespace/:name/logs/:token';
+      requireMethod(req, ['GET']);
+      await handleBundleLogs(ctx, exchange, {
+        namespace: decodeSegment(match[1]!),
+        name: decodeSegment(match[2]!),
+        token: decodeSegment(match[3]!),
+      });
     } else if ((match = BUNDLE_STATUS_PATH.exec(path))) {
       exchange.observation.route = '/bundles/:namespace/:name/:token';
       requireMethod(req, ['GET']);

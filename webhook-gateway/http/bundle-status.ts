@@ -16,15 +16,28 @@ export function handleBundleStatus(
   exchange: Exchange,
   target: { namespace: string; name: string; token: string },
 ): void {
+  const bundle = signedBundle(ctx, target, bundleStatusToken);
+  exchange.res.setHeader('Cache-Control', 'no-store');
+  sendJson(exchange, 200, bundleReport(bundle));
+}
+
+/**
+ * The cached bundle a signed bundle URL names, when its token is right for it (`tokenOf`: the
+ * URL's purpose); a wrong token and an unknown bundle are the same 404.
+ */
+export function signedBundle(
+  ctx: GatewayContext,
+  target: { namespace: string; name: string; token: string },
+  tokenOf: (key: string | Buffer, namespace: string, name: string) => string,
+): BundleObject {
   const { namespace, name, token } = target;
   const key = ctx.archiveSigningKey;
   const bundle =
-    key !== undefined && constantTimeEqual(token, bundleStatusToken(key, namespace, name))
+    key !== undefined && constantTimeEqual(token, tokenOf(key, namespace, name))
       ? ctx.bundleByName(namespace, name)
       : undefined;
   if (!bundle) throw new HttpError(404, 'not_found', 'no such bundle (yet)');
-  exchange.res.setHeader('Cache-Control', 'no-store');
-  sendJson(exchange, 200, bundleReport(bundle));
+  return bundle;
 }
 
 /** What the bundle's status shows, and no more. */

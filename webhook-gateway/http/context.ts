@@ -6,7 +6,8 @@ import type { ArchiveStore } from '../archive/store.ts';
 import { AUTH_FAILURE_LIMIT_PER_CLIENT } from '../limits.ts';
 import { renderUploadScript } from '../upload-script.ts';
 import { AuthFailureLimiter, type AuthFailureOptions } from './auth-failures.ts';
-import type { CreateBundles, GatewayLogger, ProjectBySlug, RequestObservation } from './ports.ts';
+import type { BuildLogs, CreateBundles, GatewayLogger, ProjectBySlug, RequestObservation } from './ports.ts';
+import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 
 export interface GatewayDependencies {
   /** `{base_url}`: the public address of the gateway, filled into the upload script. */
@@ -21,6 +22,10 @@ export interface GatewayDependencies {
   archiveSigningKey?: string | Buffer;
   /** A bundle from the gateway's cache, for GET /bundles/{namespace}/{name}/{token}. */
   bundleByName?: (namespace: string, name: string) => BundleObject | undefined;
+  /** The logs of a build Job's pods, for GET /bundles/{namespace}/{name}/logs/{token}. */
+  buildLogs?: BuildLogs;
+  /** The only namespace build logs are read in (the operator's SLIPWAY_BUILD_NAMESPACE). */
+  buildNamespace?: string;
   /** False until the caches behind projectBySlug are synced: every request gets 503. */
   isReady?: () => boolean;
   /** The address failed authentications are counted against; defaults to the socket's peer. */
@@ -45,6 +50,9 @@ export interface GatewayContext {
   /** Where status URLs point (the public base URL). */
   publicBaseUrl: string;
   bundleByName: (namespace: string, name: string) => BundleObject | undefined;
+  buildLogs: BuildLogs;
+  buildNamespace: string;
+  activeLogReads: number;
   uploadScript: string;
   isReady: () => boolean;
   clientAddress: (req: IncomingMessage) => string;
@@ -69,6 +77,9 @@ export function gatewayContext(deps: GatewayDependencies, maxConcurrentUploads: 
     archiveSigningKey: deps.archiveSigningKey,
     publicBaseUrl: deps.publicBaseUrl.replace(/\/+$/, ''),
     bundleByName: deps.bundleByName ?? (() => undefined),
+    buildLogs: deps.buildLogs ?? (() => Promise.resolve([])),
+    buildNamespace: deps.buildNamespace ?? DEFAULT_BUILD_NAMESPACE,
+    activeLogReads: 0,
     uploadScript: renderUploadScript(deps.publicBaseUrl),
     isReady: deps.isReady ?? (() => true),
     clientAddress: deps.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown'),

@@ -1,6 +1,7 @@
 // What the gateway needs from the rest of Slipway. The lead backs these with informer caches and
 // the Kubernetes API; tests back them with in-memory fakes.
 import type { BundleObject, Provider, WebhookObject } from '../../crds/index.ts';
+import type { PodLogs } from '../../lib/pod-logs.ts';
 
 /** A project as the gateway sees it, found by its slug. */
 export interface ProjectLookup {
@@ -45,6 +46,10 @@ export interface BundleCreation {
  */
 export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<BundleCreation[]>;
 
+/** The logs of the pods of build Job `job` in `namespace` (the build namespace). */
+export type BuildLogs = (namespace: string, job: string) => Promise<PodLogs[]>;
+export type { PodLogs };
+
 /** The project's webhook secret could not be read now (the API server unreachable or refusing): try again. */
 export { SecretUnavailableError } from '../../lib/secret-reader.ts';
 
@@ -67,6 +72,7 @@ export interface RequestObservation {
     | '/upload.sh'
     | '/archives/:key'
     | '/bundles/:namespace/:name/:token'
+    | '/bundles/:namespace/:name/logs/:token'
     | 'unmatched';
   method: string;
   status: number;

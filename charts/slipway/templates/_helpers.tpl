@@ -134,6 +134,8 @@ namespace, or the operator would never assign the ids the API serves.
   value: {{ include "slipway.adminPort" .root | quote }}
 - name: SLIPWAY_WATCH_NAMESPACE
   value: {{ .root.Values.watchNamespace | quote }}
+- name: SLIPWAY_BUILD_NAMESPACE
+  value: {{ .root.Values.operator.buildNamespace | quote }}
 {{- end }}
 
 {{/* Pod-level settings of a component. */}}

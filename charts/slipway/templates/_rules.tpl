@@ -26,19 +26,19 @@
 - apiGroups: ["slipway.dev"]
   resources: ["projects/status","environments/status","webhooks/status","bundles/status"]
   verbs: ["patch"]
-# owner references with blockOwnerDeletion on generated Secrets (Project) and Jobs (Bundle)
+# owner references with blockOwnerDeletion on generated Secrets (Project) and backup Jobs (Bundle)
 - apiGroups: ["slipway.dev"]
   resources: ["projects/finalizers","bundles/finalizers"]
   verbs: ["update"]
-# read the webhook secret to derive the URL token; generate one when a Project references none; an Environment's database Secret has the keys the backup reads
+# read the webhook secret to derive the URL token; generate one when a Project references none; an Environment's database Secret has the keys the backup reads; the clone and registry credentials a build needs, copied into the build namespace
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get","create"]
-# build and backup Jobs; delete the unfinished Jobs of a superseded bundle; label the ended Jobs of a finished bundle slipway.dev/finished (no longer watched)
+# backup Jobs; delete the unfinished backup of a superseded bundle; label the ended Jobs of a finished bundle slipway.dev/finished (no longer watched)
 - apiGroups: ["batch"]
   resources: ["jobs"]
   verbs: ["get","list","watch","create","patch","delete"]
-# an informer on the pods labelled slipway.dev/bundle (build and backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines; the digest a succeeded build's push container reported
+# an informer on the pods labelled slipway.dev/bundle (backup Jobs', rollouts') that have not ended: what blocks them (unschedulable, image pulls, config errors, crash loops) in the Bundle's condition within seconds; a failed Job's last log lines
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["list","watch"]
@@ -72,6 +72,26 @@
   verbs: ["get","create","update"]
 {{- end }}
 
+{{/* operator/rbac.ts: in the build namespace (operator.buildNamespace), where build Jobs run. */}}
+{{- define "slipway.operator.buildNamespaceRules" -}}
+# build Jobs; delete a superseded bundle's unfinished build and a deleted bundle's build (its finalizer); label a finished bundle's ended build slipway.dev/finished (no longer watched)
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["get","list","watch","create","patch","delete"]
+# an informer on the build pods that have not ended: what blocks them in the Bundle's condition; a failed build's last log lines; the digest a succeeded build's push container reported
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["list","watch"]
+# the copies of a build's clone and registry credentials, beside its Job; deleted when the build ends
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create","delete"]
+# a build Job without a pod after a few seconds: its FailedCreate Events say why (quota, Pod Security)
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["list"]
+{{- end }}
+
 {{/* operator/rbac.ts: cluster-wide, unless watchNamespace confines the release to one namespace. */}}
 {{- define "slipway.operator.clusterRangeRules" -}}
 # the cluster's Service ranges: commit statuses, notifications and subscriber webhooks never connect there
@@ -98,6 +118,18 @@
 - apiGroups: ["slipway.dev"]
   resources: ["environments"]
   verbs: ["deploy"]
+{{- end }}
+
+{{/* webhook-gateway/rbac.ts: in the build namespace (operator.buildNamespace), for build logs. */}}
+{{- define "slipway.gateway.buildNamespaceRules" -}}
+# a bundle's build pods, by their Job's name, for its logs URL
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["list"]
+# the logs of a bundle's build containers, for its logs URL
+- apiGroups: [""]
+  resources: ["pods/log"]
+  verbs: ["get"]
 {{- end }}
 
 {{/* status-api/rbac.ts: in the status namespace only. */}}

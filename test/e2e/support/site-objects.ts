@@ -6,6 +6,7 @@ import type { ProjectObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { testKubeConfig, waitFor, webhookSecretValue } from '../../support/cluster.ts';
 import type { Database } from './host-services.ts';
+import { RESTRICTED_CONTAINER } from './restricted.ts';
 
 /** A PersistentVolume on `hostDir` bound to the claim `backups` of `namespace`, and that claim. */
 export function backupVolume(namespace: string, hostDir: string) {
@@ -58,6 +59,8 @@ export function webDeployment(
               image: web.image,
               ports: [{ containerPort: web.port }],
               readinessProbe: { tcpSocket: { port: web.port }, periodSeconds: 1 },
+              // The base images run as nobody: fit for a "restricted" namespace.
+              securityContext: RESTRICTED_CONTAINER,
             },
           ],
         },

@@ -5,11 +5,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AppsV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { PolicyRule } from '../../../lib/rbac.ts';
-import { leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
+import { buildNamespaceRules, leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
 import { statusApiRules } from '../../../status-api/rbac.ts';
-import { gatewayRules } from '../../../webhook-gateway/rbac.ts';
+import { gatewayBuildNamespaceRules, gatewayRules } from '../../../webhook-gateway/rbac.ts';
 import { createNamespace, testKubeConfig, testState, waitFor } from '../../support/cluster.ts';
 import { canIEach, impersonating } from '../../support/rbac.ts';
 import { CHART, HELM_BUILD_TIMEOUT_MS, helm } from '../../unit/chart/helm.ts';
@@ -18,6 +18,8 @@ const exec = promisify(execFile);
 const admin = testKubeConfig();
 let ns: { name: string; remove: () => Promise<void> };
 let release: string;
+/** The release's build namespace (operator.buildNamespace), which it makes. */
+let builds: string;
 let installed = false;
 
 /** helm against the test cluster, in the test namespace. */
@@ -45,6 +47,7 @@ beforeAll(async () => {
   helm();
   ns = await createNamespace(admin, 'chart');
   release = `sw-${ns.name.slice(-6)}`;
+  builds = `${ns.name}-builds`;
   // Default values but one replica each (so no PodDisruptionBudgets): fewer pods to wait for;
   // the CRDs are the test cluster's own (crd-upgrade.test.ts installs CRDs through Helm).
   await helmRun([
@@ -53,7 +56,8 @@ beforeAll(async () => {
     CHART,
     '--set',
     // The test cluster has the CRDs and admission policies already, as every way of running it does.
-    'operator.replicas=1,statusApi.replicas=1,crds.enabled=false,admissionPolicies.enabled=false',
+    // Its own build namespace, which the release makes (the test cluster's slipway-builds is not Helm's).
+    `operator.replicas=1,statusApi.replicas=1,crds.enabled=false,admissionPolicies.enabled=false,operator.buildNamespace=${builds}`,
   ]);
   installed = true;
 }, HELM_BUILD_TIMEOUT_MS);
@@ -91,10 +95,14 @@ describe('helm install into the test cluster', () => {
     const operatorExpected = {
       ...allowedBy(operatorRules, elsewhere),
       ...allowedBy(leaderElectionRules, ns.name),
+      ...allowedBy(buildNamespaceRules, builds),
       [`create coordination.k8s.io/leases in ${elsewhere}`]: 'no',
+      [`delete /secrets in ${elsewhere}`]: 'no',
     };
     const gatewayExpected = {
       ...allowedBy(gatewayRules, elsewhere),
+      ...allowedBy(gatewayBuildNamespaceRules, builds),
+      [`get /pods/log in ${elsewhere}`]: 'no',
       [`delete slipway.dev/bundles in ${elsewhere}`]: 'no',
       [`create /secrets in ${elsewhere}`]: 'no',
     };
@@ -116,6 +124,11 @@ describe('helm install into the test cluster', () => {
     }
   });
 
+  it('makes the build namespace, the one where Pod Security allows rootless BuildKit', async () => {
+    const made = await admin.makeApiClient(CoreV1Api).readNamespace({ name: builds });
+    expect(made.metadata?.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'privileged' });
+  });
+
   it('takes everything away on uninstall, the ClusterRoles included', async () => {
     const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
     const selector = `app.kubernetes.io/instance=${release}`;
@@ -131,5 +144,11 @@ describe('helm install into the test cluster', () => {
     expect((await rbac.listClusterRoleBinding({ labelSelector: selector })).items).toEqual([]);
     const apps = admin.makeApiClient(AppsV1Api);
     expect((await apps.listNamespacedDeployment({ namespace: ns.name })).items).toEqual([]);
+    // The build namespace goes with the release (it is being deleted, or gone).
+    const left = await admin
+      .makeApiClient(CoreV1Api)
+      .readNamespace({ name: builds })
+      .catch(() => undefined);
+    expect(left === undefined || left.status?.phase === 'Terminating').toBe(true);
   });
 });

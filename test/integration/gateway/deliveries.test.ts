@@ -2,6 +2,7 @@
 // provider deliveries (re-signed for that secret) reach the gateway on a real port, Bundles
 // appear with what the push said, and the real upload.sh uploads a real cluster with curl.
 import { execFile } from 'node:child_process';
+import { DEFAULT_BUILD_NAMESPACE } from '../../../rules/build-namespace.ts';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -180,7 +181,17 @@ describe('upload script', () => {
     const job = await waitFor(
       'the build Job',
       async () => {
-        const { stdout: out } = await kubectl(['get', 'jobs', '-n', ns.name, '-o', 'json']);
+        // In the build namespace, labelled with the bundle's namespace (docs/adr/0004).
+        const { stdout: out } = await kubectl([
+          'get',
+          'jobs',
+          '-n',
+          DEFAULT_BUILD_NAMESPACE,
+          '-l',
+          `slipway.dev/bundle-namespace=${ns.name}`,
+          '-o',
+          'json',
+        ]);
         const jobs = JSON.parse(out).items as Array<{
           spec: {
             template: { spec: { initContainers?: Array<{ env?: Array<{ name: string; value?: string }> }> } };

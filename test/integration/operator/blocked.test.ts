@@ -7,19 +7,21 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { bundle, inNamespace, spec } from '../../support/builders.ts';
-import { testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { createNamespace, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   clients,
   conditionOf,
   createEnvironment,
-  finishJobPod,
   get,
   heldOperatorNamespace,
   jobsOf,
   readyReason,
-  waitForJob,
   type TestNamespace,
+  waitForJob,
+  waitForBuildJob,
+  finishBuildPod,
 } from './support.ts';
+import { buildJobName } from '../../../operator/names.ts';
 
 let kc: KubeConfig;
 let ns: TestNamespace;
@@ -68,39 +70,50 @@ describe('operator: what blocks a bundle, within seconds', () => {
     expect(conditionOf(b, 'Stalled')).toBe('True/Unschedulable');
     const ready = b.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready?.message).toMatch(
-      /^pod unschedulable-build-\w+ cannot be scheduled: 0\/\d+ nodes are available/,
+      /^pod [0-9a-f]{8}-unschedulable-build-\w+ cannot be scheduled: 0\/\d+ nodes are available/,
     );
     // Once the pod runs (here: the test plays the node), the build goes on.
-    await finishJobPod(kc, ns.name, 'unschedulable-build', 'Succeeded');
+    await finishBuildPod(kc, ns.name, 'unschedulable', 'Succeeded');
     await waitFor(
       'the build to finish',
       async () => (await get.bundle(kc, ns.name, 'unschedulable')).status?.phase === 'Built',
     );
   });
 
-  it('a Job whose pod a ResourceQuota refuses: PodsRefused, with the quota', async () => {
-    const { ns: quota, operator: quotaOperator } = await heldOperatorNamespace(kc, 'op-quota');
+  // A quota in the build namespace (the platform team's bound on all builds) refusing a build:
+  // each of these operators has a build namespace of its own, so no other test's builds meet it.
+  it('a build Job whose pod a ResourceQuota of the build namespace refuses: PodsRefused, with the quota', async () => {
+    const builds = await createNamespace(kc, 'op-quota-builds');
+    const { ns: quota, operator: quotaOperator } = await heldOperatorNamespace(kc, 'op-quota', {
+      SLIPWAY_BUILD_NAMESPACE: builds.name,
+    });
     try {
       await clients(kc).core.createNamespacedResourceQuota({
-        namespace: quota.name,
+        namespace: builds.name,
         body: { metadata: { name: 'no-pods' }, spec: { hard: { pods: '0' } } },
       });
       const since = Date.now();
       await clients(kc).slipway.create('Bundle', bundle('refused', inNamespace(quota.name)));
       const b = await blockedWith('refused', 'PodsRefused', since, quota.name);
       const message = b.status?.conditions?.find((c) => c.type === 'Ready')?.message;
-      expect(message).toMatch(/^Job refused-build cannot create its pod: .*exceeded quota: no-pods/);
+      expect(message).toMatch(
+        /^Job [0-9a-f]{8}-refused-build cannot create its pod: .*exceeded quota: no-pods/,
+      );
     } finally {
       await quotaOperator.stop();
       await quota.remove();
+      await builds.remove();
     }
   });
 
-  it("a Job the API server itself refuses (a quota on Jobs): Refused, with the API server's message", async () => {
-    const { ns: quota, operator: quotaOperator } = await heldOperatorNamespace(kc, 'op-nojobs');
+  it("a build Job the API server itself refuses (a quota on Jobs): Refused, with the API server's message", async () => {
+    const builds = await createNamespace(kc, 'op-nojobs-builds');
+    const { ns: quota, operator: quotaOperator } = await heldOperatorNamespace(kc, 'op-nojobs', {
+      SLIPWAY_BUILD_NAMESPACE: builds.name,
+    });
     try {
       await clients(kc).core.createNamespacedResourceQuota({
-        namespace: quota.name,
+        namespace: builds.name,
         body: { metadata: { name: 'no-jobs' }, spec: { hard: { 'count/jobs.batch': '0' } } },
       });
       const since = Date.now();
@@ -112,11 +125,12 @@ describe('operator: what blocks a bundle, within seconds', () => {
       );
       expect(conditionOf(b, 'Stalled')).toBe('True/Refused');
       // Once the quota is gone, the retries get through and the build starts.
-      await clients(kc).core.deleteNamespacedResourceQuota({ name: 'no-jobs', namespace: quota.name });
-      await waitForJob(kc, quota.name, 'no-job-build');
+      await clients(kc).core.deleteNamespacedResourceQuota({ name: 'no-jobs', namespace: builds.name });
+      await waitForJob(kc, builds.name, buildJobName(quota.name, 'no-job'));
     } finally {
       await quotaOperator.stop();
       await quota.remove();
+      await builds.remove();
     }
   });
 
@@ -180,15 +194,17 @@ describe('operator: what blocks a bundle, within seconds', () => {
         }),
       ),
     );
-    await waitForJob(kc, ns.name, 'noclaim-build');
+    await waitForBuildJob(kc, ns.name, 'noclaim');
     const since = Date.now();
-    await finishJobPod(kc, ns.name, 'noclaim-build', 'Succeeded');
+    await finishBuildPod(kc, ns.name, 'noclaim', 'Succeeded');
     // The Environment says its claim is missing: nothing that cannot work is started.
     const b = await blockedWith('noclaim', 'EnvironmentNotReady', since);
     expect(b.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
       /^environment noclaim is not ready \(BackupClaimNotFound\): .*no-such-claim/,
     );
     expect(conditionOf(b, 'Deployed')).toBe('Unknown/EnvironmentNotReady');
-    expect((await jobsOf(kc, ns.name, 'noclaim')).map((j) => j.metadata?.name)).toEqual(['noclaim-build']);
+    expect((await jobsOf(kc, ns.name, 'noclaim')).map((j) => j.metadata?.name)).toEqual([
+      buildJobName(ns.name, 'noclaim'),
+    ]);
   });
 });

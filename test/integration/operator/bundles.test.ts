@@ -21,7 +21,9 @@ import {
   readyReason,
   startOperator,
   type TestNamespace,
+  BUILD_NAMESPACE,
 } from './support.ts';
+import { buildJobName } from '../../../operator/names.ts';
 
 let kc: KubeConfig;
 let ns: TestNamespace;
@@ -71,11 +73,15 @@ describe('operator: bundles', () => {
     expect(b.status?.image).toMatch(
       new RegExp(`^registry\\.slipway\\.test:5000/${ns.name}/shop:manual-1@sha256:[a-f0-9]{64}$`),
     );
-    expect(b.status?.buildJob).toBe('manual-1-build');
+    const job = buildJobName(ns.name, 'manual-1');
+    expect(b.status?.buildJob).toBe(job);
+    // It ran in the build namespace, apart from the tenant's: the bundle says where.
+    expect(b.status?.build).toEqual({ namespace: BUILD_NAMESPACE, job });
+    expect(b.metadata.finalizers).toEqual(['slipway.dev/build']);
     expect(b.status?.observedGeneration).toBe(b.metadata.generation);
     const jobs = await jobsOf(kc, ns.name, 'manual-1');
-    expect(jobs.map((j) => j.metadata?.name)).toEqual(['manual-1-build']);
-    expect(jobs[0]!.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Bundle', controller: true });
+    expect(jobs.map((j) => j.metadata?.name)).toEqual([job]);
+    expect(jobs[0]!.metadata?.labels).toMatchObject({ 'slipway.dev/bundle-uid': b.metadata.uid });
     const reasons = await waitFor('build events', async () => {
       const events = await eventsFor(kc, ns.name, 'manual-1');
       return events.includes('BuildStarted') && events.includes('Built') ? events : undefined;
@@ -84,10 +90,11 @@ describe('operator: bundles', () => {
   });
 
   it("caches what it reads of a Job (metadata, status), not its spec or the API server's bookkeeping; lets go of a finished bundle's Job and its ended pod", async () => {
-    const { jobs, pods, bundles } = operator.context.informers;
+    const { buildJobs, buildPods, bundles } = operator.context.informers;
+    const jobName = buildJobName(ns.name, 'cache-1');
     let cached: V1Job | undefined;
-    jobs.onEvent((job, type) => {
-      if (type !== 'delete' && job.metadata?.name === 'cache-1-build') cached ??= job;
+    buildJobs.onEvent((job, type) => {
+      if (type !== 'delete' && job.metadata?.name === jobName) cached ??= job;
     });
     await clients(kc).slipway.create('Bundle', bundle('cache-1', inNamespace(ns.name)));
     await bundleInPhase(kc, ns.name, 'cache-1', 'Built');
@@ -96,7 +103,7 @@ describe('operator: bundles', () => {
     expect(stored!.metadata?.managedFields?.length).toBeGreaterThan(0);
     expect(Object.keys(cached!).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'status']);
     expect(cached!.metadata?.managedFields).toBeUndefined();
-    expect(cached!.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Bundle', name: 'cache-1' });
+    expect(cached!.metadata?.annotations).toEqual({ 'slipway.dev/bundle': 'cache-1' });
     const bundleCached = bundles.get(ns.name, 'cache-1')!;
     expect(bundleCached.status?.phase).toBe('Built');
     expect((bundleCached.metadata as { managedFields?: unknown }).managedFields).toBeUndefined();
@@ -106,13 +113,14 @@ describe('operator: bundles', () => {
     const finished = await waitFor("the finished bundle's Job to be labelled and let go", async () => {
       const [job] = await jobsOf(kc, ns.name, 'cache-1');
       const gone =
-        !jobs.get(ns.name, 'cache-1-build') && !pods.byIndex(INDEX.bundle, `${ns.name}/cache-1`).length;
+        !buildJobs.get(BUILD_NAMESPACE, jobName) &&
+        !buildPods.byIndex(INDEX.bundle, `${ns.name}/cache-1`).length;
       return job?.metadata?.labels?.[LABEL_FINISHED] === 'true' && gone ? job : undefined;
     });
     expect(finished.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')).toBe(true);
     const jobPods = await clients(kc).core.listNamespacedPod({
-      namespace: ns.name,
-      labelSelector: 'batch.kubernetes.io/job-name=cache-1-build',
+      namespace: BUILD_NAMESPACE,
+      labelSelector: `batch.kubernetes.io/job-name=${jobName}`,
     });
     // It left by its phase alone: no patch labelled it.
     expect(jobPods.items.map((p) => [p.status?.phase, p.metadata?.labels?.[LABEL_FINISHED]])).toEqual([

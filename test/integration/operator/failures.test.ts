@@ -20,6 +20,9 @@ import {
   waitForJob,
   type TestNamespace,
   type webDeployment,
+  waitForBuildJob,
+  finishBuildPod,
+  BUILD_NAMESPACE,
 } from './support.ts';
 
 let kc: KubeConfig;
@@ -33,6 +36,25 @@ const deployBundle = (name: string, env: string, backup = false) =>
     inNamespace(ns.name),
     spec({ deploy: { environmentRef: { name: env }, backupBeforeDeploy: backup } }),
   );
+
+/** A Job someone else makes, whose pod no node takes. */
+const createHeldJob = (namespace: string, name: string, labels: Record<string, string>) =>
+  clients(kc).batch.createNamespacedJob({
+    namespace,
+    body: {
+      metadata: { name, labels },
+      spec: {
+        template: {
+          metadata: { labels },
+          spec: {
+            restartPolicy: 'Never',
+            nodeSelector: { 'slipway.dev/test-held': 'true' },
+            containers: [{ name: 'x', image: 'registry.slipway.test:5000/x:1' }],
+          },
+        },
+      },
+    },
+  });
 
 /** A project environment with its own Deployment (so tests do not share a rollout). */
 const makeEnvironment = (name: string, deploymentSpec: Parameters<typeof webDeployment>[2] = {}) =>
@@ -88,8 +110,8 @@ describe('operator: failed steps', () => {
   it('a failed build gives BuildFailed and deploys nothing', async () => {
     await makeEnvironment('env-build');
     await clients(kc).slipway.create('Bundle', deployBundle('bad-build', 'env-build'));
-    await waitForJob(kc, ns.name, 'bad-build-build');
-    await finishJobPod(kc, ns.name, 'bad-build-build', 'Failed');
+    await waitForBuildJob(kc, ns.name, 'bad-build');
+    await finishBuildPod(kc, ns.name, 'bad-build', 'Failed');
     const b = await bundleInPhase(kc, ns.name, 'bad-build', 'Failed');
     expect(readyReason(b)).toBe('False/BuildFailed');
     expect(conditionOf(b, 'Built')).toBe('False/BuildFailed');
@@ -101,46 +123,50 @@ describe('operator: failed steps', () => {
     expect((await get.environment(kc, ns.name, 'env-build')).status?.lastDeployment).toBeUndefined();
   });
 
-  it("a Job with the bundle's build name that the bundle does not control is never its build: JobNotOwned, the Job left alone", async () => {
-    // Someone who may create Jobs makes one with the name and labels the build would have.
-    const labels = { ...jobLabels('shop', 'squat', 'build'), 'slipway.dev/test': 'squatter' };
-    await clients(kc).batch.createNamespacedJob({
-      namespace: ns.name,
-      body: {
-        metadata: { name: buildJobName('squat'), labels },
-        spec: {
-          template: {
-            metadata: { labels },
-            spec: {
-              restartPolicy: 'Never',
-              nodeSelector: { 'slipway.dev/test-held': 'true' },
-              containers: [{ name: 'x', image: 'registry.slipway.test:5000/x:1' }],
-            },
-          },
-        },
-      },
-    });
+  it("a Job with the bundle's build name that is not its build is never taken for it: JobNotOwned, the Job left alone", async () => {
+    // Someone who may create Jobs in the build namespace (tenants may not) makes one with the
+    // name and labels the build would have, but for a bundle of another uid.
+    const labels = {
+      ...jobLabels('shop', 'squat', 'build'),
+      'slipway.dev/bundle-namespace': ns.name,
+      'slipway.dev/bundle-uid': 'another-bundle',
+      'slipway.dev/test': 'squatter',
+    };
+    await createHeldJob(BUILD_NAMESPACE, buildJobName(ns.name, 'squat'), labels);
     await clients(kc).slipway.create('Bundle', bundle('squat', inNamespace(ns.name)));
     const b = await bundleInPhase(kc, ns.name, 'squat', 'Failed');
     expect(readyReason(b)).toBe('False/JobNotOwned');
     expect(conditionOf(b, 'Built')).toBe('False/JobNotOwned');
     expect(b.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
-      /^Job squat-build exists but is not this bundle's \(it has no controller\)/,
+      /^Job [0-9a-f]{8}-squat-build exists but is not this bundle's \(it builds the bundle with uid another-bundle\)/,
     );
     // Still there, as its owner made it: not stopped, not adopted, not labelled finished.
     const job = await clients(kc).batch.readNamespacedJob({
-      name: buildJobName('squat'),
-      namespace: ns.name,
+      name: buildJobName(ns.name, 'squat'),
+      namespace: BUILD_NAMESPACE,
     });
-    expect(job.metadata?.ownerReferences).toBeUndefined();
     expect(job.metadata?.labels).toEqual(labels);
+    await clients(kc).batch.deleteNamespacedJob({
+      name: buildJobName(ns.name, 'squat'),
+      namespace: BUILD_NAMESPACE,
+    });
+  });
+
+  it("a tenant's Job under the build's old name in the bundle's namespace is nothing to the build", async () => {
+    const labels = { ...jobLabels('shop', 'decoy', 'build'), 'slipway.dev/bundle-uid': 'x' };
+    await createHeldJob(ns.name, 'decoy-build', labels);
+    await clients(kc).slipway.create('Bundle', bundle('decoy', inNamespace(ns.name)));
+    await waitForBuildJob(kc, ns.name, 'decoy');
+    await finishBuildPod(kc, ns.name, 'decoy', 'Succeeded');
+    const b = await bundleInPhase(kc, ns.name, 'decoy', 'Built');
+    expect(b.status?.build?.namespace).toBe(BUILD_NAMESPACE);
   });
 
   it('a failed backup gives BackupFailed and leaves the Deployment alone', async () => {
     await makeEnvironment('env-backup');
     await clients(kc).slipway.create('Bundle', deployBundle('bad-backup', 'env-backup', true));
-    await waitForJob(kc, ns.name, 'bad-backup-build');
-    await finishJobPod(kc, ns.name, 'bad-backup-build', 'Succeeded');
+    await waitForBuildJob(kc, ns.name, 'bad-backup');
+    await finishBuildPod(kc, ns.name, 'bad-backup', 'Succeeded');
     await waitForJob(kc, ns.name, 'bad-backup-backup');
     // While the backup runs, the Deployment is untouched.
     const backingUp = await bundleInPhase(kc, ns.name, 'bad-backup', 'BackingUp');
@@ -158,8 +184,8 @@ describe('operator: failed steps', () => {
   it('a rollout that does not progress within its deadline gives RolloutFailed', async () => {
     await stuckEnvironment('env-stuck', 3);
     await clients(kc).slipway.create('Bundle', deployBundle('stuck', 'env-stuck'));
-    await waitForJob(kc, ns.name, 'stuck-build');
-    await finishJobPod(kc, ns.name, 'stuck-build', 'Succeeded');
+    await waitForBuildJob(kc, ns.name, 'stuck');
+    await finishBuildPod(kc, ns.name, 'stuck', 'Succeeded');
     const b = await bundleInPhase(kc, ns.name, 'stuck', 'Failed', 90_000);
     expect(readyReason(b)).toBe('False/RolloutFailed');
     expect(conditionOf(b, 'Deployed')).toBe('False/RolloutFailed');
@@ -172,8 +198,8 @@ describe('operator: failed steps', () => {
     // A long deadline: a person steps in first.
     await stuckEnvironment('env-undo', 600);
     await clients(kc).slipway.create('Bundle', deployBundle('undone', 'env-undo'));
-    await waitForJob(kc, ns.name, 'undone-build');
-    await finishJobPod(kc, ns.name, 'undone-build', 'Succeeded');
+    await waitForBuildJob(kc, ns.name, 'undone');
+    await finishBuildPod(kc, ns.name, 'undone', 'Succeeded');
     await bundleInPhase(kc, ns.name, 'undone', 'Deploying');
     await waitFor('the rollout to be recorded', async () => {
       const d = await get.deployment(kc, ns.name, 'env-undo-web');
@@ -196,7 +222,7 @@ describe('operator: ordering', () => {
     await makeEnvironment('env-order');
     const { slipway } = clients(kc);
     await slipway.create('Bundle', deployBundle('order-1', 'env-order'));
-    await waitForJob(kc, ns.name, 'order-1-build');
+    await waitForBuildJob(kc, ns.name, 'order-1');
     // Same-second creations are ordered by name, so order-2 is newer either way.
     await slipway.create('Bundle', deployBundle('order-2', 'env-order'));
     const older = await bundleInPhase(kc, ns.name, 'order-1', 'Superseded');
@@ -206,8 +232,8 @@ describe('operator: ordering', () => {
       'the superseded build Job to go',
       async () => (await jobsOf(kc, ns.name, 'order-1')).length === 0,
     );
-    await waitForJob(kc, ns.name, 'order-2-build');
-    await finishJobPod(kc, ns.name, 'order-2-build', 'Succeeded');
+    await waitForBuildJob(kc, ns.name, 'order-2');
+    await finishBuildPod(kc, ns.name, 'order-2', 'Succeeded');
     const newer = await bundleInPhase(kc, ns.name, 'order-2', 'Ready');
     expect(await imageOf('env-order-web')).toBe(newer.status?.image);
     expect(
@@ -231,16 +257,16 @@ describe('operator: ordering', () => {
       metadata: { annotations: { 'slipway.dev/build-concurrency': '1' } },
     });
     await slipway.create('Bundle', solo('solo-1'));
-    await waitForJob(kc, ns.name, 'solo-1-build');
+    await waitForBuildJob(kc, ns.name, 'solo-1');
     await slipway.create('Bundle', solo('solo-2'));
     const queued = await bundleInPhase(kc, ns.name, 'solo-2', 'Queued');
     expect(readyReason(queued)).toBe('Unknown/Queued');
     expect(conditionOf(queued, 'Reconciling')).toBe('True/Queued');
     expect(await jobsOf(kc, ns.name, 'solo-2')).toEqual([]);
-    await finishJobPod(kc, ns.name, 'solo-1-build', 'Succeeded');
+    await finishBuildPod(kc, ns.name, 'solo-1', 'Succeeded');
     await bundleInPhase(kc, ns.name, 'solo-1', 'Built');
-    await waitForJob(kc, ns.name, 'solo-2-build');
-    await finishJobPod(kc, ns.name, 'solo-2-build', 'Succeeded');
+    await waitForBuildJob(kc, ns.name, 'solo-2');
+    await finishBuildPod(kc, ns.name, 'solo-2', 'Succeeded');
     const built = await bundleInPhase(kc, ns.name, 'solo-2', 'Built');
     expect(built.status?.conditions?.map((c) => c.type)).toEqual(['Built', 'Ready']);
   });

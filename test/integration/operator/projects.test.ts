@@ -16,9 +16,9 @@ import {
   get,
   jobsOf,
   readyReason,
-  waitForJob,
   startOperator,
   webDeployment,
+  waitForBuildJob,
 } from './support.ts';
 
 let kc: KubeConfig;
@@ -137,7 +137,7 @@ describe('operator: projects', () => {
     });
     // Looked at again within 10 s, without any change to the project.
     await readyProject(a.name, 'private');
-    await waitForJob(kc, a.name, 'private-1-build');
+    await waitForBuildJob(kc, a.name, 'private-1');
   });
 
   it('an SSH key without known_hosts, or a password over http, stops git builds with the reason, without a Job', async () => {
@@ -201,7 +201,7 @@ describe('operator: projects', () => {
       mergePatch,
     );
     await readyProject(a.name, 'ssh');
-    await waitForJob(kc, a.name, 'ssh-1-build');
+    await waitForBuildJob(kc, a.name, 'ssh-1');
   });
 
   it('a later project with the same slug in another namespace gets SlugConflict and no URL, and recovers', async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
-import { leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
+import { buildNamespaceRules, leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
 import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
 import { controllerKubeConfig, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
@@ -23,6 +23,9 @@ import {
   startOperator,
   waitForJob,
   type TestNamespace,
+  waitForBuildJob,
+  finishBuildPod,
+  BUILD_NAMESPACE,
 } from './support.ts';
 
 let admin: KubeConfig;
@@ -41,6 +44,7 @@ beforeAll(async () => {
     [
       { rules: operatorRules, namespace: ns.name },
       { rules: leaderElectionRules, namespace: ns.name, suffix: '-leader-election' },
+      { rules: buildNamespaceRules, namespace: BUILD_NAMESPACE, suffix: '-builds' },
     ],
     { writer: true },
   );
@@ -87,8 +91,8 @@ describe('operator under its service account', () => {
 
     // A manual build.
     await slipway.create('Bundle', bundle('m1', inNamespace(ns.name)));
-    await waitForJob(kc, ns.name, 'm1-build');
-    await finishJobPod(kc, ns.name, 'm1-build', 'Succeeded');
+    await waitForBuildJob(kc, ns.name, 'm1');
+    await finishBuildPod(kc, ns.name, 'm1', 'Succeeded');
     await bundleInPhase(kc, ns.name, 'm1', 'Built');
 
     // Two deploy bundles: the older is superseded and its running build Job deleted.
@@ -103,14 +107,14 @@ describe('operator under its service account', () => {
         }),
       );
     await slipwayApi(controllerKubeConfig()).create('Bundle', fromWebhook('d1'));
-    await waitForJob(kc, ns.name, 'd1-build');
+    await waitForBuildJob(kc, ns.name, 'd1');
     await slipwayApi(controllerKubeConfig()).create('Bundle', fromWebhook('d2'));
     await bundleInPhase(kc, ns.name, 'd1', 'Superseded');
     await waitFor('d1 build Job deleted', async () => (await jobsOf(kc, ns.name, 'd1')).length === 0);
 
     // Build, backup, rollout.
-    await waitForJob(kc, ns.name, 'd2-build');
-    await finishJobPod(kc, ns.name, 'd2-build', 'Succeeded');
+    await waitForBuildJob(kc, ns.name, 'd2');
+    await finishBuildPod(kc, ns.name, 'd2', 'Succeeded');
     await waitForJob(kc, ns.name, 'd2-backup');
     await finishJobPod(kc, ns.name, 'd2-backup', 'Succeeded');
     const d2 = await bundleInPhase(kc, ns.name, 'd2', 'Ready');

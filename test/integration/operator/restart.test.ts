@@ -18,7 +18,11 @@ import {
   spawnOperator,
   waitForJob,
   type TestNamespace,
+  waitForBuildJob,
+  finishBuildPod,
+  BUILD_NAMESPACE,
 } from './support.ts';
+import { buildJobName } from '../../../operator/names.ts';
 
 let kc: KubeConfig;
 let ns: TestNamespace;
@@ -63,11 +67,11 @@ describe('operator: restarts', () => {
           }),
         ),
       );
-      await waitForJob(kc, ns.name, 'b1-build');
+      await waitForBuildJob(kc, ns.name, 'b1');
       await kill9(first);
 
       // The build finishes while no operator runs.
-      await finishJobPod(kc, ns.name, 'b1-build', 'Succeeded');
+      await finishBuildPod(kc, ns.name, 'b1', 'Succeeded');
       const second = startProcess('operator-2');
       await waitForJob(kc, ns.name, 'b1-backup');
       await bundleInPhase(kc, ns.name, 'b1', 'BackingUp');
@@ -80,11 +84,11 @@ describe('operator: restarts', () => {
       expect(conditionOf(b, 'BackedUp')).toBe('True/Succeeded');
       expect(conditionOf(b, 'Deployed')).toBe('True/Succeeded');
 
-      const jobs = (await jobsOf(kc, ns.name, 'b1')).map((j) => j.metadata?.name).sort();
-      expect(jobs).toEqual(['b1-backup', 'b1-build']);
+      const jobs = (await jobsOf(kc, ns.name, 'b1')).map((j) => j.metadata?.name);
+      expect(jobs).toEqual([buildJobName(ns.name, 'b1'), 'b1-backup']);
       const buildPods = await clients(kc).core.listNamespacedPod({
-        namespace: ns.name,
-        labelSelector: 'batch.kubernetes.io/job-name=b1-build',
+        namespace: BUILD_NAMESPACE,
+        labelSelector: `batch.kubernetes.io/job-name=${buildJobName(ns.name, 'b1')}`,
       });
       expect(buildPods.items).toHaveLength(1);
       const d = await get.deployment(kc, ns.name, 'shop-web');

@@ -14,6 +14,7 @@ import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   bundleInPhase,
   clients,
+  BUILD_NAMESPACE,
   finishJobPod,
   jobsOf,
   projectNamespace,
@@ -139,7 +140,7 @@ describe('operator shards', () => {
     await labelled('blog-2', undefined);
     const second = await buildJob('blog-2');
     expect(second.metadata?.labels?.[LABEL_SHARD]).toBeUndefined();
-    await finishJobPod(kc, ns.name, building.metadata!.name!, 'Succeeded');
+    await finishJobPod(kc, BUILD_NAMESPACE, building.metadata!.name!, 'Succeeded');
     await bundleInPhase(kc, ns.name, 'blog-1', 'Built');
     expect((await jobsOf(kc, ns.name, 'blog-1')).map((j) => j.metadata?.uid)).toEqual([
       building.metadata?.uid,
@@ -159,7 +160,7 @@ describe('operator shards', () => {
     );
     // A rollback in the new shard reuses a finished bundle: it moved too.
     await labelled('blog-1', 'a');
-    await finishJobPod(kc, ns.name, building.metadata!.name!, 'Succeeded');
+    await finishJobPod(kc, BUILD_NAMESPACE, building.metadata!.name!, 'Succeeded');
     await bundleInPhase(kc, ns.name, 'blog-2', 'Built');
     expect((await jobsOf(kc, ns.name, 'blog-2')).map((j) => j.metadata?.uid)).toEqual([
       building.metadata?.uid,

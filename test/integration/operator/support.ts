@@ -22,6 +22,8 @@ import type { BundleObject, EnvironmentObject, ProjectObject } from '../../../cr
 import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import { loadConfig } from '../../../operator/config.ts';
+import { DEFAULT_BUILD_NAMESPACE } from '../../../rules/build-namespace.ts';
+import { buildJobName } from '../../../operator/names.ts';
 import { shareConnections } from '../../../lib/kube.ts';
 import { Operator, type OperatorOptions } from '../../../operator/operator.ts';
 import { asLocalController } from '../../../scripts/cluster/writers.ts';
@@ -167,12 +169,23 @@ export function conditionOf(
   return c ? `${c.status}/${c.reason}` : undefined;
 }
 
-/** The Jobs the operator made for a bundle (by owner), as the API server has them. */
+/**
+ * The Jobs the operator made for a bundle, as the API server has them: its build Job in the build
+ * namespace (by its labels), then the Jobs it owns in its own namespace (its backup).
+ */
 export async function jobsOf(kc: KubeConfig, namespace: string, bundle: string): Promise<V1Job[]> {
-  const list = await clients(kc).batch.listNamespacedJob({ namespace });
-  return list.items.filter((j) =>
-    j.metadata?.ownerReferences?.some((o) => o.kind === 'Bundle' && o.name === bundle),
-  );
+  const { batch } = clients(kc);
+  const builds = await batch.listNamespacedJob({
+    namespace: BUILD_NAMESPACE,
+    labelSelector: `slipway.dev/bundle-namespace=${namespace},slipway.dev/bundle=${bundle}`,
+  });
+  const own = await batch.listNamespacedJob({ namespace });
+  return [
+    ...builds.items,
+    ...own.items.filter((j) =>
+      j.metadata?.ownerReferences?.some((o) => o.kind === 'Bundle' && o.name === bundle),
+    ),
+  ];
 }
 
 const statusPatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -240,6 +253,24 @@ export async function finishJobPod(
   );
 }
 
+/** Every build runs in the build namespace (docs/adr/0004), under a name hashed with its bundle's namespace. */
+export const BUILD_NAMESPACE = DEFAULT_BUILD_NAMESPACE;
+
+/** The build Job of bundle `namespace/bundle`, once the operator made it. */
+export function waitForBuildJob(kc: KubeConfig, namespace: string, bundle: string): Promise<V1Job> {
+  return waitForJob(kc, BUILD_NAMESPACE, buildJobName(namespace, bundle));
+}
+
+/** finishJobPod for the build of bundle `namespace/bundle`. */
+export function finishBuildPod(
+  kc: KubeConfig,
+  namespace: string,
+  bundle: string,
+  outcome: 'Succeeded' | 'Failed',
+): Promise<void> {
+  return finishJobPod(kc, BUILD_NAMESPACE, buildJobName(namespace, bundle), outcome);
+}
+
 export async function waitForJob(kc: KubeConfig, namespace: string, name: string): Promise<V1Job> {
   return waitFor(`Job ${name}`, async () => {
     try {
@@ -288,11 +319,13 @@ export async function createBackupVolume(kc: KubeConfig, namespace: string, clai
 export async function heldOperatorNamespace(
   kc: KubeConfig,
   prefix: string,
+  env: Record<string, string> = {},
 ): Promise<{ ns: TestNamespace; operator: Operator }> {
   const ns = await projectNamespace(kc, prefix);
   const operator = await startOperator(kc, ns.name, {
     SLIPWAY_JOB_NODE_SELECTOR: HELD,
     SLIPWAY_BUILD_CONCURRENCY: '4',
+    ...env,
   });
   return { ns, operator };
 }

@@ -5,9 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { clusterRangeRules, leaderElectionRules, operatorRules } from '../../../operator/rbac.ts';
+import {
+  buildNamespaceRules,
+  clusterRangeRules,
+  leaderElectionRules,
+  operatorRules,
+} from '../../../operator/rbac.ts';
 import { statusApiRules } from '../../../status-api/rbac.ts';
-import { gatewayRules } from '../../../webhook-gateway/rbac.ts';
+import { gatewayBuildNamespaceRules, gatewayRules } from '../../../webhook-gateway/rbac.ts';
 import {
   HELM_BUILD_TIMEOUT_MS,
   NAMESPACE,
@@ -44,7 +49,9 @@ const EXPECTED = {
   operator: grants(operatorRules),
   operatorClusterRanges: grants(clusterRangeRules),
   operatorLeaderElection: grants(leaderElectionRules),
+  operatorBuilds: grants(buildNamespaceRules),
   gateway: grants(gatewayRules),
+  gatewayBuilds: grants(gatewayBuildNamespaceRules),
   statusApi: grants(statusApiRules),
 };
 
@@ -105,13 +112,20 @@ describe('chart RBAC', () => {
       expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operator }),
       // The cluster's Service and pod ranges and node addresses, which outbound calls never reach.
       expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operatorClusterRanges }),
+      // Build Jobs, their pods and copied Secrets: in the build namespace alone.
+      expect.objectContaining({ scope: 'slipway-builds', grants: EXPECTED.operatorBuilds }),
       expect.objectContaining({ scope: NAMESPACE, grants: EXPECTED.operatorLeaderElection }),
     ]);
     expect(EXPECTED.operatorClusterRanges).toEqual([
       'core/nodes list',
       'networking.k8s.io/servicecidrs list',
     ]);
-    expect(of('gateway')).toEqual([expect.objectContaining({ scope: 'cluster', grants: EXPECTED.gateway })]);
+    expect(of('gateway')).toEqual([
+      expect.objectContaining({ scope: 'cluster', grants: EXPECTED.gateway }),
+      // Build pods and their logs, for the bundles' logs URLs: in the build namespace alone.
+      expect.objectContaining({ scope: 'slipway-builds', grants: EXPECTED.gatewayBuilds }),
+    ]);
+    expect(EXPECTED.gatewayBuilds).toEqual(['core/pods list', 'core/pods/log get']);
   });
 
   it('lets the status API read the status kinds in the release namespace only, by default', () => {
@@ -141,7 +155,9 @@ describe('chart RBAC', () => {
 
   it('lets the gateway create bundles (deploying where their Webhook says) and only read everything else, without Events', () => {
     const { of } = rbac(template());
-    const rendered = of('gateway').flatMap((b) => b.grants);
+    const rendered = of('gateway')
+      .filter((b) => b.scope !== 'slipway-builds')
+      .flatMap((b) => b.grants);
     expect(rendered.filter((g) => !/ (get|list|watch)$/.test(g))).toEqual([
       'slipway.dev/bundles create',
       'slipway.dev/environments deploy',
@@ -156,9 +172,13 @@ describe('chart RBAC', () => {
     expect(bindings.filter((b) => b.kind === 'ClusterRoleBinding')).toEqual([]);
     expect(of('operator')).toEqual([
       expect.objectContaining({ scope: 'apps', grants: EXPECTED.operator }),
+      expect.objectContaining({ scope: 'slipway-builds', grants: EXPECTED.operatorBuilds }),
       expect.objectContaining({ scope: NAMESPACE, grants: EXPECTED.operatorLeaderElection }),
     ]);
-    expect(of('gateway')).toEqual([expect.objectContaining({ scope: 'apps', grants: EXPECTED.gateway })]);
+    expect(of('gateway')).toEqual([
+      expect.objectContaining({ scope: 'apps', grants: EXPECTED.gateway }),
+      expect.objectContaining({ scope: 'slipway-builds', grants: EXPECTED.gatewayBuilds }),
+    ]);
     expect(of('status-api')).toEqual([
       expect.objectContaining({ scope: 'apps', grants: EXPECTED.statusApi }),
     ]);
@@ -188,6 +208,7 @@ describe('chart RBAC', () => {
     expect(of('operator')).toEqual([
       expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operator }),
       expect.objectContaining({ scope: 'cluster', grants: EXPECTED.operatorClusterRanges }),
+      expect.objectContaining({ scope: 'slipway-builds', grants: EXPECTED.operatorBuilds }),
     ]);
   });
 

@@ -2,8 +2,9 @@
 // own kinds come from test/support/builders.ts, shared by every tier.
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { BundleObject, Condition } from '../../../crds/index.ts';
-import { ANNOTATION_BUNDLE } from '../../../crds/labels.ts';
-import { ANNOTATION_ROLLOUT_STARTED } from '../../../operator/names.ts';
+import { ANNOTATION_BUNDLE, LABEL_BUNDLE_UID } from '../../../crds/labels.ts';
+import { DEFAULT_BUILD_NAMESPACE as BUILD_NAMESPACE } from '../../../rules/build-namespace.ts';
+import { ANNOTATION_ROLLOUT_STARTED, buildJobName } from '../../../operator/names.ts';
 import { NAMESPACE as NS, at } from '../../support/builders.ts';
 
 export function condition(
@@ -26,8 +27,10 @@ export function finished(phase: 'Ready' | 'Failed' | 'Superseded' | 'Built'): Bu
 }
 
 /**
- * A Job as the operator makes it: controlled by its bundle (`<bundle>-build` or `<bundle>-backup`,
- * uid `uid-<bundle>` as test/support/builders.ts's stored() gives it), unless `owner` says otherwise.
+ * A Job as the operator makes it for bundle `<bundle>` of `job('<bundle>-build' | '<bundle>-backup')`,
+ * with uid `uid-<bundle>` as test/support/builders.ts's stored() gives it, unless `owner` says
+ * otherwise: a backup Job in the bundle's namespace, controlled by it; a build Job in the build
+ * namespace, under buildJobName, naming the bundle's uid in its label.
  */
 export function job(
   name: string,
@@ -48,6 +51,17 @@ export function job(
               message: 'Job has reached the specified backoff limit',
             },
           ];
+  const build = name.match(/^(.*)-build$/);
+  if (build)
+    return {
+      metadata: {
+        name: buildJobName(NS, build[1]!),
+        namespace: BUILD_NAMESPACE,
+        creationTimestamp: created as unknown as Date,
+        labels: owner ? { [LABEL_BUNDLE_UID]: owner.uid } : {},
+      },
+      status: { conditions: conditions as NonNullable<V1Job['status']>['conditions'] },
+    };
   return {
     metadata: {
       name,

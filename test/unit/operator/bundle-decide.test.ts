@@ -1,4 +1,5 @@
 // decide.ts: a bundle's chain through waiting, settling, building, and pods that cannot run.
+import { buildJobName } from '../../../operator/names.ts';
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
 import { awaitsPushedImage, decideBundle } from '../../../operator/bundle/decide.ts';
@@ -219,13 +220,48 @@ describe('decideBundle: build', () => {
       conditions: 'Built=Unknown/Building Ready=Unknown/Building',
     },
     {
+      name: "a base image in another namespace's repositories of Slipway's registry is refused for good",
+      in: {
+        bundle: bundle('b1', stored(), spec({ baseSoftware: { image: 'registry.test/other-team/php:8' } })),
+      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/ForeignBaseImage Ready=False/ForeignBaseImage',
+    },
+    {
+      name: "a build steps image in another namespace's repositories of Slipway's registry is refused for good",
+      in: {
+        bundle: bundle(
+          'b1',
+          stored(),
+          spec({ buildSteps: { image: 'registry.test/other-team/node:22', commands: ['npm ci'] } }),
+        ),
+      },
+      then: 'Failed none finished',
+      conditions: 'Built=False/ForeignBaseImage Ready=False/ForeignBaseImage',
+    },
+    {
+      name: "base images from the bundle's own namespace in Slipway's registry, and from elsewhere, are built from",
+      in: {
+        bundle: bundle(
+          'b1',
+          stored(),
+          spec({
+            baseSoftware: { image: `registry.test/${NS}/php:8` },
+            buildSteps: { image: 'docker.io/library/node:22', commands: ['npm ci'] },
+          }),
+        ),
+      },
+      then: 'Building createBuildJob progressing',
+      conditions: 'Built=Unknown/Building Ready=Unknown/Building',
+    },
+    {
       name: 'a running build Job keeps the bundle Building',
       in: { buildJob: job('b1-build', 'running') },
       then: 'Building none progressing',
       conditions: 'Built=Unknown/Building Ready=Unknown/Building',
     },
     {
-      name: "a succeeded Job of the bundle's name that another bundle (of the same name, since deleted) controls is never taken for its build",
+      name: "a succeeded build Job of the bundle's name whose label names another bundle (of the same name, since deleted) is never taken for its build",
       in: { buildJob: job('b1-build', 'succeeded', at(1), { name: 'b1', uid: 'uid-of-a-deleted-b1' }) },
       then: 'Failed none finished',
       conditions: 'Built=False/JobNotOwned Ready=False/JobNotOwned',
@@ -284,10 +320,15 @@ describe('decideBundle: build', () => {
 
   it('records the build Job, the start time and, once built, the image', () => {
     const started = decideBundle(inputs());
-    expect(started.status).toMatchObject({ buildJob: 'b1-build', startedAt: NOW.toISOString() });
+    const buildJob = buildJobName(NS, 'b1');
+    expect(started.status).toMatchObject({
+      buildJob,
+      build: { namespace: 'slipway-builds', job: buildJob },
+      startedAt: NOW.toISOString(),
+    });
     const done = decideBundle(inputs({ buildJob: job('b1-build', 'succeeded', at(5)) }));
     expect(done.status).toMatchObject({
-      buildJob: 'b1-build',
+      buildJob,
       image: `registry.test/${NS}/shop:b1@${DIGEST}`,
       startedAt: at(5),
       finishedAt: NOW.toISOString(),
@@ -354,7 +395,7 @@ describe('decideBundle: build', () => {
         project: two,
         projectBundles: [older, newer],
         runningBuilds: 1,
-        startedBuilds: new Set(['a-older-build']),
+        startedBuilds: new Set([buildJobName(NS, 'a-older')]),
       }),
     );
     expect(d.action.type).toBe('createBuildJob');
@@ -437,8 +478,7 @@ describe('decideBundle: pods that cannot run', () => {
     );
     expect(d.conditions.at(-1)).toMatchObject({
       reason: 'PodsRefused',
-      message:
-        'Job b1-build cannot create its pod: pods "b1-build-x" is forbidden: exceeded quota: none, requested: pods=1',
+      message: `Job ${buildJobName(NS, 'b1')} cannot create its pod: pods "b1-build-x" is forbidden: exceeded quota: none, requested: pods=1`,
     });
   });
 

@@ -37,6 +37,8 @@ export function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
     defaultBuildConcurrency: 1,
     maxBuildConcurrency: 10,
     image: `registry.test/${NS}/shop:${b.metadata.name}`,
+    registry: 'registry.test',
+    buildNamespace: 'slipway-builds',
     // What the live read finds once a build Job succeeded (the cache path has none: see below).
     pushedImage: `registry.test/${NS}/shop:${b.metadata.name}@${DIGEST}`,
     archiveBaseUrl: 'http://gw',

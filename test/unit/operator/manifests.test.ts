@@ -21,12 +21,14 @@ const envOf = (job: ReturnType<typeof buildJob>, container: 'fetch' | 'build' | 
 
 describe('names', () => {
   it('are deterministic and fit in 63 characters, with a hash keeping long names apart', () => {
-    expect(buildJobName('b1')).toBe('b1-build');
+    expect(buildJobName('team', 'b1')).toMatch(/^[0-9a-f]{8}-b1-build$/);
+    // Two namespaces' bundles of one name share the build namespace without colliding.
+    expect(buildJobName('team', 'b1')).not.toBe(buildJobName('other', 'b1'));
     const long1 = `${'x'.repeat(70)}-one`;
     const long2 = `${'x'.repeat(70)}-two`;
-    expect(buildJobName(long1)).toHaveLength(63);
-    expect(buildJobName(long1)).toBe(buildJobName(long1));
-    expect(buildJobName(long1)).not.toBe(buildJobName(long2));
+    expect(buildJobName('team', long1)).toHaveLength(63);
+    expect(buildJobName('team', long1)).toBe(buildJobName('team', long1));
+    expect(buildJobName('team', long1)).not.toBe(buildJobName('team', long2));
     expect(boundedName('a'.repeat(300), '', 253).length).toBeLessThanOrEqual(253);
   });
 
@@ -36,13 +38,20 @@ describe('names', () => {
 });
 
 describe('build Job', () => {
-  it('is owned by the bundle, named after it, and pushes to the configured registry', () => {
+  it('runs in the build namespace, names its bundle in labels, and pushes to the configured registry', () => {
     const b = bundle('b1', stored());
     const job = buildJob(b, project(undefined, stored()), 'registry.test:5000/team/shop:b1', settings);
-    expect(job.metadata?.name).toBe('b1-build');
-    expect(job.metadata?.ownerReferences).toEqual([
-      expect.objectContaining({ kind: 'Bundle', name: 'b1', uid: 'uid-b1', controller: true }),
-    ]);
+    expect(job.metadata?.name).toBe(buildJobName(b.metadata.namespace, 'b1'));
+    expect(job.metadata?.namespace).toBe('slipway-builds');
+    // An owner reference cannot cross namespaces: the labels stand in for it, on the pods too.
+    expect(job.metadata?.ownerReferences).toBeUndefined();
+    const owner = {
+      'slipway.dev/bundle': 'b1',
+      'slipway.dev/bundle-namespace': b.metadata.namespace,
+      'slipway.dev/bundle-uid': 'uid-b1',
+    };
+    expect(job.metadata?.labels).toMatchObject(owner);
+    expect(job.spec?.template.metadata?.labels).toMatchObject(owner);
     const pod = job.spec!.template.spec!;
     expect(pod.initContainers!.map((c) => c.name)).toEqual(['fetch', 'build']);
     const build = containerOf(job, 'build');
@@ -79,16 +88,12 @@ describe('build Job', () => {
   });
 
   it('gives the push credentials to the push container alone: the build steps never see them', () => {
-    const withSecrets = loadConfig({
-      SLIPWAY_REGISTRY: 'registry.test:5000',
-      SLIPWAY_REGISTRY_PUSH_SECRET: 'push-creds',
-      SLIPWAY_REGISTRY_PULL_SECRET: 'pull-creds',
-    });
     const job = buildJob(
       bundle('b1', stored()),
       project(undefined, stored()),
       'registry.test:5000/team/shop:b1',
-      withSecrets,
+      settings,
+      { secrets: { push: 'push-creds', pull: 'pull-creds' } },
     );
     const pod = job.spec!.template.spec!;
     const secretOf = (volume: string) => pod.volumes!.find((v) => v.name === volume)?.secret?.secretName;
@@ -173,7 +178,7 @@ describe('build Job', () => {
         repository: { url: 'git@git.example.com:shop.git', credentialsSecretRef: { name: 'git-creds' } },
       }),
     );
-    const job = buildJob(bundle('b1', stored()), p, 'img', settings);
+    const job = buildJob(bundle('b1', stored()), p, 'img', settings, { secrets: { git: 'git-creds' } });
     expect(envOf(job, 'fetch')).toMatchObject({
       GIT_URL: 'git@git.example.com:shop.git',
       GIT_COMMIT: 'a'.repeat(40),
@@ -371,7 +376,8 @@ describe('an install phase', () => {
       withInstall(install),
       project(undefined, stored()),
       'registry.test:5000/team/shop:b1',
-      { ...settings, registryPushSecret: 'push-creds', registryPullSecret: 'pull-creds' },
+      settings,
+      { secrets: { push: 'push-creds', pull: 'pull-creds' } },
     );
     const env = envOf(j, 'build');
     expect(env.CACHE_FROM).toBe('type=registry,ref=registry.test:5000/team/shop:build_cache');

@@ -1,6 +1,15 @@
+import { buildJobName } from '../../../operator/names.ts';
 import { describe, expect, it } from '@jest/globals';
 import { retirement } from '../../../operator/bundle/retire.ts';
-import { bundle, deployTo, spec, status, stored, type Modifier } from '../../support/builders.ts';
+import {
+  NAMESPACE as NS,
+  bundle,
+  deployTo,
+  spec,
+  status,
+  stored,
+  type Modifier,
+} from '../../support/builders.ts';
 import type { BundleObject } from '../../../crds/index.ts';
 import { finished, job } from './builders.ts';
 
@@ -13,7 +22,7 @@ describe('retirement: what the operator stops watching once a bundle has finishe
       buildJob: job('b1-build', 'succeeded'),
       backupJob: job('b1-backup', 'failed'),
     };
-    expect(retirement(input)).toEqual(['b1-build', 'b1-backup']);
+    expect(retirement(input).map((j) => j.metadata?.name)).toEqual([buildJobName(NS, 'b1'), 'b1-backup']);
   });
 
   it('keeps watching a finished bundle whose Job still runs (a superseded build being stopped)', () => {
@@ -32,6 +41,6 @@ describe('retirement: what the operator stops watching once a bundle has finishe
 
   it('counts a manual build that finished (Built, Ready, no deploy) as finished', () => {
     const input = { bundle: built(status(finished('Built'))), buildJob: job('b1-build', 'succeeded') };
-    expect(retirement(input)).toEqual(['b1-build']);
+    expect(retirement(input).map((j) => j.metadata?.name)).toEqual([buildJobName(NS, 'b1')]);
   });
 });

@@ -1,0 +1,167 @@
+// What a build in the build namespace needs beside its Job (docs/adr/0004): the Bundle's
+// finalizer, since an owner reference cannot cross namespaces; copies of the Secrets the build
+// mounts (clone credentials, registry push and pull credentials), since a pod mounts only its
+// own namespace's Secrets; and the release of all of it when the bundle goes.
+import type { V1Secret } from '@kubernetes/client-node';
+import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import { FINALIZER_BUILD, LABEL_BUNDLE_UID } from '../../crds/labels.ts';
+import { ignoreNotFound, isAlreadyExists, isNotFound } from '../../lib/kube.ts';
+import type { OperatorContext } from '../context.ts';
+import { buildJobLabels, buildJobName, buildSecretName, type BuildSecretUse } from '../names.ts';
+
+const BUILD_SECRET_USES: readonly BuildSecretUse[] = ['git', 'push', 'pull'];
+
+/**
+ * Adds the finalizer before the build Job is made, so the Job and its Secrets are removed when
+ * the bundle is; returns the bundle as patched (its new resourceVersion), or as it was.
+ */
+export async function holdForBuild(ctx: OperatorContext, bundle: BundleObject): Promise<BundleObject> {
+  const finalizers = bundle.metadata.finalizers ?? [];
+  if (finalizers.includes(FINALIZER_BUILD)) return bundle;
+  const { namespace, name, resourceVersion } = bundle.metadata;
+  // At the version decided on: another writer's finalizers are never dropped (409, retried).
+  return ctx.slipway.patch<BundleObject>('Bundle', namespace, name, {
+    metadata: { finalizers: [...finalizers, FINALIZER_BUILD], resourceVersion },
+  });
+}
+
+/** The bundle's Secrets a build mounts, by use, in the bundle's namespace (those configured). */
+function sourceSecrets(
+  ctx: OperatorContext,
+  bundle: BundleObject,
+  project: ProjectObject,
+): Partial<Record<BuildSecretUse, string>> {
+  const { registryPushSecret, registryPullSecret } = ctx.config;
+  const clone = bundle.spec.source.git ? project.spec.repository?.credentialsSecretRef?.name : undefined;
+  return {
+    ...(clone ? { git: clone } : {}),
+    ...(registryPushSecret ? { push: registryPushSecret } : {}),
+    ...(registryPullSecret ? { pull: registryPullSecret } : {}),
+  };
+}
+
+/**
+ * Copies the Secrets the build mounts into the build namespace, named after its Job; returns the
+ * copies' names by use. A registry Secret the bundle's namespace lacks is skipped (the build
+ * pushes or pulls without credentials, as before builds moved); missing clone credentials stop
+ * the build (the Project reports CredentialsSecretNotFound, which holds its git bundles).
+ */
+export async function copyBuildSecrets(
+  ctx: OperatorContext,
+  bundle: BundleObject,
+  project: ProjectObject,
+): Promise<Partial<Record<BuildSecretUse, string>>> {
+  const { core } = ctx.clients;
+  const { buildNamespace } = ctx.config;
+  const namespace = bundle.metadata.namespace;
+  const job = buildJobName(namespace, bundle.metadata.name);
+  const copies: Partial<Record<BuildSecretUse, string>> = {};
+  for (const [use, name] of Object.entries(sourceSecrets(ctx, bundle, project)) as [
+    BuildSecretUse,
+    string,
+  ][]) {
+    let source: V1Secret;
+    try {
+      source = await core.readNamespacedSecret({ name, namespace });
+    } catch (err) {
+      if (isNotFound(err) && use !== 'git') continue;
+      throw err;
+    }
+    const copy: V1Secret = {
+      metadata: {
+        name: buildSecretName(job, use),
+        namespace: buildNamespace,
+        labels: buildJobLabels(bundle),
+      },
+      type: source.type,
+      data: source.data,
+    };
+    try {
+      await core.createNamespacedSecret({ namespace: buildNamespace, body: copy });
+    } catch (err) {
+      // An earlier attempt (before a restart) made it from the same Secret.
+      if (!isAlreadyExists(err)) throw err;
+    }
+    copies[use] = copy.metadata!.name!;
+  }
+  return copies;
+}
+
+/** Deletes the copies of a build's Secrets: the build has ended, or its bundle is going. */
+export async function deleteBuildSecrets(
+  ctx: OperatorContext,
+  namespace: string,
+  bundle: string,
+): Promise<void> {
+  const { buildNamespace } = ctx.config;
+  const job = buildJobName(namespace, bundle);
+  for (const use of BUILD_SECRET_USES)
+    await ctx.clients.core
+      .deleteNamespacedSecret({ name: buildSecretName(job, use), namespace: buildNamespace })
+      .catch(ignoreNotFound);
+}
+
+/**
+ * A deleted bundle's build: deletes its Job (with its pods first: foreground) and Secrets, and
+ * once the Job is gone removes the finalizer. Returns whether the bundle was let go.
+ */
+export async function releaseBuild(ctx: OperatorContext, bundle: BundleObject): Promise<boolean> {
+  const finalizers = bundle.metadata.finalizers ?? [];
+  if (!finalizers.includes(FINALIZER_BUILD)) return true;
+  const { namespace, name, resourceVersion, uid } = bundle.metadata;
+  // Copies made before a crash kept the Job from being created are deleted too.
+  await deleteBuildSecrets(ctx, namespace, name);
+  if (await deleteBuild(ctx, namespace, name, uid)) return false;
+  await ctx.slipway.patch('Bundle', namespace, name, {
+    metadata: { finalizers: finalizers.filter((f) => f !== FINALIZER_BUILD), resourceVersion },
+  });
+  return true;
+}
+
+/**
+ * Deletes the build Job of bundle `namespace/name` with `uid` (any uid when undefined), its pods
+ * first (foreground), and its Secrets. Returns whether that Job was still there.
+ */
+async function deleteBuild(
+  ctx: OperatorContext,
+  namespace: string,
+  name: string,
+  uid: string | undefined,
+): Promise<boolean> {
+  const { batch } = ctx.clients;
+  const { buildNamespace } = ctx.config;
+  const job = buildJobName(namespace, name);
+  const present = await batch
+    .readNamespacedJob({ name: job, namespace: buildNamespace })
+    .then((j) => uid === undefined || j.metadata?.labels?.[LABEL_BUNDLE_UID] === uid)
+    .catch((err: unknown) => {
+      if (isNotFound(err)) return false;
+      throw err;
+    });
+  if (!present) return false;
+  await deleteBuildSecrets(ctx, namespace, name);
+  await batch
+    .deleteNamespacedJob({ name: job, namespace: buildNamespace, propagationPolicy: 'Foreground' })
+    .catch(ignoreNotFound);
+  return true;
+}
+
+/**
+ * A bundle the cache no longer has: if the API server has none of that name either (its
+ * finalizer was removed by hand), its build, if any, is deleted. A bundle merely in another
+ * shard's cache keeps its build.
+ */
+export async function releaseOrphanBuild(
+  ctx: OperatorContext,
+  namespace: string,
+  name: string,
+): Promise<void> {
+  const exists = await ctx.slipway.get('Bundle', namespace, name).then(
+    () => true,
+    (err: unknown) => {
+      if (isNotFound(err)) return false;
+      throw err;
+    },
+  );
+  if (!exists) await deleteBuild(ctx, namespace, name, undefined);
+}

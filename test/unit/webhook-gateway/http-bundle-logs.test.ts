@@ -1,0 +1,107 @@
+// GET /bundles/{namespace}/{name}/logs/{token}: a build's logs at the URL the bundle's
+// status.logsUrl holds, read in the build namespace alone (docs/adr/0004).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { BundleObject } from '../../../crds/index.ts';
+import type { PodLogs } from '../../../lib/pod-logs.ts';
+import { bundleLogsUrl, bundleStatusUrl } from '../../../rules/bundle-status-url.ts';
+import { bundle, NAMESPACE, stored } from '../../support/builders.ts';
+import { SIGNING_KEY, send, startGateway, type Harness } from './support/gateway.ts';
+
+const BUILD_NAMESPACE = 'slipway-builds';
+const LOGS: PodLogs[] = [
+  {
+    pod: 'abcd1234-b1-build-x7k2p',
+    namespace: BUILD_NAMESPACE,
+    containers: [
+      { name: 'fetch', started: true, ended: true, log: 'fetching commit a1b2c3\n' },
+      { name: 'build', started: true, ended: false, log: '#1 [internal] load build definition\n' },
+      { name: 'push', started: false, ended: false },
+    ],
+  },
+];
+
+let gateway: Harness;
+/** What the gateway asked its cluster for, by build namespace and Job. */
+const reads: string[] = [];
+let slow: Promise<void> | undefined;
+beforeAll(async () => {
+  gateway = await startGateway({
+    buildNamespace: BUILD_NAMESPACE,
+    buildLogs: async (namespace, job) => {
+      reads.push(`${namespace}/${job}`);
+      await slow;
+      return LOGS;
+    },
+  });
+});
+afterAll(async () => {
+  await gateway.close();
+});
+beforeEach(() => {
+  gateway.bundles.clear();
+  reads.length = 0;
+});
+
+function building(name: string, build?: { namespace: string; job: string }): BundleObject {
+  const b = bundle(name, stored());
+  b.status = { phase: 'Building', ...(build ? { build } : {}) };
+  gateway.bundles.set(name, b);
+  return b;
+}
+
+const get = (url: string) => send(gateway.baseUrl, new URL(url).pathname, { method: 'GET' });
+const logsUrl = (name: string) => bundleLogsUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, name);
+
+describe('bundle logs URLs', () => {
+  it("serve the build's pods and their containers' logs, in order, read in the build namespace", async () => {
+    building('b1', { namespace: BUILD_NAMESPACE, job: 'abcd1234-b1-build' });
+    const reply = await get(logsUrl('b1'));
+    expect(reply.status).toBe(200);
+    expect(reply.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(reply.body.toString())).toEqual({
+      namespace: NAMESPACE,
+      name: 'b1',
+      build: { namespace: BUILD_NAMESPACE, job: 'abcd1234-b1-build' },
+      pods: LOGS,
+    });
+    expect(reads).toEqual([`${BUILD_NAMESPACE}/abcd1234-b1-build`]);
+  });
+
+  it('show no pods before the build starts, and never read another namespace a status names', async () => {
+    building('b2');
+    expect(JSON.parse((await get(logsUrl('b2'))).body.toString())).toMatchObject({ build: null, pods: [] });
+    building('b3', { namespace: 'kube-system', job: 'x' });
+    expect(JSON.parse((await get(logsUrl('b3'))).body.toString())).toMatchObject({ build: null, pods: [] });
+    expect(reads).toEqual([]);
+  });
+
+  it('answer a wrong token, the status token and an unknown bundle alike', async () => {
+    building('b1', { namespace: BUILD_NAMESPACE, job: 'abcd1234-b1-build' });
+    const forged = `${logsUrl('b1').slice(0, -4)}AAAA`;
+    // The status URL's token (given to CI) does not open the logs.
+    const statusToken = bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, 'b1').split('/').pop();
+    const withStatusToken = `${logsUrl('b1').split('/').slice(0, -1).join('/')}/${statusToken}`;
+    const answers = await Promise.all([forged, withStatusToken, logsUrl('nope')].map(get));
+    expect(answers.map((a) => a.status)).toEqual([404, 404, 404]);
+    expect(new Set(answers.map((a) => a.body.toString())).size).toBe(1);
+    expect(reads).toEqual([]);
+    expect((await send(gateway.baseUrl, new URL(logsUrl('b1')).pathname, { method: 'POST' })).status).toBe(
+      405,
+    );
+  });
+
+  it('read a few at a time: more are asked to come back in a second', async () => {
+    building('b1', { namespace: BUILD_NAMESPACE, job: 'abcd1234-b1-build' });
+    let release!: () => void;
+    slow = new Promise((resolve) => (release = resolve));
+    const held = [1, 2, 3, 4].map(() => get(logsUrl('b1')));
+    // Until all four reads are under way, a fifth may still get in: wait for them.
+    while (reads.length < 4) await new Promise((resolve) => setImmediate(resolve));
+    const refused = await get(logsUrl('b1'));
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    release();
+    slow = undefined;
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  });
+});

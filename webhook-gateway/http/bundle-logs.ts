@@ -1,0 +1,42 @@
+// GET /bundles/{namespace}/{name}/logs/{token}: the logs of a bundle's build, for whoever may get
+// the bundle (its status.logsUrl holds the URL): the build runs in the build namespace, where
+// tenants have no rights (docs/adr/0004), and the gateway reads its pods' logs there. The bundle
+// comes from the cache; the logs are read from the API server per request (a person's command,
+// not a hot path), a few requests at a time. A wrong token and an unknown bundle get the same 404.
+import { bundleLogsToken } from '../../rules/bundle-status-url.ts';
+import { signedBundle } from './bundle-status.ts';
+import type { GatewayContext } from './context.ts';
+import { sendJson, type Exchange } from './exchange.ts';
+import { HttpError } from './http-error.ts';
+
+export const BUNDLE_LOGS_PATH = /^\/bundles\/([^/]+)\/([^/]+)\/logs\/([^/]+)$/;
+
+/** Log requests read from the API server at the same time; more are asked to come back. */
+export const MAX_CONCURRENT_LOG_READS = 4;
+
+export async function handleBundleLogs(
+  ctx: GatewayContext,
+  exchange: Exchange,
+  target: { namespace: string; name: string; token: string },
+): Promise<void> {
+  const { namespace, name } = target;
+  const bundle = signedBundle(ctx, target, bundleLogsToken);
+  exchange.res.setHeader('Cache-Control', 'no-store');
+  const build = bundle.status?.build;
+  // Only this release's build namespace is ever read, whatever a status says.
+  if (!build || build.namespace !== ctx.buildNamespace) {
+    sendJson(exchange, 200, { namespace, name, build: null, pods: [] });
+    return;
+  }
+  if (ctx.activeLogReads >= MAX_CONCURRENT_LOG_READS)
+    throw new HttpError(503, 'busy', 'too many log reads at once; try again in a second', {
+      'Retry-After': '1',
+    });
+  ctx.activeLogReads += 1;
+  try {
+    const pods = await ctx.buildLogs(build.namespace, build.job);
+    sendJson(exchange, 200, { namespace, name, build, pods });
+  } finally {
+    ctx.activeLogReads -= 1;
+  }
+}
