@@ -10,8 +10,10 @@ export interface ContainerLog {
   started: boolean;
   /** It has ended: its log is whole. */
   ended: boolean;
-  /** Its log (at most the limit's last bytes), unless it has not started or could not be read. */
+  /** Its log (its first `limitBytes`), unless it has not started or could not be read. */
   log?: string;
+  /** The log goes on past `limitBytes`. */
+  truncated?: boolean;
   /** Why its log could not be read. */
   error?: string;
 }
@@ -41,7 +43,7 @@ const created = (p: V1Pod) => new Date(p.metadata?.creationTimestamp ?? 0).getTi
 export async function readPodLogs(
   core: CoreV1Api,
   pods: readonly V1Pod[],
-  /** Bytes kept of each container's log (its end); the whole log when undefined. */
+  /** Bytes read of each container's log (its start); the whole log when undefined. */
   limitBytes?: number,
 ): Promise<PodLogs[]> {
   const out: PodLogs[] = [];
@@ -55,7 +57,8 @@ export async function readPodLogs(
       }
       try {
         const log = await core.readNamespacedPodLog({ name, namespace, container: c.name, limitBytes });
-        containers.push({ ...c, log });
+        const truncated = limitBytes !== undefined && Buffer.byteLength(log) >= limitBytes;
+        containers.push({ ...c, log, ...(truncated ? { truncated } : {}) });
       } catch (err) {
         containers.push({ ...c, error: apiMessage(err) });
       }

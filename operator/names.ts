@@ -1,6 +1,5 @@
 // Deterministic names and labels for everything the operator creates. The same bundle always
 // gets the same Job names, so after a restart "already exists" simply means "already done".
-import { createHash } from 'node:crypto';
 import {
   LABEL_BUNDLE,
   LABEL_BUNDLE_NAMESPACE,
@@ -31,14 +30,8 @@ export const CLONE_PROBLEMS = [
 ] as const satisfies ReadonlyArray<ProjectReason & BundleReason>;
 export type CloneProblem = (typeof CLONE_PROBLEMS)[number];
 
-/**
- * Job names become a pod label value, so they must fit in 63 characters. Build Jobs of every
- * namespace share the build namespace: eight hex characters of the bundle's namespace come first,
- * so two namespaces' bundles of the same name never collide.
- */
-export const buildJobName = (namespace: string, bundle: string) =>
-  boundedName(`${namespaceHash(namespace)}-${bundle}`, 'build');
-const namespaceHash = (namespace: string) => createHash('sha256').update(namespace).digest('hex').slice(0, 8);
+/** Job names become a pod label value, so they must fit in 63 characters. */
+export { buildJobName } from '../rules/build-namespace.ts';
 /**
  * The copies of the Secrets a build needs, beside its Job in the build namespace (act.ts):
  * deleted when the build ends and with the Job.

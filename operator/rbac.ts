@@ -114,7 +114,7 @@ export const buildNamespaceRules: readonly PolicyRule[] = [
     apiGroups: [''],
     resources: ['secrets'],
     verbs: ['create', 'delete'],
-    why: "the copies of a build's clone and registry credentials, beside its Job; deleted when the build ends",
+    why: "the copies of a build's clone and registry credentials, beside its Job; deleted once the build has ended or is stopped, and with its bundle",
   },
   {
     apiGroups: [''],

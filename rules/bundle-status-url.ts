@@ -14,8 +14,17 @@ export function bundleStatusToken(signingKey: string | Buffer, namespace: string
   return sign('slipway-bundle-status', signingKey, namespace, name);
 }
 
-export function bundleLogsToken(signingKey: string | Buffer, namespace: string, name: string): string {
-  return sign('slipway-bundle-logs', signingKey, namespace, name);
+/**
+ * The logs token covers the bundle's uid too: a namespace deleted and made again by someone else,
+ * with a bundle of the same name, never opens to an old URL.
+ */
+export function bundleLogsToken(
+  signingKey: string | Buffer,
+  namespace: string,
+  name: string,
+  uid: string,
+): string {
+  return sign('slipway-bundle-logs', signingKey, namespace, `${name}/${uid}`);
 }
 
 function sign(purpose: string, signingKey: string | Buffer, namespace: string, name: string): string {
@@ -28,10 +37,10 @@ const bundlePath = (baseUrl: string, namespace: string, name: string) =>
 export function bundleLogsUrl(
   baseUrl: string,
   signingKey: string | Buffer,
-  namespace: string,
-  name: string,
+  bundle: { namespace: string; name: string; uid: string },
 ): string {
-  return `${bundlePath(baseUrl, namespace, name)}/logs/${bundleLogsToken(signingKey, namespace, name)}`;
+  const { namespace, name, uid } = bundle;
+  return `${bundlePath(baseUrl, namespace, name)}/logs/${bundleLogsToken(signingKey, namespace, name, uid)}`;
 }
 
 export function bundleStatusUrl(

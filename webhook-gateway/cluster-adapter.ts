@@ -1,7 +1,7 @@
 // The gateway's adapter to the cluster: Projects by slug, their Webhooks and their latest manual
 // Bundle from informer caches — a delivery never lists anything — and each project's webhook
 // Secret, read by name behind a short cache (lib/secret-reader.ts): the gateway cannot list Secrets.
-import { LABEL_SHARD } from '../crds/labels.ts';
+import { LABEL_BUNDLE_UID, LABEL_SHARD } from '../crds/labels.ts';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject, WebhookObject } from '../crds/index.ts';
 import { projectProvider } from '../providers/index.ts';
@@ -55,12 +55,12 @@ export class ClusterAdapter {
 
   /**
    * The logs of a build Job's pods, read from the API server (a bundle's logs URL): one list and
-   * a read per started container, each log's last LOG_LIMIT_BYTES.
+   * a read per started container, each log's first LOG_LIMIT_BYTES.
    */
-  readonly buildLogs = async (namespace: string, job: string): Promise<PodLogs[]> => {
+  readonly buildLogs = async (namespace: string, job: string, bundleUid: string): Promise<PodLogs[]> => {
     const { items } = await this.core.listNamespacedPod({
       namespace,
-      labelSelector: `batch.kubernetes.io/job-name=${job}`,
+      labelSelector: `batch.kubernetes.io/job-name=${job},${LABEL_BUNDLE_UID}=${bundleUid}`,
     });
     return readPodLogs(this.core, items, LOG_LIMIT_BYTES);
   };

@@ -80,5 +80,8 @@ export const ARCHIVE_GC_INTERVAL_MS = 10 * 60_000;
 /** An archive younger than this is kept even unreferenced: its bundle may be on its way. */
 export const ARCHIVE_GC_GRACE_MS = 60 * 60_000;
 
-/** Of each build container's log, the gateway serves at most the last this many bytes. */
-export const LOG_LIMIT_BYTES = 2 * 1024 * 1024;
+/**
+ * Of each build container's log, the gateway serves at most the first this many bytes (the
+ * kubelet cuts a log from its start; a bundle's condition has a failed step's last lines).
+ */
+export const LOG_LIMIT_BYTES = 8 * 1024 * 1024;

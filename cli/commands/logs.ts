@@ -15,18 +15,31 @@ import { positionals, type Command } from './command.ts';
 /** The build's pods and logs: from the gateway at status.logsUrl, else (no signing key) from the API. */
 async function buildLogs(ctx: CliContext, bundle: BundleObject): Promise<PodLogs[]> {
   const { build, logsUrl } = bundle.status ?? {};
-  if (logsUrl) {
-    const response = await fetch(logsUrl, { headers: { Accept: 'application/json' } });
-    if (!response.ok)
-      throw new Error(`the gateway at ${new URL(logsUrl).host} answered HTTP ${response.status}`);
-    return ((await response.json()) as { pods: PodLogs[] }).pods;
-  }
-  if (!build) return [];
-  const { items } = await ctx.clients.core.listNamespacedPod({
-    namespace: build.namespace,
-    labelSelector: `batch.kubernetes.io/job-name=${build.job}`,
-  });
+  if (logsUrl) return fromGateway(logsUrl);
+  // Without a signing key there is no logs URL: read them where the build ran (a cluster admin
+  // may). A bundle built before builds moved (no status.build): its pods in its own namespace.
+  const { items } = await ctx.clients.core.listNamespacedPod(
+    build
+      ? { namespace: build.namespace, labelSelector: `batch.kubernetes.io/job-name=${build.job}` }
+      : {
+          namespace: ctx.namespace,
+          labelSelector: `${LABEL_BUNDLE}=${labelValue(bundle.metadata.name)},${LABEL_STEP}=build`,
+        },
+  );
   return readPodLogs(ctx.clients.core, items);
+}
+
+/** The build's logs from the gateway; asked again (up to 3 times) while it is busy (503). */
+async function fromGateway(url: string): Promise<PodLogs[]> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(url, { headers: { Accept: 'application/json' } });
+    if (response.ok) return ((await response.json()) as { pods: PodLogs[] }).pods;
+    await response.body?.cancel();
+    if (response.status !== 503 || attempt === 3)
+      throw new Error(`the gateway at ${new URL(url).host} answered HTTP ${response.status}`);
+    const wait = Number(response.headers.get('retry-after') ?? '1');
+    await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(wait, 1), 5) * 1000));
+  }
 }
 
 async function backupLogs(ctx: CliContext, bundle: BundleObject): Promise<PodLogs[]> {
@@ -54,6 +67,7 @@ them needs only the right to get the bundle.`,
     const printed = new Map<string, { length: number; done: boolean }>();
     let header = '';
     const unreadable = new Set<string>();
+    const cut = new Set<string>();
     const warnOnce = (key: string, why: string) => {
       if (!unreadable.has(key)) ctx.err(`warning: the log of ${key} cannot be read: ${why}`);
       unreadable.add(key);
@@ -74,6 +88,10 @@ them needs only the right to get the bundle.`,
             continue;
           }
           const log = c.log;
+          if (c.truncated && !cut.has(key)) {
+            cut.add(key);
+            ctx.err(`note: ${key} logged more than the gateway serves (its first 8 MiB)`);
+          }
           // While the container runs, only whole lines: the rest comes with the next read.
           const end = c.ended || values.follow !== true ? log.length : log.lastIndexOf('\n') + 1;
           if (end > seen.length) {

@@ -11,7 +11,7 @@ import type { OperatorContext } from '../context.ts';
 import type { BundleAction, BundleInputs } from './decision.ts';
 import { backupJob } from './backup-job.ts';
 import { buildJob } from './jobs.ts';
-import { copyBuildSecrets, holdForBuild } from './build-namespace.ts';
+import { copyBuildSecrets, deleteBuildSecrets, holdForBuild } from './build-namespace.ts';
 import { startRollout } from './rollout.ts';
 import { jobState, ownedBy } from './workload-state.ts';
 
@@ -52,6 +52,8 @@ export async function act(
           })
           .catch(ignoreNotFound);
       }
+      // A stopped build's copies of credentials go with it.
+      if (input.buildJob) await deleteBuildSecrets(ctx, namespace, bundle.metadata.name);
       return;
     }
     case 'rollBack': {

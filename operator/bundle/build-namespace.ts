@@ -4,8 +4,8 @@
 // own namespace's Secrets; and the release of all of it when the bundle goes.
 import type { V1Secret } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
-import { FINALIZER_BUILD, LABEL_BUNDLE_UID } from '../../crds/labels.ts';
-import { ignoreNotFound, isAlreadyExists, isNotFound } from '../../lib/kube.ts';
+import { FINALIZER_BUILD, LABEL_BUNDLE_NAMESPACE, LABEL_BUNDLE_UID } from '../../crds/labels.ts';
+import { ignoreNotFound, isAlreadyExists, isConflict, isNotFound } from '../../lib/kube.ts';
 import type { OperatorContext } from '../context.ts';
 import { buildJobLabels, buildJobName, buildSecretName, type BuildSecretUse } from '../names.ts';
 
@@ -16,13 +16,24 @@ const BUILD_SECRET_USES: readonly BuildSecretUse[] = ['git', 'push', 'pull'];
  * the bundle is; returns the bundle as patched (its new resourceVersion), or as it was.
  */
 export async function holdForBuild(ctx: OperatorContext, bundle: BundleObject): Promise<BundleObject> {
-  const finalizers = bundle.metadata.finalizers ?? [];
-  if (finalizers.includes(FINALIZER_BUILD)) return bundle;
-  const { namespace, name, resourceVersion } = bundle.metadata;
-  // At the version decided on: another writer's finalizers are never dropped (409, retried).
-  return ctx.slipway.patch<BundleObject>('Bundle', namespace, name, {
-    metadata: { finalizers: [...finalizers, FINALIZER_BUILD], resourceVersion },
-  });
+  const add = (b: BundleObject) => {
+    const finalizers = b.metadata.finalizers ?? [];
+    if (finalizers.includes(FINALIZER_BUILD)) return Promise.resolve(b);
+    const { namespace, name, resourceVersion } = b.metadata;
+    // At the version read: another writer's finalizers are never dropped.
+    return ctx.slipway.patch<BundleObject>('Bundle', namespace, name, {
+      metadata: { finalizers: [...finalizers, FINALIZER_BUILD], resourceVersion },
+    });
+  };
+  try {
+    return await add(bundle);
+  } catch (err) {
+    // The cache lags behind a write (this process's own status write, often): once more, live.
+    if (!isConflict(err)) throw err;
+    return add(
+      await ctx.slipway.get<BundleObject>('Bundle', bundle.metadata.namespace, bundle.metadata.name),
+    );
+  }
 }
 
 /** The bundle's Secrets a build mounts, by use, in the bundle's namespace (those configured). */
@@ -102,8 +113,9 @@ export async function deleteBuildSecrets(
 }
 
 /**
- * A deleted bundle's build: deletes its Job (with its pods first: foreground) and Secrets, and
- * once the Job is gone removes the finalizer. Returns whether the bundle was let go.
+ * A deleted bundle's build: deletes its Secrets and its Job (the garbage collector then takes its
+ * pods: a pod stuck on a lost node never holds the bundle), and once the Job is gone removes the
+ * finalizer. Returns whether the bundle was let go.
  */
 export async function releaseBuild(ctx: OperatorContext, bundle: BundleObject): Promise<boolean> {
   const finalizers = bundle.metadata.finalizers ?? [];
@@ -111,7 +123,7 @@ export async function releaseBuild(ctx: OperatorContext, bundle: BundleObject): 
   const { namespace, name, resourceVersion, uid } = bundle.metadata;
   // Copies made before a crash kept the Job from being created are deleted too.
   await deleteBuildSecrets(ctx, namespace, name);
-  if (await deleteBuild(ctx, namespace, name, uid)) return false;
+  if (await deleteBuildJob(ctx, namespace, name, uid)) return false;
   await ctx.slipway.patch('Bundle', namespace, name, {
     metadata: { finalizers: finalizers.filter((f) => f !== FINALIZER_BUILD), resourceVersion },
   });
@@ -119,10 +131,10 @@ export async function releaseBuild(ctx: OperatorContext, bundle: BundleObject): 
 }
 
 /**
- * Deletes the build Job of bundle `namespace/name` with `uid` (any uid when undefined), its pods
- * first (foreground), and its Secrets. Returns whether that Job was still there.
+ * Deletes the build Job of bundle `namespace/name` when its labels name that bundle (with `uid`;
+ * any uid when undefined). Returns whether such a Job was still there.
  */
-async function deleteBuild(
+async function deleteBuildJob(
   ctx: OperatorContext,
   namespace: string,
   name: string,
@@ -133,15 +145,20 @@ async function deleteBuild(
   const job = buildJobName(namespace, name);
   const present = await batch
     .readNamespacedJob({ name: job, namespace: buildNamespace })
-    .then((j) => uid === undefined || j.metadata?.labels?.[LABEL_BUNDLE_UID] === uid)
+    .then((j) => {
+      const labels = j.metadata?.labels ?? {};
+      return (
+        labels[LABEL_BUNDLE_NAMESPACE] === namespace &&
+        (uid === undefined || labels[LABEL_BUNDLE_UID] === uid)
+      );
+    })
     .catch((err: unknown) => {
       if (isNotFound(err)) return false;
       throw err;
     });
   if (!present) return false;
-  await deleteBuildSecrets(ctx, namespace, name);
   await batch
-    .deleteNamespacedJob({ name: job, namespace: buildNamespace, propagationPolicy: 'Foreground' })
+    .deleteNamespacedJob({ name: job, namespace: buildNamespace, propagationPolicy: 'Background' })
     .catch(ignoreNotFound);
   return true;
 }
@@ -163,5 +180,6 @@ export async function releaseOrphanBuild(
       throw err;
     },
   );
-  if (!exists) await deleteBuild(ctx, namespace, name, undefined);
+  if (!exists && (await deleteBuildJob(ctx, namespace, name, undefined)))
+    await deleteBuildSecrets(ctx, namespace, name);
 }

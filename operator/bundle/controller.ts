@@ -21,6 +21,7 @@ import type { Reconciler } from '../reconcile/controller.ts';
 import { KeyedMutex } from '../reconcile/keyed-mutex.ts';
 import { act } from './act.ts';
 import { deleteBuildSecrets, releaseBuild, releaseOrphanBuild } from './build-namespace.ts';
+import { jobState } from './workload-state.ts';
 import { BuildExpectations } from './build-expectations.ts';
 import { awaitsPushedImage, decideBundle, isSettled } from './decide.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
@@ -38,6 +39,10 @@ export class BundleReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
   private readonly locks = new KeyedMutex();
   private readonly expectations = new BuildExpectations();
+  /** Bundles this process let go (their finalizer removed): their delete event needs no orphan check. */
+  private readonly released = new Set<string>();
+  /** Bundles (by uid) whose build's Secret copies this process deleted. */
+  private readonly secretsDropped = new Set<string>();
   private readonly gather: BundleGatherer;
   private readonly lifecycle: BundleLifecycle;
 
@@ -56,10 +61,14 @@ export class BundleReconciler implements Reconciler {
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const bundle = this.ctx.informers.bundles.get(namespace, name);
-    if (!bundle) return releaseOrphanBuild(this.ctx, namespace, name);
+    if (!bundle) return this.releaseOrphan(namespace, name);
     // Its build Job is in the build namespace, out of the garbage collector's reach.
-    if (bundle.metadata.deletionTimestamp)
-      return (await releaseBuild(this.ctx, bundle)) ? undefined : { requeueAfterMs: RELEASE_RETRY_MS };
+    if (bundle.metadata.deletionTimestamp) {
+      if (!(await releaseBuild(this.ctx, bundle))) return { requeueAfterMs: RELEASE_RETRY_MS };
+      if (this.released.size >= 10_000) this.released.clear();
+      this.released.add(objectKey(namespace, name));
+      return undefined;
+    }
     try {
       return await this.reconcileBundle(bundle);
     } catch (err) {
@@ -89,6 +98,27 @@ export class BundleReconciler implements Reconciler {
       );
   }
 
+  /**
+   * A bundle gone from the cache whose build Job the cache still shows, and that this process did
+   * not let go itself: its finalizer was removed by hand (releaseOrphanBuild). No API call for the
+   * bundles this process released, nor for one whose build is no longer watched.
+   */
+  private async releaseOrphan(namespace: string, name: string): Promise<void> {
+    if (this.released.delete(objectKey(namespace, name))) return;
+    if (!this.ctx.informers.buildJobs.get(this.ctx.config.buildNamespace, buildJobName(namespace, name)))
+      return;
+    await releaseOrphanBuild(this.ctx, namespace, name);
+  }
+
+  /** Deletes the copies of a build's Secrets once its Job has ended (once per bundle and process). */
+  private async dropBuildSecrets(bundle: BundleObject): Promise<void> {
+    const uid = bundle.metadata.uid ?? objectKey(bundle.metadata.namespace, bundle.metadata.name);
+    if (this.secretsDropped.has(uid)) return;
+    await deleteBuildSecrets(this.ctx, bundle.metadata.namespace, bundle.metadata.name);
+    if (this.secretsDropped.size >= 10_000) this.secretsDropped.clear();
+    this.secretsDropped.add(uid);
+  }
+
   private async reconcileBundle(bundle: BundleObject): Promise<HandlerResult | void> {
     // Its Project is in another shard (moved, or a manual bundle made without the label).
     if (await handOver(this.ctx, bundle)) return;
@@ -96,6 +126,8 @@ export class BundleReconciler implements Reconciler {
     // other bundles and builds spares the operator's start a look at 100 siblings per bundle.
     if (isSettled(bundle)) return this.retire(this.gather.withJobs(bundle));
     const cached = await this.gather.withRefusedPods(this.gather.fromCache(bundle));
+    // The build's copies of credentials go as soon as it has ended, whatever comes next.
+    if (cached.buildJob && jobState(cached.buildJob).state !== 'running') await this.dropBuildSecrets(bundle);
     const first = this.decideCounting(cached);
     if (first.action.type === 'none' && first.outcome !== 'finished' && !awaitsPushedImage(cached))
       return this.write(cached, first);
@@ -128,8 +160,7 @@ export class BundleReconciler implements Reconciler {
     const { batch } = this.ctx.clients;
     try {
       for (const job of retirement(input)) {
-        // The build's copies of credentials go as soon as it has ended.
-        if (job === input.buildJob) await deleteBuildSecrets(this.ctx, namespace, name);
+        if (job === input.buildJob) await this.dropBuildSecrets(input.bundle);
         await batch
           .patchNamespacedJob(
             { name: job.metadata!.name!, namespace: job.metadata!.namespace!, body: FINISHED_LABEL_PATCH },

@@ -103,8 +103,14 @@ export class BundleGatherer {
       archiveBaseUrl: config.archiveBaseUrl,
       registry: config.registry,
       buildNamespace: config.buildNamespace,
-      ...(config.archiveUrlKey
-        ? { logsUrl: bundleLogsUrl(config.gatewayBaseUrl, config.archiveUrlKey, namespace, name) }
+      ...(config.archiveUrlKey && bundle.metadata.uid
+        ? {
+            logsUrl: bundleLogsUrl(config.gatewayBaseUrl, config.archiveUrlKey, {
+              namespace,
+              name,
+              uid: bundle.metadata.uid,
+            }),
+          }
         : {}),
       backupLocation: environment ? backupLocation(environment, name) : undefined,
       pods: this.podsOf(namespace, name),

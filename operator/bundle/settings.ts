@@ -30,12 +30,14 @@ export function isSafeRelativePath(path: string): boolean {
 }
 
 /**
- * Why an image a build starts from is not for this bundle: under Slipway's registry, only the
- * bundle's own namespace's repositories (`<registry>/<namespace>/…`), never another team's.
+ * Why an image a build starts from is not for this bundle: under Slipway's registry (the
+ * operator's SLIPWAY_REGISTRY, `host[/path]`, where every namespace's bundles are pushed), only
+ * the bundle's own namespace's repositories (`<registry>/<namespace>/…`), never another team's.
  */
 export function foreignBaseImage(image: string, registry: string, namespace: string): string | undefined {
-  const host = (i: string) => i.split('/')[0]!.toLowerCase();
-  if (host(image) !== host(registry) || image.startsWith(`${registry}/${namespace}/`)) return undefined;
+  const [ours, own] = [`${registry}/`.toLowerCase(), `${registry}/${namespace}/`.toLowerCase()];
+  const lower = image.toLowerCase();
+  if (!lower.startsWith(ours) || lower.startsWith(own)) return undefined;
   return `${JSON.stringify(image)} is in Slipway's registry but outside this namespace's repositories (${registry}/${namespace}/…)`;
 }
 

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import type { RealNode } from '../cluster/real-node.ts';
 import { BUILD_NAMESPACE_LABELS } from '../cluster/build-namespace.ts';
+import { hostButKubelet } from '../../rules/build-network-policy.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import type { SlipwayImage } from '../image/build.ts';
 
@@ -66,6 +67,8 @@ export function realNodeValues(
       outbound: { allowCidrs: [`${node.hostAddress}/32`] },
       // Made with the release, or already there (scripts/cluster/build-namespace.ts).
       createBuildNamespace: buildNamespace,
+      // Builds reach the host address (DNS, registry, git) but the kubelet, and the gateway's pods.
+      buildNetworkPolicy: { allow: [hostButKubelet(node.hostAddress)] },
     },
     gateway: {
       replicas: 2,

@@ -16,6 +16,7 @@ SERVICES="coredns versitygw"
 complete() {
   for b in $BINARIES; do [ -x "$NODE_BIN/$b" ] || return 1; done
   for b in $SERVICES; do [ -x "$SERVICES_BIN/$b" ] || return 1; done
+  [ -x "$KUBE_ROUTER_BIN/kube-router" ]
 }
 if complete; then echo "$NODE_BIN"; exit 0; fi
 
@@ -23,7 +24,7 @@ if complete; then echo "$NODE_BIN"; exit 0; fi
 require_go "the real node (kubelet $K8S_VERSION, containerd $CONTAINERD_VERSION, BuildKit $BUILDKIT_VERSION)"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 WORK="$NODE_CACHE/work"
-mkdir -p "$NODE_BIN" "$SERVICES_BIN" "$WORK"
+mkdir -p "$NODE_BIN" "$SERVICES_BIN" "$KUBE_ROUTER_BIN" "$WORK"
 log "building the real node into $NODE_BIN (one time, 5-15 min on 2 cores; later runs reuse it)"
 
 # go_module <dir> <module@version>...: a scratch module that requires the given modules.
@@ -89,6 +90,12 @@ if ! [ -x "$SERVICES_BIN/versitygw" ]; then
   step "resolving versitygw $VERSITYGW_VERSION"
   go_module versitygw "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
   go_build versitygw github.com/versity/versitygw/cmd/versitygw "" "" "$SERVICES_BIN"
+fi
+
+if ! [ -x "$KUBE_ROUTER_BIN/kube-router" ]; then
+  step "resolving kube-router $KUBE_ROUTER_VERSION (the NetworkPolicy enforcer)"
+  go_module kube-router "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION"
+  go_build kube-router github.com/cloudnativelabs/kube-router/v2/cmd/kube-router "" "" "$KUBE_ROUTER_BIN"
 fi
 
 step "done"

@@ -78,6 +78,7 @@ host_up() {
   for d in $HOST_PATHS; do [ -e "$d" ] && echo "$d"; done > "$NODE_DIR/paths.before" || true
   ls /var/lib/cni/results 2>/dev/null > "$NODE_DIR/cni-results.before" || true
   for ipt in iptables ip6tables; do "$ipt-save" 2>/dev/null | sed -n 's/^:\(KUBE-[^ ]*\) .*/\1/p'; done | sort -u > "$NODE_DIR/chains.before" || true
+  ipset list -n 2>/dev/null | sort -u > "$NODE_DIR/ipsets.before" || true
   # One address both the host (containerd pulling) and pods (BuildKit pushing, git, databases)
   # reach: an extra address on lo (this kernel has no dummy interfaces).
   ip addr add "$HOST_ADDRESS/32" dev lo 2>/dev/null || true
@@ -294,6 +295,11 @@ Y
     --conntrack-max-per-core 0 --conntrack-tcp-timeout-established 0 --conntrack-tcp-timeout-close-wait 0 \
     --healthz-bind-address 127.0.0.1:10256 --metrics-bind-address 127.0.0.1:10249
   until_ok "kube-proxy" 60 curl -sf http://127.0.0.1:10256/livez || { tail -n 30 "$LOGS/kube-proxy.log" >&2; exit 1; }
+  # NetworkPolicy: kube-router's firewall alone (no routing, no service proxy), since the bridge
+  # CNI enforces none. Its chains are KUBE-* (down removes them), its ipsets are recorded.
+  start kube-router "$KUBE_ROUTER_BIN/kube-router" --run-firewall=true --run-router=false --run-service-proxy=false \
+    --kubeconfig "$kubeconfig" --hostname-override "$NODE_NAME" --health-port 20244 --metrics-port 0
+  until_ok "kube-router's firewall" 60 curl -sf http://127.0.0.1:20244/healthz || { tail -n 30 "$LOGS/kube-router.log" >&2; exit 1; }
   ingress_up "$kubeconfig"
   # Every part is up: a cluster may be reused from now on (scripts/cluster/control-plane.ts).
   date > "$NODE_DIR/up"
@@ -303,6 +309,7 @@ down() {
   [ -d "$NODE_DIR" ] || [ -d "$RUN_DIR" ] || return 0
   stop ingress "$NODE_DIR/ingress/kubeconfig"
   stop caddy "$NODE_DIR/ingress/caddy.json"
+  stop kube-router "--run-firewall=true"
   stop kube-proxy "--hostname-override $NODE_NAME"
   stop kubelet "$NODE_DIR/kubelet.yaml"
   stop coredns "$NODE_DIR/Corefile"
@@ -352,6 +359,13 @@ down() {
       for chain in $ours; do "$ipt" -t "$table" -X "$chain" 2>/dev/null || true; done
     done
   done
+  # The ipsets kube-router made (after the rules that used them are gone).
+  if command -v ipset >/dev/null 2>&1; then
+    for set in $(ipset list -n 2>/dev/null); do
+      grep -qx "$set" "$NODE_DIR/ipsets.before" 2>/dev/null && continue
+      case "$set" in KUBE-*|kube-router-*) ipset destroy "$set" 2>/dev/null || true ;; esac
+    done
+  fi
   # Kernel settings as they were.
   if [ -f "$NODE_DIR/sysctl.before" ]; then
     while IFS= read -r setting; do sysctl -qw "$setting" 2>/dev/null || true; done < "$NODE_DIR/sysctl.before"

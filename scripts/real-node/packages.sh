@@ -2,12 +2,12 @@
 # Installs the Debian packages a real node needs, when any is missing: runc and the CNI plugins
 # (the node), iptables/conntrack (the kubelet and the CNI bridge), util-linux (flock), busybox-static, gcc and
 # debootstrap (the images), uidmap and libcap2-bin (rootless BuildKit), caddy (the ingress
-# controller's proxy), MariaDB, PostgreSQL and git (the e2e tier serves a repository and two
-# databases from this machine).
+# controller's proxy), ipset (kube-router's NetworkPolicy firewall), MariaDB, PostgreSQL and git
+# (the e2e tier serves a repository and two databases from this machine).
 set -eu
 log() { printf '[real-node:packages] %s\n' "$*" >&2; }
 PACKAGES="runc containernetworking-plugins iptables conntrack iproute2 kmod psmisc util-linux curl ca-certificates
-  busybox-static gcc libc6-dev debootstrap uidmap libcap2-bin caddy git
+  busybox-static gcc libc6-dev debootstrap uidmap libcap2-bin caddy git ipset
   mariadb-server mariadb-client postgresql postgresql-client"
 
 if [ "$(uname -s)" != Linux ]; then

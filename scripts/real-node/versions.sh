@@ -21,3 +21,9 @@ NODE_BIN="$NODE_CACHE/bin"
 SERVICES_KEY="coredns-${COREDNS_VERSION}_versitygw-${VERSITYGW_VERSION}"
 SERVICES_BIN="$CACHE_ROOT/real-node/services/$SERVICES_KEY/bin"
 NODE_IMAGES="$NODE_CACHE/images-$IMAGES_REVISION"
+# The NetworkPolicy enforcer (the bridge CNI enforces none): kube-router's firewall alone, built
+# from the Go module proxy (the only version it lists), cached apart from the node's binaries.
+# kube-network-policies needs the nftables queue statement, which this kernel lacks
+# (shared/notes/network-policy.md, docs/local-control-plane.md).
+KUBE_ROUTER_VERSION="${SLIPWAY_KUBE_ROUTER_VERSION:-v2.1.0}"
+KUBE_ROUTER_BIN="$CACHE_ROOT/real-node/kube-router-$KUBE_ROUTER_VERSION/bin"

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applicationNamespace, backupDirectory, tenantRole } from './support/restricted.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import type { BundleObject } from '../../crds/index.ts';
@@ -431,9 +432,9 @@ describe('push to deploy on a real node', () => {
         );
         // kubectl slipway logs: the fetch, then the build with each step's command, then the backup.
         const logs = await logsOf('site-php');
-        expect(logs).toMatch(/^==> [0-9a-f]{8}-site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
+        expect(logs).toMatch(/^==> [0-9a-f]{16}-site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
         expect(logs).toMatch(
-          /^==> [0-9a-f]{8}-site-php-build-\w+\/build <==\n[\s\S]*\+ composer install --no-dev/m,
+          /^==> [0-9a-f]{16}-site-php-build-\w+\/build <==\n[\s\S]*\+ composer install --no-dev/m,
         );
         expect(logs.indexOf('/fetch <==')).toBeLessThan(logs.indexOf('/build <=='));
         // The push container, apart from the build steps, pushed what BuildKit wrote.
@@ -446,9 +447,9 @@ describe('push to deploy on a real node', () => {
           /forbidden/i,
         );
         const asTenant = await logsOf('site-php', '--as', TENANT);
-        expect(asTenant).toMatch(/^==> [0-9a-f]{8}-site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
+        expect(asTenant).toMatch(/^==> [0-9a-f]{16}-site-php-build-\w+\/fetch <==\n[\s\S]*fetching commit/m);
         expect(asTenant).toMatch(
-          /^==> [0-9a-f]{8}-site-php-build-\w+\/build <==\n[\s\S]*\+ composer install/m,
+          /^==> [0-9a-f]{16}-site-php-build-\w+\/build <==\n[\s\S]*\+ composer install/m,
         );
         expect(asTenant).toMatch(/==> site-php-backup-\w+\/dump <==\n[\s\S]*backup written to/);
       },
@@ -487,7 +488,7 @@ describe('push to deploy on a real node', () => {
         // The first build ran the install over its files and pushed the project's cache.
         expect(cold).toMatch(/^#\d+ \d+\.\d+ \+ composer install --no-dev/m);
         expect(cold).not.toMatch(/install cached/);
-        expect(cold).toMatch(/^==> [0-9a-f]{8}-site-php-cold-build-\w+\/push-cache <==/m);
+        expect(cold).toMatch(/^==> [0-9a-f]{16}-site-php-cold-build-\w+\/push-cache <==/m);
 
         const second = await git.commit(page('v2'), 'Change only the page', 'php');
         await apply(cachedBundle('site-php-warm', second));
@@ -555,5 +556,72 @@ describe('push to deploy on a real node', () => {
         /^200 (v3: )?Hello, PHP/,
       );
     });
+
+    it$(
+      "a build step reaches neither the metadata address, the node's kubelet nor another namespace's pod; its fetch and push go through",
+      async () => {
+        // A pod of this namespace, seen from the build namespace: another tenant's, to a build.
+        const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({
+          namespace: ns.name,
+          labelSelector: 'app=site-staging',
+        });
+        const podIp = pods.items.find((p) => p.status?.phase === 'Running')!.status!.podIP!;
+        const blocked = ['169.254.169.254:80', `${node.hostAddress}:10250`, `${podIp}:${web.port}`];
+        // What the build does need, on the same host as the kubelet: the registry.
+        const open = [node.registry];
+        const head = await git.commit(
+          { 'web/index.html': '<h1>probed</h1>\n' },
+          'Probe the network',
+          'probe',
+        );
+        await apply({
+          apiVersion: 'slipway.dev/v1alpha1',
+          kind: 'Bundle',
+          metadata: { name: 'site-probe' },
+          spec: {
+            projectRef: { name: 'site' },
+            source: { git: { commit: head, branch: 'probe' } },
+            baseSoftware: { image: web.image },
+            directoryMap: { web: 'web' },
+            trigger: { type: 'Manual' },
+            buildSteps: {
+              image: node.builderImages.node!,
+              commands: ['node -e "$PROBE"'],
+              env: { PROBE: PROBE_SCRIPT, BLOCKED: blocked.join(' '), OPEN: open.join(' ') },
+            },
+          },
+        });
+        const bundle = await finalBundle(kc, ns.name, 'site-probe');
+        const logs = await logsOf('site-probe');
+        // Each attempt is in the build's log: refused, or dropped until the step gave up.
+        for (const target of blocked) expect(logs).toMatch(new RegExp(`probe ${target}: blocked \\(`));
+        for (const target of open) expect(logs).toMatch(new RegExp(`probe ${target}: connected`));
+        // The git fetch and the image push went through: the bundle is built, by digest.
+        expect(bundle.status?.phase).toBe('Built');
+        expect(bundle.status?.image).toMatch(/@sha256:[a-f0-9]{64}$/);
+      },
+    );
   });
 });
+
+/**
+ * A build step (node -e) that connects to each of $BLOCKED and $OPEN (host:port) with a 4 s
+ * limit, prints what happened, and fails when a blocked one connected or an open one did not.
+ */
+const PROBE_SCRIPT = [
+  "const net = require('node:net');",
+  'let wrong = 0;',
+  'const probe = (t, want) => new Promise((done) => {',
+  "  const i = t.lastIndexOf(':');",
+  '  const s = net.connect({ host: t.slice(0, i), port: Number(t.slice(i + 1)), timeout: 4000 });',
+  "  const end = (what, ok) => { console.log('probe ' + t + ': ' + what); if (ok !== want) wrong++; s.destroy(); done(); };",
+  "  s.on('connect', () => end('connected', true));",
+  "  s.on('timeout', () => end('blocked (timed out)', false));",
+  "  s.on('error', (e) => end('blocked (' + e.code + ')', false));",
+  '});',
+  '(async () => {',
+  "  for (const t of process.env.BLOCKED.split(' ')) await probe(t, false);",
+  "  for (const t of process.env.OPEN.split(' ')) await probe(t, true);",
+  '  process.exit(wrong ? 1 : 0);',
+  '})();',
+].join(' ');

@@ -4,6 +4,7 @@
 // comes from the cache; the logs are read from the API server per request (a person's command,
 // not a hot path), a few requests at a time. A wrong token and an unknown bundle get the same 404.
 import { bundleLogsToken } from '../../rules/bundle-status-url.ts';
+import { buildJobName } from '../../rules/build-namespace.ts';
 import { signedBundle } from './bundle-status.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
@@ -20,11 +21,16 @@ export async function handleBundleLogs(
   target: { namespace: string; name: string; token: string },
 ): Promise<void> {
   const { namespace, name } = target;
-  const bundle = signedBundle(ctx, target, bundleLogsToken);
+  const bundle = signedBundle(ctx, target, (key, b) =>
+    bundleLogsToken(key, b.metadata.namespace, b.metadata.name, b.metadata.uid ?? ''),
+  );
   exchange.res.setHeader('Cache-Control', 'no-store');
-  const build = bundle.status?.build;
-  // Only this release's build namespace is ever read, whatever a status says.
-  if (!build || build.namespace !== ctx.buildNamespace) {
+  // Where its build runs is worked out here, never taken from a status: this release's build
+  // namespace, the Job named for this bundle, its pods labelled with this bundle's uid.
+  const build = bundle.status?.build
+    ? { namespace: ctx.buildNamespace, job: buildJobName(namespace, name) }
+    : undefined;
+  if (!build) {
     sendJson(exchange, 200, { namespace, name, build: null, pods: [] });
     return;
   }
@@ -34,7 +40,7 @@ export async function handleBundleLogs(
     });
   ctx.activeLogReads += 1;
   try {
-    const pods = await ctx.buildLogs(build.namespace, build.job);
+    const pods = await ctx.buildLogs(build.namespace, build.job, bundle.metadata.uid ?? '');
     sendJson(exchange, 200, { namespace, name, build, pods });
   } finally {
     ctx.activeLogReads -= 1;

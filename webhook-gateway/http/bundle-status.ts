@@ -16,7 +16,9 @@ export function handleBundleStatus(
   exchange: Exchange,
   target: { namespace: string; name: string; token: string },
 ): void {
-  const bundle = signedBundle(ctx, target, bundleStatusToken);
+  const bundle = signedBundle(ctx, target, (key, b) =>
+    bundleStatusToken(key, b.metadata.namespace, b.metadata.name),
+  );
   exchange.res.setHeader('Cache-Control', 'no-store');
   sendJson(exchange, 200, bundleReport(bundle));
 }
@@ -28,15 +30,14 @@ export function handleBundleStatus(
 export function signedBundle(
   ctx: GatewayContext,
   target: { namespace: string; name: string; token: string },
-  tokenOf: (key: string | Buffer, namespace: string, name: string) => string,
+  tokenOf: (key: string | Buffer, bundle: BundleObject) => string,
 ): BundleObject {
-  const { namespace, name, token } = target;
   const key = ctx.archiveSigningKey;
-  const bundle =
-    key !== undefined && constantTimeEqual(token, tokenOf(key, namespace, name))
-      ? ctx.bundleByName(namespace, name)
-      : undefined;
-  if (!bundle) throw new HttpError(404, 'not_found', 'no such bundle (yet)');
+  const bundle = ctx.bundleByName(target.namespace, target.name);
+  // The same answer, and a token compared all the same, whether the bundle exists or not.
+  const expected = key !== undefined && bundle ? tokenOf(key, bundle) : '';
+  if (!bundle || key === undefined || !constantTimeEqual(target.token, expected))
+    throw new HttpError(404, 'not_found', 'no such bundle (yet)');
   return bundle;
 }
 

@@ -46,8 +46,8 @@ export interface BundleCreation {
  */
 export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<BundleCreation[]>;
 
-/** The logs of the pods of build Job `job` in `namespace` (the build namespace). */
-export type BuildLogs = (namespace: string, job: string) => Promise<PodLogs[]>;
+/** The logs of the pods of build Job `job` in `namespace` (the build namespace) labelled with the bundle's uid. */
+export type BuildLogs = (namespace: string, job: string, bundleUid: string) => Promise<PodLogs[]>;
 export type { PodLogs };
 
 /** The project's webhook secret could not be read now (the API server unreachable or refusing): try again. */

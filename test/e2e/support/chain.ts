@@ -1,5 +1,6 @@
 // What the e2e tests do as a user would: wait for a bundle's final phase, read the page a
 // rolled-out pod serves; and what they print when something fails.
+import { isFinished } from '../../../rules/bundle-outcome.ts';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -12,18 +13,16 @@ import { logTail } from './slipway.ts';
 
 const run = promisify(execFile);
 
-const FINAL = new Set(['Ready', 'Failed', 'Superseded']);
-
-/** Waits for the bundle's final phase (a build, backup and rollout take a minute or two). */
+/** Waits for the bundle's final phase (a build, backup and rollout take a minute or two; Built for one that deploys nothing). */
 export async function finalBundle(kc: KubeConfig, namespace: string, name: string, timeoutMs = 300_000) {
   const api = slipwayApi(kc);
   let last: BundleObject | undefined;
   try {
     return await waitFor(
-      `bundle ${name} to reach Ready, Failed or Superseded`,
+      `bundle ${name} to finish (Ready, Built without a deploy, Failed or Superseded)`,
       async () => {
         last = await api.get<BundleObject>('Bundle', namespace, name);
-        return FINAL.has(last.status?.phase ?? '') ? last : undefined;
+        return isFinished(last) ? last : undefined;
       },
       timeoutMs,
       500,

@@ -24,11 +24,12 @@ export function backupDirectory(prefix: string): string {
   return dir;
 }
 
-/** What a container needs to run in a "restricted" namespace. */
+/** What a container needs to run in a "restricted" namespace; as nobody, whatever the image says. */
 export const RESTRICTED_CONTAINER = {
   allowPrivilegeEscalation: false,
   capabilities: { drop: ['ALL'] },
   runAsNonRoot: true,
+  runAsUser: 65534,
   seccompProfile: { type: 'RuntimeDefault' },
 };
 

@@ -70,7 +70,7 @@ describe('operator: what blocks a bundle, within seconds', () => {
     expect(conditionOf(b, 'Stalled')).toBe('True/Unschedulable');
     const ready = b.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready?.message).toMatch(
-      /^pod [0-9a-f]{8}-unschedulable-build-\w+ cannot be scheduled: 0\/\d+ nodes are available/,
+      /^pod [0-9a-f]{16}-unschedulable-build-\w+ cannot be scheduled: 0\/\d+ nodes are available/,
     );
     // Once the pod runs (here: the test plays the node), the build goes on.
     await finishBuildPod(kc, ns.name, 'unschedulable', 'Succeeded');
@@ -97,7 +97,7 @@ describe('operator: what blocks a bundle, within seconds', () => {
       const b = await blockedWith('refused', 'PodsRefused', since, quota.name);
       const message = b.status?.conditions?.find((c) => c.type === 'Ready')?.message;
       expect(message).toMatch(
-        /^Job [0-9a-f]{8}-refused-build cannot create its pod: .*exceeded quota: no-pods/,
+        /^Job [0-9a-f]{16}-refused-build cannot create its pod: .*exceeded quota: no-pods/,
       );
     } finally {
       await quotaOperator.stop();

@@ -110,7 +110,7 @@ describe('builds in the build namespace', () => {
     expect(await jobIn(name)).toBeDefined();
   });
 
-  it('lets a deleted bundle go once its build Job and pods are gone', async () => {
+  it('lets a deleted bundle go once its build Job is gone, and its pods follow', async () => {
     await clients(kc).slipway.create('Bundle', bundle('gone-1', inNamespace(ns.name)));
     const job = await waitForBuildJob(kc, ns.name, 'gone-1');
     const b = await waitFor('the finalizer', async () => {
@@ -123,11 +123,13 @@ describe('builds in the build namespace', () => {
       const bundleLeft = await get.bundle(kc, ns.name, 'gone-1').catch(() => undefined);
       return !bundleLeft && !(await jobIn(job.metadata!.name!));
     });
-    const pods = await clients(kc).core.listNamespacedPod({
-      namespace: BUILD_NAMESPACE,
-      labelSelector: `batch.kubernetes.io/job-name=${job.metadata!.name}`,
+    await waitFor('its pods to be deleted too', async () => {
+      const pods = await clients(kc).core.listNamespacedPod({
+        namespace: BUILD_NAMESPACE,
+        labelSelector: `batch.kubernetes.io/job-name=${job.metadata!.name}`,
+      });
+      return pods.items.length === 0;
     });
-    expect(pods.items).toEqual([]);
   });
 
   it('deletes the build of a bundle whose finalizer someone removed by hand', async () => {

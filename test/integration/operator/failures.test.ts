@@ -138,7 +138,7 @@ describe('operator: failed steps', () => {
     expect(readyReason(b)).toBe('False/JobNotOwned');
     expect(conditionOf(b, 'Built')).toBe('False/JobNotOwned');
     expect(b.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
-      /^Job [0-9a-f]{8}-squat-build exists but is not this bundle's \(it builds the bundle with uid another-bundle\)/,
+      /^Job [0-9a-f]{16}-squat-build exists but is not this bundle's \(it builds the bundle with uid another-bundle\)/,
     );
     // Still there, as its owner made it: not stopped, not adopted, not labelled finished.
     const job = await clients(kc).batch.readNamespacedJob({

@@ -153,11 +153,12 @@ describe('chart options', () => {
     expect(envOf(manifests, 'operator', 'SLIPWAY_GATEWAY_BASE_URL')).toBe('https://hooks.example.com');
   });
 
-  it('renders no Ingress, ServiceMonitor or NetworkPolicy by default', () => {
+  it("renders no Ingress, ServiceMonitor or NetworkPolicy of the processes by default (the builds' is on)", () => {
     const manifests = template();
-    for (const kind of ['Ingress', 'ServiceMonitor', 'NetworkPolicy', 'PersistentVolumeClaim']) {
+    for (const kind of ['Ingress', 'ServiceMonitor', 'PersistentVolumeClaim']) {
       expect(ofKind(manifests, kind)).toEqual([]);
     }
+    expect(ofKind(manifests, 'NetworkPolicy').map((p) => p.metadata.name)).toEqual(['slipway-build-egress']);
   });
 
   it('prefers an explicit publicUrl over the ingress host', () => {
@@ -206,7 +207,10 @@ describe('chart options', () => {
         egress: { ports: { port: number; protocol: string }[]; to?: unknown[] }[];
       };
     };
-    const policies = ofKind(manifests, 'NetworkPolicy') as Policy[];
+    // (The builds' own, in the build namespace: build-networkpolicy.test.ts.)
+    const policies = (ofKind(manifests, 'NetworkPolicy') as Policy[]).filter(
+      (p) => p.metadata.name !== 'slipway-build-egress',
+    );
     expect(policies.map((p) => p.metadata.name).sort()).toEqual(
       [componentName('gateway'), componentName('operator'), componentName('status-api')].sort(),
     );

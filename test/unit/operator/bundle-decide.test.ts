@@ -3,6 +3,7 @@ import { buildJobName } from '../../../operator/names.ts';
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
 import { awaitsPushedImage, decideBundle } from '../../../operator/bundle/decide.ts';
+import { foreignBaseImage } from '../../../operator/bundle/settings.ts';
 import { REQUEUE_NO_POD_MS } from '../../../operator/bundle/decision.ts';
 import { podlessJobs } from '../../../operator/bundle/observed.ts';
 import {
@@ -316,6 +317,17 @@ describe('decideBundle: build', () => {
   ];
   it.each(cases)('$name', ({ in: given, then, conditions }) => {
     expect(summary(decideBundle(inputs(given)))).toEqual({ then, conditions });
+  });
+
+  it("takes Slipway's registry with its path: images beside it on the same host are elsewhere", () => {
+    const registry = '172.30.255.1:5000/builds';
+    expect(foreignBaseImage('172.30.255.1:5000/slipway/node:r6', registry, 'team')).toBeUndefined();
+    expect(foreignBaseImage('172.30.255.1:5000/builds/team/base:1', registry, 'team')).toBeUndefined();
+    expect(foreignBaseImage('172.30.255.1:5000/Builds/other/base:1', registry, 'team')).toMatch(
+      /outside this namespace's repositories \(172\.30\.255\.1:5000\/builds\/team\/…\)/,
+    );
+    // A namespace whose name begins like another's is not inside it.
+    expect(foreignBaseImage('172.30.255.1:5000/builds/team-b/base:1', registry, 'team')).toBeDefined();
   });
 
   it('records the build Job, the start time and, once built, the image', () => {

@@ -21,7 +21,7 @@ const envOf = (job: ReturnType<typeof buildJob>, container: 'fetch' | 'build' | 
 
 describe('names', () => {
   it('are deterministic and fit in 63 characters, with a hash keeping long names apart', () => {
-    expect(buildJobName('team', 'b1')).toMatch(/^[0-9a-f]{8}-b1-build$/);
+    expect(buildJobName('team', 'b1')).toMatch(/^[0-9a-f]{16}-b1-build$/);
     // Two namespaces' bundles of one name share the build namespace without colliding.
     expect(buildJobName('team', 'b1')).not.toBe(buildJobName('other', 'b1'));
     const long1 = `${'x'.repeat(70)}-one`;

@@ -5,6 +5,7 @@ import type { BundleObject } from '../../../crds/index.ts';
 import type { PodLogs } from '../../../lib/pod-logs.ts';
 import { bundleLogsUrl, bundleStatusUrl } from '../../../rules/bundle-status-url.ts';
 import { bundle, NAMESPACE, stored } from '../../support/builders.ts';
+import { buildJobName } from '../../../rules/build-namespace.ts';
 import { SIGNING_KEY, send, startGateway, type Harness } from './support/gateway.ts';
 
 const BUILD_NAMESPACE = 'slipway-builds';
@@ -27,8 +28,8 @@ let slow: Promise<void> | undefined;
 beforeAll(async () => {
   gateway = await startGateway({
     buildNamespace: BUILD_NAMESPACE,
-    buildLogs: async (namespace, job) => {
-      reads.push(`${namespace}/${job}`);
+    buildLogs: async (namespace, job, uid) => {
+      reads.push(`${namespace}/${job} ${uid}`);
       await slow;
       return LOGS;
     },
@@ -42,6 +43,7 @@ beforeEach(() => {
   reads.length = 0;
 });
 
+/** A cached bundle (uid `uid-<name>`), with the status.build the operator wrote, if any. */
 function building(name: string, build?: { namespace: string; job: string }): BundleObject {
   const b = bundle(name, stored());
   b.status = { phase: 'Building', ...(build ? { build } : {}) };
@@ -50,33 +52,47 @@ function building(name: string, build?: { namespace: string; job: string }): Bun
 }
 
 const get = (url: string) => send(gateway.baseUrl, new URL(url).pathname, { method: 'GET' });
-const logsUrl = (name: string) => bundleLogsUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, name);
+const logsUrl = (name: string) =>
+  bundleLogsUrl(gateway.baseUrl, SIGNING_KEY, { namespace: NAMESPACE, name, uid: `uid-${name}` });
 
 describe('bundle logs URLs', () => {
   it("serve the build's pods and their containers' logs, in order, read in the build namespace", async () => {
-    building('b1', { namespace: BUILD_NAMESPACE, job: 'abcd1234-b1-build' });
+    const job = buildJobName(NAMESPACE, 'b1');
+    building('b1', { namespace: BUILD_NAMESPACE, job });
     const reply = await get(logsUrl('b1'));
     expect(reply.status).toBe(200);
     expect(reply.headers['cache-control']).toBe('no-store');
     expect(JSON.parse(reply.body.toString())).toEqual({
       namespace: NAMESPACE,
       name: 'b1',
-      build: { namespace: BUILD_NAMESPACE, job: 'abcd1234-b1-build' },
+      build: { namespace: BUILD_NAMESPACE, job },
       pods: LOGS,
     });
-    expect(reads).toEqual([`${BUILD_NAMESPACE}/abcd1234-b1-build`]);
+    // Only the pods of this bundle's build: its Job's, labelled with its uid.
+    expect(reads).toEqual([`${BUILD_NAMESPACE}/${job} uid-b1`]);
   });
 
-  it('show no pods before the build starts, and never read another namespace a status names', async () => {
+  it('show no pods before the build starts, and read only the Job it works out itself, whatever a status names', async () => {
     building('b2');
     expect(JSON.parse((await get(logsUrl('b2'))).body.toString())).toMatchObject({ build: null, pods: [] });
-    building('b3', { namespace: 'kube-system', job: 'x' });
-    expect(JSON.parse((await get(logsUrl('b3'))).body.toString())).toMatchObject({ build: null, pods: [] });
+    expect(reads).toEqual([]);
+    building('b3', { namespace: 'kube-system', job: 'coredns' });
+    expect(JSON.parse((await get(logsUrl('b3'))).body.toString())).toMatchObject({
+      build: { namespace: BUILD_NAMESPACE, job: buildJobName(NAMESPACE, 'b3') },
+    });
+    expect(reads).toEqual([`${BUILD_NAMESPACE}/${buildJobName(NAMESPACE, 'b3')} uid-b3`]);
+  });
+
+  it('do not open for a bundle of the same name made again (another uid)', async () => {
+    const old = logsUrl('b4');
+    const again = building('b4', { namespace: BUILD_NAMESPACE, job: buildJobName(NAMESPACE, 'b4') });
+    again.metadata.uid = 'uid-of-a-newer-b4';
+    expect((await get(old)).status).toBe(404);
     expect(reads).toEqual([]);
   });
 
   it('answer a wrong token, the status token and an unknown bundle alike', async () => {
-    building('b1', { namespace: BUILD_NAMESPACE, job: 'abcd1234-b1-build' });
+    building('b1', { namespace: BUILD_NAMESPACE, job: buildJobName(NAMESPACE, 'b1') });
     const forged = `${logsUrl('b1').slice(0, -4)}AAAA`;
     // The status URL's token (given to CI) does not open the logs.
     const statusToken = bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, 'b1').split('/').pop();
@@ -91,7 +107,7 @@ describe('bundle logs URLs', () => {
   });
 
   it('read a few at a time: more are asked to come back in a second', async () => {
-    building('b1', { namespace: BUILD_NAMESPACE, job: 'abcd1234-b1-build' });
+    building('b1', { namespace: BUILD_NAMESPACE, job: buildJobName(NAMESPACE, 'b1') });
     let release!: () => void;
     slow = new Promise((resolve) => (release = resolve));
     const held = [1, 2, 3, 4].map(() => get(logsUrl('b1')));
