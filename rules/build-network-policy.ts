@@ -21,6 +21,11 @@ export interface BuildNetworkPolicyOptions {
   allow?: readonly BuildEgress[];
   /** More ranges that are not the internet: the cluster's when public (operator.outbound.denyCidrs). */
   deny?: readonly string[];
+  /**
+   * The public internet (package registries, base images): on by default; off, builds reach only
+   * DNS, the gateway and what `allow` lists (list your mirrors there).
+   */
+  internet?: boolean;
   /** The gateway's pods, when builds reach it through its Service (the chart's release). */
   gateway?: { namespace: string; labels: Record<string, string>; port: number };
 }
@@ -46,7 +51,9 @@ export function buildNetworkPolicy(
       ],
     },
     // IPv4 only: IPv6 egress is denied unless an allowance names it (e.g. 2000::/3).
-    { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: inside.filter((c) => !v6(c)) } }] },
+    ...(options.internet === false
+      ? []
+      : [{ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: inside.filter((c) => !v6(c)) } }] }]),
     ...(options.allow ?? []).map((a): V1NetworkPolicyEgressRule => ({
       to: [{ ipBlock: { cidr: a.cidr } }],
       ...(a.ports?.length

@@ -79,6 +79,24 @@ describe('chart: the NetworkPolicy around build pods', () => {
     expect(spec.egress!.every((r) => r.to?.length)).toBe(true);
   });
 
+  it('keeps builds off the internet when told: DNS, the gateway and the listed mirrors alone', () => {
+    const policy = named(
+      template({
+        'operator.buildNetworkPolicy.internet': false,
+        'operator.buildNetworkPolicy.allow[0].cidr': '10.20.0.15/32',
+      }),
+      'NetworkPolicy',
+      'slipway-build-egress',
+    );
+    const expected = buildNetworkPolicy('slipway-builds', {
+      internet: false,
+      allow: [{ cidr: '10.20.0.15/32' }],
+      gateway: GATEWAY,
+    });
+    expect(policy.spec).toEqual(expected.spec);
+    expect(JSON.stringify(policy.spec)).not.toContain('0.0.0.0/0');
+  });
+
   it('is not rendered when turned off', () => {
     expect(
       ofKind(template({ 'operator.buildNetworkPolicy.enabled': false }), 'NetworkPolicy').map(
