@@ -11,7 +11,7 @@ import { LABEL_FINISHED } from '../../crds/labels.ts';
 import { Informer } from '../../lib/informer.ts';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
-import { buildJob } from '../../operator/bundle/jobs.ts';
+import { buildJob } from '../../operator/jobs/build-job.ts';
 import { loadConfig } from '../../operator/config.ts';
 import { bundleImage } from '../../operator/names.ts';
 import * as build from '../../test/support/builders.ts';

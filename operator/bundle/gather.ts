@@ -15,10 +15,10 @@ import { backupJobName, buildJobName, bundleImage, imageRepository } from '../na
 import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './observed.ts';
-import { backupLocation } from './backup-job.ts';
+import { backupLocation } from '../jobs/backup-job.ts';
 import { failedContainerOutput, jobState, pushedDigest } from './workload-state.ts';
 import { awaitsPushedImage } from './decide.ts';
-import { PUSH_CONTAINER } from './jobs.ts';
+import { PUSH_CONTAINER } from '../jobs/build-job.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import { bundleLogsUrl } from '../../rules/bundle-status-url.ts';
 

@@ -4,7 +4,7 @@ import type { BundleObject, BundleReason, ProjectObject } from '../../crds/index
 import { findCondition } from '../../lib/conditions.ts';
 import { foreignArchiveProblem } from '../../rules/archive-url.ts';
 import { CLONE_PROBLEMS } from '../names.ts';
-import { BUILD_STAGE, INSTALL_STAGE, sourcePath } from './dockerfile.ts';
+import { BUILD_STAGE, INSTALL_STAGE, sourcePath } from '../jobs/dockerfile.ts';
 
 export interface SettingsProblem {
   reason: BundleReason;

@@ -1,6 +1,6 @@
 // What kwok's simulated kubelet does with pods, as kwokctl's configuration: kwok's own default
 // stages (copied from its module by build.sh), with one addition. A build pod's push container
-// reports the digest it pushed in its termination message (operator/bundle/jobs.ts); kwok's pods
+// reports the digest it pushed in its termination message (operator/jobs/build-job.ts); kwok's pods
 // run nothing, so their push container reports the digest of nothing, as a real one would
 // report the digest of what it pushed. (kwokctl uses its defaults only when the configuration
 // names no stage, so all of them are here.)

@@ -13,11 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationNamespace } from './support/restricted.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
-import { kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import { testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
 import { gitIn, startGitea, type Gitea } from '../support/gitea.ts';
 import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
 import { track } from './support/leftovers.ts';
@@ -43,8 +42,7 @@ const it$ = (name: string, fn: () => Promise<void>) =>
     step(() => ns.name, fn),
   );
 
-const apply = (...objects: unknown[]) =>
-  kubectl(['apply', '-n', ns.name, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+const apply = (...objects: unknown[]) => kubectlApply(objects, '-n', ns.name);
 
 const git = gitIn(work);
 

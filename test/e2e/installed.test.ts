@@ -24,7 +24,7 @@ import {
   type InstalledRelease,
 } from '../../scripts/helm/install.ts';
 import { buildSlipwayImage, type SlipwayImage } from '../../scripts/image/build.ts';
-import { kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import { kubectl, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
 import { inNamespace, spec, statusComponent, statusPage } from '../support/builders.ts';
 import { githubPush, githubPushRequest } from '../support/github-push.ts';
 import { runPlugin } from '../support/plugin.ts';
@@ -63,8 +63,7 @@ const it$ = (name: string, fn: () => Promise<void>, timeout?: number) =>
     step(() => ns.name, fn),
     timeout,
   );
-const apply = (...objects: unknown[]) =>
-  kubectl(['apply', '-n', ns.name, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+const apply = (...objects: unknown[]) => kubectlApply(objects, '-n', ns.name);
 
 /** The release's pods of one component, Ready and not terminating. */
 async function readyPods(component: string) {
@@ -440,25 +439,20 @@ describe('Slipway installed with its Helm chart on the real node', () => {
     async () => {
       const receiver = await startReceiver(node.hostAddress);
       try {
-        await kubectl(
-          ['apply', '-f', '-'],
-          [
-            {
-              apiVersion: 'v1',
-              kind: 'Secret',
-              metadata: { name: 'status-ops', namespace: ns.name },
-              stringData: { url: `${receiver.base}/status/ops-token`, hmacKey: 'installed-status-key' },
-            },
-            statusPage(
-              'status',
-              inNamespace(ns.name),
-              spec({ webhooks: [{ name: 'ops', secretRef: { name: 'status-ops' } }] }),
-            ),
-            statusComponent('databases', inNamespace(ns.name)),
-          ]
-            .map((o) => stringify(o))
-            .join('---\n'),
-        );
+        await kubectlApply([
+          {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: 'status-ops', namespace: ns.name },
+            stringData: { url: `${receiver.base}/status/ops-token`, hmacKey: 'installed-status-key' },
+          },
+          statusPage(
+            'status',
+            inNamespace(ns.name),
+            spec({ webhooks: [{ name: 'ops', secretRef: { name: 'status-ops' } }] }),
+          ),
+          statusComponent('databases', inNamespace(ns.name)),
+        ]);
         await waitFor(
           'the webhook on the StatusPage',
           async () =>

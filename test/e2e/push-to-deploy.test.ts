@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { operatorEnvFor, realNode } from '../../scripts/cluster/real-node.ts';
-import { kubectl, testKubeConfig, testState, waitFor } from '../support/cluster.ts';
+import { kubectl, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
 import { githubPush } from '../support/github-push.ts';
 import { backupFile, finalBundle, readyCondition, run, servedPage, step } from './support/chain.ts';
 import {
@@ -57,8 +57,7 @@ const it$ = (name: string, fn: () => Promise<void>) =>
     step(() => ns.name, fn),
   );
 
-const apply = (...objects: unknown[]) =>
-  kubectl(['apply', '-n', ns.name, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+const apply = (...objects: unknown[]) => kubectlApply(objects, '-n', ns.name);
 
 const deployment = (name: string) => webDeployment(name, web);
 
@@ -132,12 +131,7 @@ async function setUp() {
     mainToStaging,
   );
   ({ url: hookUrl, secret } = await siteWebhook(ns.name));
-  await kubectl(
-    ['apply', '-f', '-'],
-    tenantRole(ns.name, TENANT)
-      .map((o) => stringify(o))
-      .join('---\n'),
-  );
+  await kubectlApply(tenantRole(ns.name, TENANT));
 }
 
 afterAll(async () => {

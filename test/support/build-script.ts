@@ -1,4 +1,4 @@
-// Runs the build container's script (operator/bundle/build-scripts.ts) for real, with a stand-in
+// Runs the build container's script (operator/jobs/build-scripts.ts) for real, with a stand-in
 // for buildctl-daemonless.sh that prints what BuildKit prints and exits as told. The cases of its
 // choice of a store on the node are here too: the unit tier runs them under this machine's
 // /bin/sh and tools, the e2e tier under BusyBox's sh and applets, as the default builder image
@@ -9,7 +9,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BUILD_SCRIPT } from '../../operator/bundle/build-scripts.ts';
+import { BUILD_SCRIPT } from '../../operator/jobs/build-scripts.ts';
 
 const run = promisify(execFile);
 

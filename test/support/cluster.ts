@@ -1,4 +1,5 @@
 // What integration tests use to talk to the real API server the global setup prepared.
+import { stringify } from 'yaml';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -53,6 +54,14 @@ export async function kubectl(args: string[], input?: string): Promise<{ stdout:
     child.child.stdin!.end(input);
   }
   return child;
+}
+
+/**
+ * `kubectl apply -f -` of `objects` as one YAML stream, as a user applies a file; `flags` go
+ * before it (`-n`, `--as`). Rejects with kubectl's message when it refuses.
+ */
+export function kubectlApply(objects: readonly unknown[], ...flags: string[]) {
+  return kubectl(['apply', ...flags, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
 }
 
 /** The value of a project's webhook secret, read with kubectl as a user would. */

@@ -5,7 +5,7 @@ import { chownSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { BACKUP_UID } from '../../../operator/bundle/backup-job.ts';
+import { BACKUP_UID } from '../../../operator/jobs/backup-job.ts';
 import { createNamespace, kubectl } from '../../support/cluster.ts';
 
 export async function applicationNamespace(

@@ -3,9 +3,8 @@
 // cannot point Slipway at them, and is told which permission is missing; someone who has those
 // rights (here the cluster admin) can, and existing objects keep working.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig } from '../../support/cluster.ts';
+import { createNamespace, kubectl, testKubeConfig, kubectlApply } from '../../support/cluster.ts';
 import { waitFor } from '../../../lib/wait.ts';
 
 const USER = 'slipway-author';
@@ -13,9 +12,8 @@ let ns: { name: string; remove: () => Promise<void> };
 
 /** kubectl apply of `objects`, as the admin or (with `as`) impersonating the namespace user. */
 async function apply(objects: object[], as?: string): Promise<{ ok: true } | { ok: false; message: string }> {
-  const yaml = objects.map((o) => stringify(o)).join('---\n');
   try {
-    await kubectl(['apply', '-n', ns.name, ...(as ? ['--as', as] : []), '-f', '-'], yaml);
+    await kubectlApply(objects, '-n', ns.name, ...(as ? ['--as', as] : []));
     return { ok: true };
   } catch (err) {
     return { ok: false, message: String((err as { stderr?: string }).stderr ?? err) };

@@ -18,6 +18,7 @@ import {
   kubectl,
   testKubeConfig,
   waitFor,
+  kubectlApply,
 } from '../../support/cluster.ts';
 import { signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from '../gateway/support.ts';
@@ -66,7 +67,7 @@ beforeAll(async () => {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: TENANT }],
     },
   ];
-  await kubectl(['apply', '-f', '-'], rbac.map((o) => stringify(o)).join('---\n'));
+  await kubectlApply(rbac);
   slipway = await startGatewayAndOperator(kc, ns.name, logger.child({ test: 'tenant' }));
   const objects = [
     build.project('shop', build.inNamespace(ns.name), build.spec({ slug: `shop-${ns.name.slice(-6)}` })),
@@ -84,7 +85,7 @@ beforeAll(async () => {
       build.spec({ slug: `bb-${ns.name.slice(-6)}`, provider: 'bitbucket' }),
     ),
   ];
-  await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+  await kubectlApply(objects);
 });
 
 afterAll(async () => {

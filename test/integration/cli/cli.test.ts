@@ -17,6 +17,7 @@ import {
   testKubeConfig,
   waitFor,
   webhookSecretValue,
+  kubectlApply,
 } from '../../support/cluster.ts';
 import { runPlugin } from '../../support/plugin.ts';
 import { clients, createProject, startOperator, webDeployment } from '../operator/support.ts';
@@ -37,30 +38,21 @@ beforeAll(async () => {
     namespace: ns.name,
     body: webDeployment(ns.name, 'shop-web'),
   });
-  await kubectl(
-    ['apply', '-f', '-'],
-    [
-      {
-        apiVersion: 'slipway.dev/v1alpha1',
-        kind: 'Environment',
-        metadata: { name: 'staging', namespace: ns.name },
-        spec: { projectRef: { name: 'shop' }, deploymentRef: { name: 'shop-web', container: 'web' } },
-      },
-      bundle(
-        'shop-manual-1',
-        inNamespace(ns.name),
-        spec({ deploy: { environmentRef: { name: 'staging' } } }),
-      ),
-      statusPage(
-        'status',
-        inNamespace(ns.name),
-        spec({ name: 'Acme Hosting', url: 'https://status.acme.example' }),
-      ),
-      statusComponent('databases', inNamespace(ns.name), spec({ name: 'Databases', state: 'degraded' })),
-    ]
-      .map((o) => stringify(o))
-      .join('---\n'),
-  );
+  await kubectlApply([
+    {
+      apiVersion: 'slipway.dev/v1alpha1',
+      kind: 'Environment',
+      metadata: { name: 'staging', namespace: ns.name },
+      spec: { projectRef: { name: 'shop' }, deploymentRef: { name: 'shop-web', container: 'web' } },
+    },
+    bundle('shop-manual-1', inNamespace(ns.name), spec({ deploy: { environmentRef: { name: 'staging' } } })),
+    statusPage(
+      'status',
+      inNamespace(ns.name),
+      spec({ name: 'Acme Hosting', url: 'https://status.acme.example' }),
+    ),
+    statusComponent('databases', inNamespace(ns.name), spec({ name: 'Databases', state: 'degraded' })),
+  ]);
   operator = await startOperator(kc, ns.name);
   await waitFor(
     'the first bundle to be deployed',

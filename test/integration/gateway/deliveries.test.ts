@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import type { BundleObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
@@ -18,7 +17,7 @@ import { PartialCreationError } from '../../../webhook-gateway/index.ts';
 import { FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
 import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { createNamespace, kubectl, testKubeConfig, waitFor, kubectlApply } from '../../support/cluster.ts';
 import { loadFixture, signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { LABEL_PROJECT, labelValue } from '../../../crds/labels.ts';
 import { archiveKeyFromPath } from '../../../rules/archive-url.ts';
@@ -36,9 +35,7 @@ let baseUrl: string;
 let hookUrl: string;
 let secret: string;
 
-async function apply(...objects: unknown[]) {
-  await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
-}
+const apply = (...objects: unknown[]) => kubectlApply(objects);
 
 async function deliver(fixture: string, secretForSignature = secret) {
   const { headers, body } = signedFixture(fixture, secretForSignature);

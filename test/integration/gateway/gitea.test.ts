@@ -12,7 +12,7 @@ import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { createNamespace, kubectl, testKubeConfig, waitFor, kubectlApply } from '../../support/cluster.ts';
 import { gitIn, startGitea, type Gitea } from '../../support/gitea.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
 
@@ -35,23 +35,18 @@ beforeAll(async () => {
     name: 'slipway',
     scopes: ['write:repository'],
   });
-  await kubectl(
-    ['apply', '-f', '-'],
-    [
-      secret('site-gitea-token', token.sha1),
-      secret('wrong-gitea-token', 'not-a-token-0123456789'),
-      project('site', 'site-gitea-token'),
-      // The same repository, reported with a token Gitea refuses.
-      project('site-wrong-token', 'wrong-gitea-token'),
-      build.webhook(
-        'main',
-        build.inNamespace(ns.name),
-        build.spec({ projectRef: { name: 'site' }, branch: 'main' }),
-      ),
-    ]
-      .map((o) => stringify(o))
-      .join('---\n'),
-  );
+  await kubectlApply([
+    secret('site-gitea-token', token.sha1),
+    secret('wrong-gitea-token', 'not-a-token-0123456789'),
+    project('site', 'site-gitea-token'),
+    // The same repository, reported with a token Gitea refuses.
+    project('site-wrong-token', 'wrong-gitea-token'),
+    build.webhook(
+      'main',
+      build.inNamespace(ns.name),
+      build.spec({ projectRef: { name: 'site' }, branch: 'main' }),
+    ),
+  ]);
 }, 600_000);
 
 const secret = (name: string, token: string) => ({

@@ -5,8 +5,8 @@
 // the build namespace (docs/adr/0004).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig, V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
-import { backupJob } from '../../../operator/bundle/backup-job.ts';
-import { buildJob } from '../../../operator/bundle/jobs.ts';
+import { backupJob } from '../../../operator/jobs/backup-job.ts';
+import { buildJob } from '../../../operator/jobs/build-job.ts';
 import { loadConfig } from '../../../operator/config.ts';
 import { apiMessage, mergePatch } from '../../../lib/kube.ts';
 import { bundle, database, environment, project, spec, stored } from '../../support/builders.ts';

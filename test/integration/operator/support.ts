@@ -241,7 +241,7 @@ export async function finishJobPod(
                 reason: outcome === 'Succeeded' ? 'Completed' : 'Error',
                 startedAt: now,
                 finishedAt: now,
-                // What crane --image-refs leaves in a build's push container (jobs.ts).
+                // What crane --image-refs leaves in a build's push container (operator/jobs/build-job.ts).
                 ...(outcome === 'Succeeded' && c.name === 'push' ? { message: pushedReference(c) } : {}),
               },
             },

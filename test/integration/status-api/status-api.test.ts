@@ -2,13 +2,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import { logger } from '../../../lib/log.ts';
 import { createStatusApp } from '../../../status-api/server.ts';
 import { StatusStore } from '../../../status-api/store.ts';
 import { watchStatusResources } from '../../../status-api/watch.ts';
 import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { createNamespace, kubectl, testKubeConfig, waitFor, kubectlApply } from '../../support/cluster.ts';
 
 let ns: { name: string; remove: () => Promise<void> };
 let server: Server;
@@ -16,9 +15,7 @@ let base: string;
 let watch: { stop: () => Promise<unknown> };
 const log = logger.child({ test: 'status-api' });
 
-async function apply(...objects: unknown[]) {
-  await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
-}
+const apply = (...objects: unknown[]) => kubectlApply(objects);
 
 // Response bodies are read as a client would: untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,7 +1,6 @@
 // The operator's status controllers on a real API server: ids assigned once and never reused,
 // surviving a restart; reference problems shown as conditions.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import type { StatusComponentObject, StatusNoticeObject } from '../../../../crds/index.ts';
 import { StatusWriter } from '../../../../operator/reconcile/status-writer.ts';
 import { EventRecorder } from '../../../../lib/events.ts';
@@ -13,7 +12,13 @@ import { PageIds } from '../../../../operator/status-page/page-ids.ts';
 import { watchStatusPageEntries } from '../../../../operator/status-page/watches.ts';
 import { Controller } from '../../../../operator/reconcile/controller.ts';
 import * as build from '../../../support/builders.ts';
-import { createNamespace, kubectl, controllerKubeConfig, waitFor } from '../../../support/cluster.ts';
+import {
+  createNamespace,
+  kubectl,
+  controllerKubeConfig,
+  waitFor,
+  kubectlApply,
+} from '../../../support/cluster.ts';
 
 // The status writer is Slipway's own: it acts as Slipway's identity (the slipway-writers policy).
 const kc = controllerKubeConfig();
@@ -54,9 +59,7 @@ async function startControllers() {
   };
 }
 
-async function apply(...objects: unknown[]) {
-  await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
-}
+const apply = (...objects: unknown[]) => kubectlApply(objects);
 
 const component = (name: string) => api.get<StatusComponentObject>('StatusComponent', ns.name, name);
 const ready = (o: { status?: { conditions?: Array<{ type: string; status: string; reason: string }> } }) =>

@@ -5,11 +5,10 @@
 // across restarts, never twice.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../../../crds/index.ts';
 import type { Operator } from '../../../../operator/operator.ts';
 import * as build from '../../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor } from '../../../support/cluster.ts';
+import { createNamespace, testKubeConfig, waitFor, kubectlApply } from '../../../support/cluster.ts';
 import { runPlugin } from '../../../support/plugin.ts';
 import { startReceiver, type Receiver } from '../../../support/receiver.ts';
 import { clients, startOperator } from '../support.ts';
@@ -27,9 +26,7 @@ const to = (path: string) => receiver.to(path);
 const about = (path: string, kind: 'incident' | 'component', id: number) =>
   to(path).filter((d) => d.body[kind]?.id === String(id));
 
-async function apply(...objects: unknown[]) {
-  await kubectl(['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
-}
+const apply = (...objects: unknown[]) => kubectlApply(objects);
 
 const page = () => api.get<StatusPageObject>('StatusPage', ns.name, 'status');
 const component = (name: string) => api.get<StatusComponentObject>('StatusComponent', ns.name, name);

@@ -1,14 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
-import { backupJob } from '../../../operator/bundle/backup-job.ts';
-import { BUILD_SCRIPT } from '../../../operator/bundle/build-scripts.ts';
-import { dockerfile } from '../../../operator/bundle/dockerfile.ts';
-import { buildJob } from '../../../operator/bundle/jobs.ts';
-import { pushedDigest } from '../../../operator/bundle/workload-state.ts';
-import type { BundleObject } from '../../../crds/index.ts';
-import { DEFAULT_BACKUP_RESOURCES, DEFAULT_BUILD_RESOURCES, loadConfig } from '../../../operator/config.ts';
-import { boundedName } from '../../../crds/labels.ts';
-import { buildJobName, bundleImage } from '../../../operator/names.ts';
-import { bundle, database, deployTo, environment, project, spec, stored } from '../../support/builders.ts';
+import { backupJob } from '../../../../operator/jobs/backup-job.ts';
+import { BUILD_SCRIPT } from '../../../../operator/jobs/build-scripts.ts';
+import { dockerfile } from '../../../../operator/jobs/dockerfile.ts';
+import { buildJob } from '../../../../operator/jobs/build-job.ts';
+import { pushedDigest } from '../../../../operator/bundle/workload-state.ts';
+import type { BundleObject } from '../../../../crds/index.ts';
+import {
+  DEFAULT_BACKUP_RESOURCES,
+  DEFAULT_BUILD_RESOURCES,
+  loadConfig,
+} from '../../../../operator/config.ts';
+import { boundedName } from '../../../../crds/labels.ts';
+import { buildJobName, bundleImage } from '../../../../operator/names.ts';
+import { bundle, database, deployTo, environment, project, spec, stored } from '../../../support/builders.ts';
 
 const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
 

@@ -1,8 +1,8 @@
 // backup-job.ts: the Job that dumps an Environment's database before a rollout, and where to.
 import { describe, expect, it } from '@jest/globals';
-import { backupJob, backupLocation } from '../../../operator/bundle/backup-job.ts';
-import { loadConfig } from '../../../operator/config.ts';
-import { bundle, database, environment, spec, stored } from '../../support/builders.ts';
+import { backupJob, backupLocation } from '../../../../operator/jobs/backup-job.ts';
+import { loadConfig } from '../../../../operator/config.ts';
+import { bundle, database, environment, spec, stored } from '../../../support/builders.ts';
 
 const settings = loadConfig({ SLIPWAY_REGISTRY: 'registry.test:5000' });
 

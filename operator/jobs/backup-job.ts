@@ -5,8 +5,8 @@ import type { V1EnvVar, V1Job, V1ResourceRequirements } from '@kubernetes/client
 import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
 import { backupJobName, jobLabels } from '../names.ts';
-import { ownerReference } from './jobs.ts';
-import { isSafeRelativePath } from './settings.ts';
+import { ownerReference } from './build-job.ts';
+import { isSafeRelativePath } from '../bundle/settings.ts';
 
 export interface BackupJobSettings {
   backupImages: { mysql: string; postgresql: string };

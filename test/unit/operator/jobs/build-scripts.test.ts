@@ -7,8 +7,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { INSTALL_FILES_CHECK } from '../../../operator/bundle/build-scripts.ts';
-import { runBuildScript, storeChoiceCases, SYSTEM_SHELL } from '../../support/build-script.ts';
+import { INSTALL_FILES_CHECK } from '../../../../operator/jobs/build-scripts.ts';
+import { runBuildScript, storeChoiceCases, SYSTEM_SHELL } from '../../../support/build-script.ts';
 
 const run = promisify(execFile);
 
