@@ -6,13 +6,12 @@
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { BundleObject, BundleReason, EnvironmentObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
-import { LABEL_BUNDLE_UID } from '../../crds/labels.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import { backupJobName, buildJobName } from '../names.ts';
 import { podProblem } from './pod-problems.ts';
 import { buildSettingsProblem } from './settings.ts';
-import { jobState, ownedBy, rolloutState } from './workload-state.ts';
+import { jobState, ownedBy, rolloutState, whoseJob } from './workload-state.ts';
 import { foreignImage, reuseStep } from './reuse.ts';
 import { runningBundle } from '../running-bundle.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
@@ -355,14 +354,6 @@ const BACKUP: JobStep = {
   failed: 'BackupFailed',
   afterFailure: '; nothing was deployed',
 };
-
-/** Whose a Job that is not the bundle's is: its controller, or the bundle its labels name. */
-function whoseJob(job: V1Job): string {
-  const owner = job.metadata?.ownerReferences?.find((o) => o.controller);
-  if (owner) return `its controller is ${owner.kind} ${owner.name}`;
-  const uid = job.metadata?.labels?.[LABEL_BUNDLE_UID];
-  return uid ? `it builds the bundle with uid ${uid}` : 'it has no controller';
-}
 
 /**
  * The ladder of a step that runs a Job: succeeded (the caller writes what it produced), failed

@@ -27,6 +27,14 @@ export function ownedBy(job: V1Job, bundle: BundleObject): boolean {
   return controllingBundle(job)?.uid === uid;
 }
 
+/** Whose a Job that is not the bundle's is: its controller, or the bundle its labels name. */
+export function whoseJob(job: V1Job): string {
+  const owner = job.metadata?.ownerReferences?.find((o) => o.controller);
+  if (owner) return `its controller is ${owner.kind} ${owner.name}`;
+  const uid = job.metadata?.labels?.[LABEL_BUNDLE_UID];
+  return uid ? `it builds the bundle with uid ${uid}` : 'it has no controller';
+}
+
 /** The Bundle that controls the Job, if one does. */
 export function controllingBundle(job: V1Job): { name: string; uid: string } | undefined {
   return job.metadata?.ownerReferences?.find((o) => o.controller === true && o.kind === 'Bundle');

@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applicationNamespace, backupDirectory, tenantRole } from './support/restricted.ts';
+import { PROBE_SCRIPT } from './support/network-probe.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -597,25 +598,3 @@ describe('push to deploy on a real node', () => {
     );
   });
 });
-
-/**
- * A build step (node -e) that connects to each of $BLOCKED and $OPEN (host:port) with a 4 s
- * limit, prints what happened, and fails when a blocked one connected or an open one did not.
- */
-const PROBE_SCRIPT = [
-  "const net = require('node:net');",
-  'let wrong = 0;',
-  'const probe = (t, want) => new Promise((done) => {',
-  "  const i = t.lastIndexOf(':');",
-  '  const s = net.connect({ host: t.slice(0, i), port: Number(t.slice(i + 1)), timeout: 4000 });',
-  "  const end = (what, ok) => { console.log('probe ' + t + ': ' + what); if (ok !== want) wrong++; s.destroy(); done(); };",
-  "  s.on('connect', () => end('connected', true));",
-  "  s.on('timeout', () => end('blocked (timed out)', false));",
-  "  s.on('error', (e) => end('blocked (' + e.code + ')', false));",
-  '});',
-  '(async () => {',
-  "  for (const t of process.env.BLOCKED.split(' ')) await probe(t, false);",
-  "  for (const t of process.env.OPEN.split(' ')) await probe(t, true);",
-  '  process.exit(wrong ? 1 : 0);',
-  '})();',
-].join(' ');
