@@ -21,7 +21,12 @@ import { gitIn, startGitea, type Gitea } from '../support/gitea.ts';
 import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
 import { track } from './support/leftovers.ts';
 import { startSlipway, type Slipway } from './support/slipway.ts';
-import { siteWebhook, webDeployment } from './support/site-objects.ts';
+import {
+  siteWebhook,
+  webDeployment,
+  siteManualBundle,
+  mainToStagingWebhook,
+} from './support/site-objects.ts';
 
 const kc = testKubeConfig();
 const api = slipwayApi(kc);
@@ -158,18 +163,7 @@ beforeAll(
           metadata: { name: 'staging' },
           spec: { projectRef: { name: 'site' }, deploymentRef: { name: 'site-staging', container: 'web' } },
         },
-        {
-          apiVersion: 'slipway.dev/v1alpha1',
-          kind: 'Webhook',
-          metadata: { name: 'main-to-staging' },
-          spec: {
-            projectRef: { name: 'site' },
-            branch: 'main',
-            matchMode: 'Exact',
-            environmentRef: { name: 'staging' },
-            backupBeforeDeploy: false,
-          },
-        },
+        mainToStagingWebhook(false),
       );
     },
   ),
@@ -192,18 +186,7 @@ describe('Gitea hosting the repository, on a real node', () => {
     async () => {
       await git('init', '-qb', 'main');
       const v1 = await push({ 'web/index.html': '<h1>Gitea v1</h1>\n' }, 'First version');
-      await apply({
-        apiVersion: 'slipway.dev/v1alpha1',
-        kind: 'Bundle',
-        metadata: { name: 'site-manual-1' },
-        spec: {
-          projectRef: { name: 'site' },
-          source: { git: { commit: v1, branch: 'main' } },
-          baseSoftware: { image: web.image },
-          directoryMap: { web: 'web' },
-          trigger: { type: 'Manual' },
-        },
-      });
+      await apply(siteManualBundle('site-manual-1', { commit: v1 }, web.image));
       // It deploys nothing: it ends Built (or Failed).
       const built = await waitFor(
         'bundle site-manual-1 to be built',

@@ -41,6 +41,7 @@ import {
   siteProject,
   siteWebhook,
   webDeployment,
+  siteManualBundle,
 } from './support/site-objects.ts';
 
 const kc = testKubeConfig();
@@ -215,18 +216,7 @@ describe('Slipway installed with its Helm chart on the real node', () => {
     expect(hookUrl.startsWith(`${release.gatewayUrl}/hooks/`)).toBe(true);
     v1 = await git.commit({ 'web/index.html': '<h1>Installed v1</h1>\n' }, 'First version');
     // The first build needs a manual bundle's base software: it comes from kubectl, as a user's.
-    await apply({
-      apiVersion: 'slipway.dev/v1alpha1',
-      kind: 'Bundle',
-      metadata: { name: 'site-manual-1' },
-      spec: {
-        projectRef: { name: 'site' },
-        source: { git: { commit: v1, branch: 'main' } },
-        baseSoftware: { image: web.image },
-        directoryMap: { web: 'web' },
-        trigger: { type: 'Manual' },
-      },
-    });
+    await apply(siteManualBundle('site-manual-1', { commit: v1 }, web.image));
     // A manual bundle without a deploy ends Built.
     const manual = await waitFor(
       'the manual bundle to be built',

@@ -35,6 +35,7 @@ import {
   siteProject,
   siteWebhook,
   webDeployment,
+  siteManualBundle,
 } from './support/site-objects.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -64,22 +65,11 @@ const deployment = (name: string) => webDeployment(name, web);
 
 const environment = siteEnvironment;
 
-function manualBundle(name: string, commit: string, base: string, environmentName: string) {
-  return {
-    apiVersion: 'slipway.dev/v1alpha1',
-    kind: 'Bundle',
-    metadata: { name },
-    spec: {
-      projectRef: { name: 'site' },
-      source: { git: { commit, branch: 'main' } },
-      comment: `manual build of ${commit.slice(0, 7)}`,
-      baseSoftware: { image: base },
-      directoryMap: { web: 'web' },
-      trigger: { type: 'Manual' },
-      deploy: { environmentRef: { name: environmentName }, backupBeforeDeploy: true },
-    },
-  };
-}
+const manualBundle = (name: string, commit: string, base: string, environmentName: string) =>
+  siteManualBundle(name, { commit }, base, {
+    comment: `manual build of ${commit.slice(0, 7)}`,
+    deploy: { environmentRef: { name: environmentName }, backupBeforeDeploy: true },
+  });
 
 async function push(commit: string, message: string): Promise<string> {
   const res = await githubPush(hookUrl, secret, { branch: 'main', commit, message });
@@ -569,23 +559,15 @@ describe('push to deploy on a real node', () => {
           'Probe the network',
           'probe',
         );
-        await apply({
-          apiVersion: 'slipway.dev/v1alpha1',
-          kind: 'Bundle',
-          metadata: { name: 'site-probe' },
-          spec: {
-            projectRef: { name: 'site' },
-            source: { git: { commit: head, branch: 'probe' } },
-            baseSoftware: { image: web.image },
-            directoryMap: { web: 'web' },
-            trigger: { type: 'Manual' },
+        await apply(
+          siteManualBundle('site-probe', { commit: head, branch: 'probe' }, web.image, {
             buildSteps: {
               image: node.builderImages.node!,
               commands: ['node -e "$PROBE"'],
               env: { PROBE: PROBE_SCRIPT, BLOCKED: blocked.join(' '), OPEN: open.join(' ') },
             },
-          },
-        });
+          }),
+        );
         const bundle = await finalBundle(kc, ns.name, 'site-probe');
         const logs = await logsOf('site-probe');
         // Each attempt is in the build's log: refused, or dropped until the step gave up.

@@ -111,19 +111,47 @@ export function siteEnvironment(name: string, engine: 'mysql' | 'postgresql', au
   };
 }
 
-/** Pushes to main deploy to staging, after a backup. */
-export const mainToStaging = {
-  apiVersion: 'slipway.dev/v1alpha1',
-  kind: 'Webhook',
-  metadata: { name: 'main-to-staging' },
-  spec: {
-    projectRef: { name: 'site' },
-    branch: 'main',
-    matchMode: 'Exact',
-    environmentRef: { name: 'staging' },
-    backupBeforeDeploy: true,
-  },
-};
+/** Pushes to main deploy to staging, after a backup unless told otherwise. */
+export function mainToStagingWebhook(backupBeforeDeploy = true) {
+  return {
+    apiVersion: 'slipway.dev/v1alpha1',
+    kind: 'Webhook',
+    metadata: { name: 'main-to-staging' },
+    spec: {
+      projectRef: { name: 'site' },
+      branch: 'main',
+      matchMode: 'Exact',
+      environmentRef: { name: 'staging' },
+      backupBeforeDeploy,
+    },
+  };
+}
+export const mainToStaging = mainToStagingWebhook();
+
+/**
+ * A manual bundle of project "site": `commit` of `branch` on the base image `base`, serving web/;
+ * `more` adds to its spec (deploy, buildSteps, comment, directoryMap). Without a deploy it ends Built.
+ */
+export function siteManualBundle(
+  name: string,
+  source: { commit: string; branch?: string },
+  base: string,
+  more: Record<string, unknown> = {},
+) {
+  return {
+    apiVersion: 'slipway.dev/v1alpha1',
+    kind: 'Bundle',
+    metadata: { name },
+    spec: {
+      projectRef: { name: 'site' },
+      source: { git: { commit: source.commit, branch: source.branch ?? 'main' } },
+      baseSoftware: { image: base },
+      directoryMap: { web: 'web' },
+      trigger: { type: 'Manual' },
+      ...more,
+    },
+  };
+}
 
 /** The webhook URL and secret "site" publishes, once the operator has. */
 export async function siteWebhook(namespace: string): Promise<{ url: string; secret: string }> {
