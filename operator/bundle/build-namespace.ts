@@ -113,21 +113,20 @@ export async function deleteBuildSecrets(
 }
 
 /**
- * A deleted bundle's build: deletes its Secrets and its Job (the garbage collector then takes its
- * pods: a pod stuck on a lost node never holds the bundle), and once the Job is gone removes the
- * finalizer. Returns whether the bundle was let go.
+ * A deleted bundle's build: deletes its Secrets and its Job (a background delete: the Job is gone
+ * at once, the garbage collector takes its pods, and a pod stuck on a lost node never holds the
+ * bundle), then removes the finalizer, in one pass.
  */
-export async function releaseBuild(ctx: OperatorContext, bundle: BundleObject): Promise<boolean> {
+export async function releaseBuild(ctx: OperatorContext, bundle: BundleObject): Promise<void> {
   const finalizers = bundle.metadata.finalizers ?? [];
-  if (!finalizers.includes(FINALIZER_BUILD)) return true;
+  if (!finalizers.includes(FINALIZER_BUILD)) return;
   const { namespace, name, resourceVersion, uid } = bundle.metadata;
   // Copies made before a crash kept the Job from being created are deleted too.
   await deleteBuildSecrets(ctx, namespace, name);
-  if (await deleteBuildJob(ctx, namespace, name, uid)) return false;
+  await deleteBuildJob(ctx, namespace, name, uid);
   await ctx.slipway.patch('Bundle', namespace, name, {
     metadata: { finalizers: finalizers.filter((f) => f !== FINALIZER_BUILD), resourceVersion },
   });
-  return true;
 }
 
 /**

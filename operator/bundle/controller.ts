@@ -32,9 +32,6 @@ import { ActRefused, isRefusal } from './refusal.ts';
 import { FINISHED_LABEL_PATCH, retirement } from './retire.ts';
 import { writeBundleStatus } from './write.ts';
 
-/** How soon a deleted bundle looks again whether its build Job is gone (a retired Job is not watched). */
-const RELEASE_RETRY_MS = 2_000;
-
 export class BundleReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
   private readonly locks = new KeyedMutex();
@@ -64,7 +61,7 @@ export class BundleReconciler implements Reconciler {
     if (!bundle) return this.releaseOrphan(namespace, name);
     // Its build Job is in the build namespace, out of the garbage collector's reach.
     if (bundle.metadata.deletionTimestamp) {
-      if (!(await releaseBuild(this.ctx, bundle))) return { requeueAfterMs: RELEASE_RETRY_MS };
+      await releaseBuild(this.ctx, bundle);
       if (this.released.size >= 10_000) this.released.clear();
       this.released.add(objectKey(namespace, name));
       return undefined;

@@ -103,15 +103,18 @@ export class BundleGatherer {
       archiveBaseUrl: config.archiveBaseUrl,
       registry: config.registry,
       buildNamespace: config.buildNamespace,
-      ...(config.archiveUrlKey && bundle.metadata.uid
-        ? {
-            logsUrl: bundleLogsUrl(config.gatewayBaseUrl, config.archiveUrlKey, {
-              namespace,
-              name,
-              uid: bundle.metadata.uid,
-            }),
-          }
-        : {}),
+      // Signed once: a bundle whose status holds it is not signed again on every reconcile.
+      ...(bundle.status?.logsUrl
+        ? { logsUrl: bundle.status.logsUrl }
+        : config.archiveUrlKey && bundle.metadata.uid
+          ? {
+              logsUrl: bundleLogsUrl(config.gatewayBaseUrl, config.archiveUrlKey, {
+                namespace,
+                name,
+                uid: bundle.metadata.uid,
+              }),
+            }
+          : {}),
       backupLocation: environment ? backupLocation(environment, name) : undefined,
       pods: this.podsOf(namespace, name),
       now: this.ctx.now(),
