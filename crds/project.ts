@@ -13,7 +13,7 @@ import {
 } from './common.ts';
 
 /** What a notification receiver can be sent (docs/notifications.md). */
-export const notificationTypes = ['generic', 'generic-hmac', 'slack', 'msteams'] as const;
+export const notificationTypes = ['generic', 'generic-hmac', 'slack', 'msteams', 'discord'] as const;
 export type NotificationType = (typeof notificationTypes)[number];
 
 /**
@@ -85,7 +85,7 @@ export const projectSpec = z.object({
         }),
         type: z.enum(notificationTypes).meta({
           description:
-            'generic: POST one JSON object per event; generic-hmac: the same, signed with X-Signature: sha256=<hex HMAC-SHA256 of the body>; slack: a Slack incoming webhook; msteams: a Microsoft Teams incoming webhook (Workflows or connector).',
+            'generic: POST one JSON object per event; generic-hmac: the same, signed with X-Signature: sha256=<hex HMAC-SHA256 of the body>; slack: a Slack incoming webhook; msteams: a Microsoft Teams incoming webhook (Workflows or connector); discord: a Discord webhook.',
         }),
         secretRef: localRef().meta({
           description:

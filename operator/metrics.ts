@@ -50,7 +50,7 @@ export const reportsTotal = counter(
 /** Subscriber webhooks of status pages (StatusPage spec.webhooks), by result. */
 export const statusWebhooksTotal = counter(
   'slipway_operator_status_webhooks_total',
-  'Changes sent to status page subscriber webhooks: accepted, or failed (3 tries in a round; tried again later).',
+  'Changes sent to status page subscriber webhooks: accepted, refused (an answer that is not worth retrying) or failed (3 tries in a round; tried again later).',
   ['result'] as const,
 );
 

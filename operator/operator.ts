@@ -25,9 +25,9 @@ import { PageEntryReconciler, StatusPageReconciler } from './status-page/control
 import { PageIds } from './status-page/page-ids.ts';
 import { watchStatusPageEntries } from './status-page/watches.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
-import { Notifier } from './notify/notifier.ts';
-import { StatusWebhooks } from './subscribers/sender.ts';
-import { Reporter } from './report/reporter.ts';
+import { DeliveryEngine } from './delivery/engine.ts';
+import { sinks } from './sinks.ts';
+import type { QueueTimers } from '../lib/queue.ts';
 import { AddressGuard } from './outbound/address-guard.ts';
 import { guardedFetch } from './outbound/guarded-fetch.ts';
 import { ClusterRanges } from './outbound/cluster-ranges.ts';
@@ -38,6 +38,8 @@ export interface OperatorOptions {
   /** Called when this replica loses the lease; the process should exit and start afresh. */
   onLostLeadership?: () => void;
   now?: () => Date;
+  /** The delivery engine's clock and timers (tests run it on a fake clock). */
+  deliveryTimers?: QueueTimers;
 }
 
 export class Operator {
@@ -53,11 +55,8 @@ export class Operator {
   };
   /** A bundle's life-cycle events (started, built, backed up, deployed, rolled back, failed). */
   readonly bundleLifecycle: BundleLifecycle;
-  /** Reports bundles to their git provider; idle() waits for it in tests. */
-  readonly reporter: Reporter;
-  /** Tells a project's notification receivers how its bundles ended; idle() waits for it in tests. */
-  readonly notifier: Notifier;
-  readonly statusWebhooks: StatusWebhooks;
+  /** Everything sent out of the cluster (commit statuses, deployments, notifications, subscribers). */
+  readonly deliveries: DeliveryEngine;
   /** The cluster's Service and pod ranges and node addresses, which outbound calls never reach. */
   private readonly clusterRanges: ClusterRanges;
   /** Report tokens and notification receivers, read by name when needed. */
@@ -95,24 +94,26 @@ export class Operator {
     // Observers of bundles' life-cycle events subscribe here (docs/architecture.md).
     this.bundleLifecycle = new BundleLifecycle(log);
     this.bundleLifecycle.subscribe(countStep);
-    // Commit statuses on the git provider (Project spec.report), sent outside the reconcile.
+    // Tokens and receivers, read from their Secrets when needed.
     this.secrets = new SecretReader(clients.core, log, {
       ttlMs: 30_000,
       missingTtlMs: 5_000,
       staleMs: 5 * 60_000,
       now: () => now().getTime(),
     });
-    // Every outbound call connects only where the guard lets it (outbound/address-guard.ts).
+    // Every outbound call connects only where the guard lets it (outbound/address-guard.ts), and
+    // goes through the one delivery engine, outside the reconcile (operator/sinks.ts lists them).
     const guard = new AddressGuard(config.outbound);
     this.clusterRanges = new ClusterRanges(kc, guard, log);
-    const outboundFetch = guardedFetch(guard);
-    this.reporter = new Reporter(ctx, this.secrets, outboundFetch);
-    this.bundleLifecycle.subscribe(this.reporter.observe);
-    // Notifications of how bundles ended (Project spec.notifications), sent the same way.
-    this.notifier = new Notifier(ctx, this.secrets, outboundFetch);
-    this.bundleLifecycle.subscribe(this.notifier.observe);
-    // Status page subscribers (StatusPage spec.webhooks), told of changes the same way.
-    this.statusWebhooks = new StatusWebhooks(ctx, this.secrets, outboundFetch);
+    this.deliveries = new DeliveryEngine(
+      sinks({ ctx, secrets: this.secrets, lifecycle: this.bundleLifecycle }),
+      {
+        log,
+        now,
+        fetch: guardedFetch(guard),
+        ...(options.deliveryTimers ? { timers: options.deliveryTimers } : {}),
+      },
+    );
     const pageIds = new PageIds(slipway);
     this.controllers = {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
@@ -250,20 +251,16 @@ export class Operator {
       for (const o of cache.list()) controller.enqueue(o.metadata?.namespace, o.metadata?.name);
     }
     // And every recent bundle whose provider or receivers may not have its latest state yet.
-    this.reporter.resume();
-    this.notifier.resume();
-    this.statusWebhooks.resume();
+    this.deliveries.resume();
     this.log.info('controllers started');
   }
 
   private async stopControllers(): Promise<void> {
     if (!this.controllersRunning) return;
     this.controllersRunning = false;
-    this.reporter.stop();
-    this.notifier.stop();
-    this.statusWebhooks.stop();
+    const deliveries = this.deliveries.stop();
     this.secrets.clear();
-    await Promise.all(Object.values(this.controllers).map((c) => c.stop()));
+    await Promise.all([deliveries, ...Object.values(this.controllers).map((c) => c.stop())]);
     this.log.info('controllers stopped');
   }
 

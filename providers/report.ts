@@ -1,10 +1,11 @@
 // Reporting a bundle back to its provider: a commit status per step. Each provider module builds
-// its own documented request (pure: no I/O); the operator sends them (operator/report/).
+// its own documented request (pure: no I/O); the operator's delivery engine sends them (operator/delivery/).
 //   GitHub       POST {api}/repos/{owner}/{repo}/statuses/{sha}                     Authorization: Bearer
 //   GitLab       POST {api}/projects/{url-encoded path}/statuses/{sha}              PRIVATE-TOKEN
 //   Bitbucket    POST {api}/repositories/{workspace}/{repo}/commit/{sha}/statuses/build   Authorization: Bearer
 //   Azure DevOps POST {api}/{org}/{project}/_apis/git/repositories/{repo}/commits/{sha}/statuses?api-version=7.1   Basic :PAT
 //   Gitea        POST {api}/repos/{owner}/{repo}/statuses/{sha}                     Authorization: token
+import type { OutboundRequest } from '../lib/outbound-request.ts';
 
 /** What a commit status says, in GitHub's words; each provider maps the state to its own. */
 export type CommitState = 'pending' | 'success' | 'failure' | 'error';
@@ -16,14 +17,6 @@ export interface CommitStatus {
   description: string;
   /** Where a person sees the bundle. */
   targetUrl?: string;
-}
-
-/** One HTTP request to a provider's API. */
-export interface ApiRequest {
-  method: 'POST' | 'PUT';
-  url: string;
-  headers: Record<string, string>;
-  body: unknown;
 }
 
 /** Where statuses go: the API's base URL and the repository as that API names it. */
@@ -45,7 +38,7 @@ export interface DeploymentApi {
     environment: string,
     description: string,
     branch?: string,
-  ): ApiRequest;
+  ): OutboundRequest;
   idOf(answer: unknown): string | undefined;
   /** The deployment is made already in its pending state (GitLab's `running`): no status call for it. */
   readonly createsRunning?: boolean;
@@ -55,7 +48,7 @@ export interface DeploymentApi {
     token: string,
     state: CommitState,
     details: { description: string; logUrl?: string; environmentUrl?: string },
-  ): ApiRequest;
+  ): OutboundRequest;
 }
 
 export interface ReportApi {
@@ -67,7 +60,7 @@ export interface ReportApi {
    * A string says why it cannot be reported to.
    */
   target(repositoryUrl: string, apiUrl: string | undefined): ReportTarget | string;
-  commitStatus(target: ReportTarget, commit: string, token: string, status: CommitStatus): ApiRequest;
+  commitStatus(target: ReportTarget, commit: string, token: string, status: CommitStatus): OutboundRequest;
   /** Providers with deployments report rollouts as those instead of a commit status. */
   readonly deployment?: DeploymentApi;
 }

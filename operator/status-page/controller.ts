@@ -20,11 +20,11 @@ import {
   decideEntry,
   decidePage,
   noticeStatus,
-  oldest,
   type PageEntryKind,
   type PageEntryObject,
 } from './decide.ts';
-import { componentVersion, nextAnnounced, noticeVersion, type Announced } from '../subscribers/announce.ts';
+import { oldest } from '../../rules/oldest.ts';
+import { componentVersion, nextAnnounced, noticeVersion, type Announced } from './announced.ts';
 import { nextId } from './ids.ts';
 import type { PageIds } from './page-ids.ts';
 

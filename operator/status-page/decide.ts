@@ -11,6 +11,7 @@ import type {
 } from '../../crds/index.ts';
 import type { ConditionUpdate } from '../../lib/conditions.ts';
 import { noticeAt, noticeFromObject } from '../../rules/notice-timeline.ts';
+import { oldest } from '../../rules/oldest.ts';
 import { earlierHolder, parentProblem } from './ids.ts';
 
 /** The status page's entries: the kinds that get an id and show in the status API. */
@@ -23,17 +24,6 @@ const MAX_NOTICE_RECHECK_MS = 60 * 60_000;
 
 const ready = <R extends string>(status: 'True' | 'False', reason: R, message: string) =>
   ({ type: 'Ready', status, reason, message }) satisfies ConditionUpdate;
-
-/** The oldest object (then by name): the one page of a namespace. */
-export function oldest<T extends { metadata: { name: string; creationTimestamp?: string } }>(
-  list: readonly T[],
-): T | undefined {
-  return [...list].sort(
-    (a, b) =>
-      (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-      a.metadata.name.localeCompare(b.metadata.name),
-  )[0];
-}
 
 /** A StatusPage is Ready when it is the one page of its namespace (the oldest wins). */
 export function decidePage(

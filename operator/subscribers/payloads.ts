@@ -2,10 +2,10 @@
 // from the shapes the status API's /api/v2 also serves (rules/statuspage.ts): an incident or
 // maintenance created or updated, or a component's status change, each with `meta` and the
 // page's indicator. Signed like a Project's generic-hmac notifications when a key is given.
-import type { ApiRequest } from '../../providers/report.ts';
+import type { OutboundRequest } from '../../lib/outbound-request.ts';
 import type { PageState } from '../../rules/page-state.ts';
 import { STATUSPAGE_WORDS, type ComponentCore, type IncidentCore } from '../../rules/statuspage.ts';
-import { signature } from '../notify/messages.ts';
+import { signature } from '../delivery/signature.ts';
 
 const USER_AGENT = 'slipway-status-webhooks';
 
@@ -56,7 +56,7 @@ export function incidentPayload(
   return { ...envelope(page, now), incident };
 }
 
-export function webhookRequest(url: string, hmacKey: string | undefined, payload: object): ApiRequest {
+export function webhookRequest(url: string, hmacKey: string | undefined, payload: object): OutboundRequest {
   const body = JSON.stringify(payload);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
   if (hmacKey) headers['x-signature'] = signature(hmacKey, body);

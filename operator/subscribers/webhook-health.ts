@@ -1,26 +1,22 @@
 // How each subscriber webhook is doing, as the StatusPage shows it (pure): status.webhooks
 // (since when it is told, when it last took a change, since when it fails and why) and the
-// WebhooksDelivered condition, from what the sender knows of each webhook now.
+// WebhooksDelivered condition, from what the delivery engine knows of each webhook's lane now.
 import type { StatusPageObject, StatusWebhookReason } from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import type { TransitionEvents } from '../reconcile/status-writer.ts';
+import { FAILING_LONG_MS } from '../delivery/retry.ts';
+import type { LaneHealth } from '../delivery/sink.ts';
 
 export type WebhookStatus = NonNullable<NonNullable<StatusPageObject['status']>['webhooks']>[number];
 
-/** A webhook failing this long is marked on the StatusPage and tried less often. */
-export const FAILING_LONG_MS = 24 * 3600_000;
 export const CONDITION = 'WebhooksDelivered';
 
-/** What the sender knows of one webhook (undefined fields: nothing new since the page's status). */
-export interface WebhookHealth {
-  deliveredAt?: number;
-  failingSince?: number;
-  problem?: { reason: StatusWebhookReason; message: string };
-}
+/** What the engine knows of one webhook's lane (undefined fields: nothing new since the page's status). */
+export type WebhookHealth = Omit<LaneHealth, 'failures'>;
 
-/** What the page shows of a webhook, as the sender knows it after a restart: its failing day goes on. */
-export function shownHealth(shown: WebhookStatus | undefined): WebhookHealth {
-  const health: WebhookHealth = {};
+/** What the page shows of a webhook, as the engine knows it after a restart: its failing day goes on. */
+export function shownHealth(shown: WebhookStatus | undefined): LaneHealth {
+  const health: LaneHealth = { failures: shown?.failingSince ? 1 : 0 };
   if (shown?.failingSince) health.failingSince = Date.parse(shown.failingSince);
   if (shown?.lastError) health.problem = { reason: 'WebhookFailing', message: shown.lastError };
   if (shown?.deliveredAt) health.deliveredAt = Date.parse(shown.deliveredAt);
@@ -48,7 +44,8 @@ export function webhookPageStatus(
     return entry;
   });
   const failing = entries.filter((e) => e.failingSince !== undefined);
-  const reasonOf = (name: string): StatusWebhookReason => health(name)?.problem?.reason ?? 'WebhookFailing';
+  const reasonOf = (name: string): StatusWebhookReason =>
+    (health(name)?.problem?.reason as StatusWebhookReason | undefined) ?? 'WebhookFailing';
   const condition: ConditionUpdate =
     failing.length === 0
       ? {

@@ -195,7 +195,7 @@ describe('notifications', () => {
     const before = receiver.deliveries.length;
     operator = await startOperator(kc, ns.name, URL_KEY);
     await operator.idle();
-    await operator.notifier.idle();
+    await operator.deliveries.idle();
     expect(receiver.deliveries.length).toBe(before);
   });
 

@@ -171,12 +171,12 @@ describe('reporting to the provider', () => {
   });
 
   it('sends nothing twice after a restart', async () => {
-    await operator.reporter.idle();
+    await operator.deliveries.idle();
     await operator.stop();
     const before = calls.length;
     operator = await startOperator(kc, ns.name, { SLIPWAY_ARCHIVE_URL_KEY: 'k'.repeat(32) });
     await operator.idle();
-    await operator.reporter.idle();
+    await operator.deliveries.idle();
     expect(calls.length).toBe(before);
   });
 

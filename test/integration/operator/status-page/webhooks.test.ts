@@ -129,7 +129,7 @@ describe('status page subscriber webhooks', () => {
       },
     });
     await deliveredTo(() => notice('outage'), ['all']);
-    await operator!.statusWebhooks.idle();
+    await operator!.deliveries.idle();
     // db-only wants db alone; the earlier notice was there before the webhooks.
     expect(to('/db/token-db')).toEqual([]);
     const earlierId = (await notice('earlier')).status!.id!;
@@ -156,7 +156,7 @@ describe('status page subscriber webhooks', () => {
       'investigating',
     ]);
     await deliveredTo(() => notice('outage'), ['all']);
-    await operator!.statusWebhooks.idle();
+    await operator!.deliveries.idle();
     expect(about('/all/token-all', 'incident', outageId)).toHaveLength(2);
   });
 
@@ -178,7 +178,7 @@ describe('status page subscriber webhooks', () => {
     await api.patch('StatusComponent', ns.name, 'api', { spec: { state: 'degraded' } });
     await waitFor("api's change at /all", async () => about('/all/token-all', 'component', ids.api)[0]);
     await deliveredTo(() => component('api'), ['all']);
-    await operator!.statusWebhooks.idle();
+    await operator!.deliveries.idle();
     expect(about('/db/token-db', 'component', ids.api)).toEqual([]);
     expect((await deliveryCondition())?.status).toBe('True');
   });
@@ -218,7 +218,7 @@ describe('status page subscriber webhooks', () => {
       return c?.message.includes('failing for a day') ? c : undefined;
     });
     expect(day.reason).toBe('WebhookFailing');
-    await operator.statusWebhooks.idle();
+    await operator!.deliveries.idle();
     expect(to(path)).toHaveLength(4);
 
     // After the next restart it takes the change: once, and nobody else gets it again.
@@ -234,7 +234,7 @@ describe('status page subscriber webhooks', () => {
     await waitFor('WebhooksDelivered=True', async () =>
       (await deliveryCondition())?.status === 'True' ? true : undefined,
     );
-    await operator.statusWebhooks.idle();
+    await operator!.deliveries.idle();
     expect(to(path)).toHaveLength(5);
     expect(to('/all/token-all')).toHaveLength(allBefore);
   });
@@ -251,7 +251,7 @@ describe('status page subscriber webhooks', () => {
         ? true
         : undefined,
     );
-    await operator!.statusWebhooks.idle();
+    await operator!.deliveries.idle();
     expect(receiver.deliveries).toHaveLength(sent);
   });
 });

@@ -11,7 +11,7 @@ import {
   parseCidr,
 } from '../../../../operator/outbound/address-guard.ts';
 import { checkedAddresses, guardedFetch } from '../../../../operator/outbound/guarded-fetch.ts';
-import { call } from '../../../../operator/outbound/call.ts';
+import { attempt } from '../../../../operator/delivery/attempt.ts';
 
 let server: Server;
 let port: number;
@@ -105,22 +105,17 @@ describe('guarded fetch', () => {
   });
 
   it('keeps the refusal in the call result, not tried again', async () => {
-    const sleeps: number[] = [];
-    const result = await call(
+    const result = await attempt(
       { method: 'POST', url: `http://127.0.0.1:${port}/hook`, headers: {}, body: {} },
-      {
-        fetch: guardedFetch(guard),
-        secrets: [],
-        sleep: async (ms) => void sleeps.push(ms),
-        stopped: () => false,
-      },
+      { fetch: guardedFetch(guard), secrets: [], attempt: 1, now: Date.now() },
     );
     expect(result).toMatchObject({
       ok: false,
       refused: true,
       problem: expect.stringMatching(/^refused to connect/),
     });
-    expect(sleeps).toEqual([]);
+    // A refusal names no time for another try.
+    expect(result).not.toHaveProperty('retryInMs');
   });
 });
 

@@ -10,7 +10,7 @@
 import type { BundleObject, NotificationEvent } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 
-export interface Happened {
+export interface BundleEnding {
   event: NotificationEvent;
   /** The environment it deployed to, or would have. */
   environment?: string;
@@ -22,7 +22,7 @@ export interface Happened {
 
 const firstLine = (text: string | undefined) => (text ?? '').split('\n')[0]!.trim();
 
-export function happened(bundle: BundleObject): Happened | undefined {
+export function bundleEnding(bundle: BundleObject): BundleEnding | undefined {
   const status = bundle.status;
   const at = status?.finishedAt;
   if (!status || !at) return undefined;

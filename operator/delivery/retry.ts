@@ -1,4 +1,4 @@
-// When to try a provider call again (pure): what the provider asked for (Retry-After, or a rate
+// When to try an outbound call again (pure): what the provider asked for (Retry-After, or a rate
 // limit's reset time when none is left), else exponential back-off; whether to try at all.
 
 export const MAX_ATTEMPTS = 6;
@@ -37,4 +37,20 @@ export function retryDelayMs(answer: Answer | undefined, attempt: number, now: n
   if (remaining === '0' && reset !== null && Number.isFinite(Number(reset)))
     return Math.min(Math.max(Number(reset) * 1000 - now, 0), MAX_ASKED_MS);
   return backoff;
+}
+
+const ROUND_FIRST_DELAY_MS = 60_000;
+const ROUND_MAX_DELAY_MS = 3600_000;
+/** A lane failing this long is tried every 6 hours. */
+export const FAILING_LONG_MS = 24 * 3600_000;
+const ROUND_LONG_DELAY_MS = 6 * 3600_000;
+
+/**
+ * When a lane whose round failed (its tries used up, or refused) is tried again: 1 min after
+ * its first failed round, twice as late after each next one up to 1 h, every 6 h once it has
+ * failed for a day.
+ */
+export function roundDelayMs(failures: number, failingForMs: number): number {
+  if (failingForMs >= FAILING_LONG_MS) return ROUND_LONG_DELAY_MS;
+  return Math.min(ROUND_FIRST_DELAY_MS * 2 ** (Math.max(failures, 1) - 1), ROUND_MAX_DELAY_MS);
 }

@@ -9,6 +9,7 @@
 import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import type { CommitState, CommitStatus } from '../../providers/report.ts';
+import { bundleCommit } from '../delivery/bundles.ts';
 
 export const BUILD_CONTEXT = 'slipway/build';
 /**
@@ -19,15 +20,11 @@ export const buildContext = (environment: string | undefined) =>
   environment ? `${BUILD_CONTEXT}/${environment}` : BUILD_CONTEXT;
 export const deployContext = (environment: string) => `slipway/deploy/${environment}`;
 
-/** The commit a bundle built, when it names one (git bundles; uploads that say theirs). */
-export function bundleCommit(bundle: BundleObject): string | undefined {
-  const commit = bundle.spec.source.git?.commit ?? bundle.spec.source.archive?.commit;
-  return commit && /^[0-9a-f]{7,64}$/i.test(commit) ? commit.toLowerCase() : undefined;
+/** The environment of a `slipway/deploy/<environment>` context. */
+export function deployedEnvironment(context: string): string | undefined {
+  const prefix = deployContext('');
+  return context.startsWith(prefix) ? context.slice(prefix.length) : undefined;
 }
-
-/** The branch a bundle's commit was pushed to, when it says (git bundles; uploads that name one). */
-export const bundleBranch = (bundle: BundleObject): string | undefined =>
-  bundle.spec.source.git?.branch ?? bundle.spec.source.archive?.branch;
 
 export const isFinal = (state: CommitState) => state !== 'pending';
 

@@ -1,7 +1,7 @@
 // What subscriber webhooks are told, decided from cached state alone (no I/O, clock injected).
 // Each component and notice records in its status the latest change subscribers are told of
 // (`status.announced`): the status controllers write it (a durable record of the change, so
-// nothing is lost when the operator restarts before sending), the sender (sender.ts) adds the
+// nothing is lost when the operator restarts before sending), the subscriber sink (subscribers/subscriber-sink.ts) adds the
 // webhooks that took it. A change made while a receiver could not take it is replaced by the
 // next one: receivers learn the latest state of each component and incident, as a level.
 import { createHash } from 'node:crypto';
@@ -67,7 +67,7 @@ export function nextAnnounced(
   return { version, previous: current.version, at: now.toISOString(), deliveredTo: [] };
 }
 
-/** Whether the record is a change subscribers are told of (who exactly: sender.ts). */
+/** Whether the record is a change subscribers are told of (who exactly: subscribers/subscriber-sink.ts). */
 export function isNews(kind: 'StatusComponent' | 'StatusNotice', announced: Announced): boolean {
   return kind === 'StatusComponent'
     ? announced.previous !== undefined && announced.previous !== announced.version

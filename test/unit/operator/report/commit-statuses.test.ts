@@ -1,10 +1,8 @@
-// What a bundle's commit statuses say at each point of its chain, and when a provider call is
-// tried again (operator/report/desired.ts, retry.ts).
+// What a bundle's commit statuses say at each point of its chain (operator/report/commit-statuses.ts).
 import { describe, expect, it } from '@jest/globals';
-import { desiredStatuses } from '../../../operator/report/desired.ts';
-import { retryable, retryDelayMs } from '../../../operator/outbound/retry.ts';
-import { bundle, deployTo, spec, status, stored } from '../../support/builders.ts';
-import { condition } from './builders.ts';
+import { desiredStatuses } from '../../../../operator/report/commit-statuses.ts';
+import { bundle, deployTo, spec, status, stored } from '../../../support/builders.ts';
+import { condition } from '../builders.ts';
 
 const URL = 'https://hooks.example.com/bundles/ns/b1/t';
 const deploying = (phase: string, ...conditions: ReturnType<typeof condition>[]) =>
@@ -67,37 +65,5 @@ describe('the commit statuses of a bundle', () => {
     );
     expect(says(upload)).toEqual([]);
     expect(says(bundle('b0', stored()))).toEqual([]);
-  });
-});
-
-describe('a provider call', () => {
-  const answer = (status: number, headers: Record<string, string> = {}) => ({
-    status,
-    headers: { get: (name: string) => headers[name] ?? null },
-  });
-  const NOW = Date.parse('2026-11-26T05:00:00Z');
-
-  it('is tried again on 408, 429, 5xx and a rate-limited 403 only', () => {
-    expect([408, 429, 500, 502].map((s) => retryable(answer(s)))).toEqual([true, true, true, true]);
-    expect([400, 401, 404, 422].map((s) => retryable(answer(s)))).toEqual([false, false, false, false]);
-    expect(retryable(answer(403))).toBe(false);
-    expect(retryable(answer(403, { 'x-ratelimit-remaining': '0' }))).toBe(true);
-  });
-
-  it('waits what the provider asks (Retry-After in seconds or as a date, a rate limit reset), else backs off', () => {
-    expect(retryDelayMs(answer(429, { 'retry-after': '3' }), 1, NOW)).toBe(3000);
-    expect(retryDelayMs(answer(503, { 'retry-after': new Date(NOW + 7000).toUTCString() }), 1, NOW)).toBe(
-      7000,
-    );
-    expect(
-      retryDelayMs(
-        answer(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 60) }),
-        1,
-        NOW,
-      ),
-    ).toBe(60_000);
-    expect(retryDelayMs(answer(429, { 'retry-after': '86400' }), 1, NOW)).toBe(15 * 60_000);
-    expect([1, 2, 3].map((a) => retryDelayMs(answer(500), a, NOW))).toEqual([1000, 2000, 4000]);
-    expect(retryDelayMs(undefined, 20, NOW)).toBe(5 * 60_000);
   });
 });

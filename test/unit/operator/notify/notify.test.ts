@@ -1,11 +1,12 @@
 // What a finished bundle tells its notification receivers, and each receiver's request
-// (operator/notify/happened.ts, messages.ts).
+// (operator/notify/bundle-ending.ts, types/).
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { happened } from '../../../operator/notify/happened.ts';
-import { notificationRequest, type NotificationFacts } from '../../../operator/notify/messages.ts';
-import { bundle, deployTo, spec, status, stored } from '../../support/builders.ts';
-import { condition } from './builders.ts';
+import { bundleEnding as happened } from '../../../../operator/notify/bundle-ending.ts';
+import type { NotificationFacts } from '../../../../operator/notify/facts.ts';
+import { notificationRequest } from '../../../../operator/notify/types/index.ts';
+import { bundle, deployTo, spec, status, stored } from '../../../support/builders.ts';
+import { condition } from '../builders.ts';
 
 const FINISHED = '2026-11-26T06:00:00Z';
 const ended = (
@@ -100,5 +101,33 @@ describe("each receiver's request", () => {
       title: 'Commit',
       value: 'a'.repeat(12),
     });
+  });
+
+  it('discord: one embed, linked, red for a failure, facts inline, and no mention ever parsed', () => {
+    const discord = notificationRequest(
+      { type: 'discord', url: 'https://discord.com/api/webhooks/1/t' },
+      facts,
+    );
+    expect(discord).toMatchObject({ method: 'POST', url: 'https://discord.com/api/webhooks/1/t' });
+    expect(discord.headers['content-type']).toBe('application/json');
+    const body = JSON.parse(discord.body as string);
+    expect(body.allowed_mentions).toEqual({ parse: [] });
+    expect(body.embeds).toHaveLength(1);
+    expect(body.embeds[0]).toMatchObject({
+      title: 'shop: the rollout of shop-1 to production failed',
+      url: facts.url,
+      description: 'the rollout <failed> & stopped',
+      color: 0xd40e0d,
+      timestamp: FINISHED,
+    });
+    expect(body.embeds[0].fields).toContainEqual({ name: 'Commit', value: 'a'.repeat(12), inline: true });
+    const built = JSON.parse(
+      notificationRequest(
+        { type: 'discord', url: 'https://d' },
+        { ...facts, event: 'Built', message: 'x'.repeat(5000) },
+      ).body as string,
+    );
+    expect(built.embeds[0].color).toBe(0x2eb886);
+    expect(built.embeds[0].description).toHaveLength(4096);
   });
 });

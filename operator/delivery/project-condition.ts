@@ -1,0 +1,25 @@
+// A Project condition about what leaves the cluster for its bundles (Reported: commit statuses
+// and deployments; Notified: notifications), written only when it changes. The engine logs
+// failures; a write that fails is written by the lane's next round.
+import type { ProjectObject } from '../../crds/index.ts';
+import type { OperatorContext } from '../context.ts';
+
+export async function writeProjectCondition(
+  ctx: OperatorContext,
+  project: ProjectObject,
+  condition: { type: 'Reported' | 'Notified'; reason: string },
+  status: 'True' | 'False',
+  message: string,
+): Promise<void> {
+  const { type, reason } = condition;
+  try {
+    await ctx.status.write(
+      'Project',
+      project,
+      { fields: {}, conditions: [{ type, status, reason, message }] },
+      () => [],
+    );
+  } catch (err) {
+    ctx.log.debug({ err, condition: type }, 'writing a Project condition failed; the next round writes it');
+  }
+}

@@ -1,0 +1,12 @@
+// Every kind of delivery that leaves the cluster, in one list: the delivery engine
+// (delivery/engine.ts) runs them all. A new kind is a sink (delivery/sink.ts) and a line here.
+import type { Sink, SinkDeps } from './delivery/sink.ts';
+import { notificationSink } from './notify/notification-sink.ts';
+import { providerReportSink } from './report/report-sink.ts';
+import { subscriberSink } from './subscribers/subscriber-sink.ts';
+
+export const sinks = (deps: SinkDeps): Sink[] => [
+  providerReportSink(deps), // commit statuses and deployments on the git provider (Project spec.report)
+  notificationSink(deps), // how bundles ended (Project spec.notifications)
+  subscriberSink(deps), // status page changes (StatusPage spec.webhooks)
+];
