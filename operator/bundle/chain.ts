@@ -11,7 +11,7 @@ import {
   type BundleDecision,
   type BundleInputs,
 } from './decision.ts';
-import { podlessJobs } from './observed.ts';
+import { podlessJobs } from './workload-readings.ts';
 import type { PodProblem } from './pod-problems.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 

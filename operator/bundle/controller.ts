@@ -27,7 +27,7 @@ import { awaitsPushedImage, decideBundle, isSettled } from './decide.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
 import { BundleGatherer } from './gather.ts';
 import type { BundleLifecycle } from './lifecycle.ts';
-import { contendedBy } from './observed.ts';
+import { contendedBy } from './workload-readings.ts';
 import { ActRefused, isRefusal } from './refusal.ts';
 import { FINISHED_LABEL_PATCH, retirement } from './retire.ts';
 import { writeBundleStatus } from './write.ts';
@@ -85,6 +85,7 @@ export class BundleReconciler implements Reconciler {
     if (ready?.reason === 'Refused') return;
     await this.ctx.status
       .write('Bundle', bundle, {
+        writer: 'bundle',
         conditions: [{ type: 'Ready', status: 'False', reason: 'Refused', message: refusal.message }],
       })
       .catch((err: unknown) =>

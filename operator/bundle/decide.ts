@@ -15,7 +15,7 @@ import { jobState, ownedBy, rolloutState, whoseJob } from './workload-state.ts';
 import { foreignImage, reuseStep } from './reuse.ts';
 import { runningBundle } from '../running-bundle.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
-import { jobBlocked, paused, replicaFailure, rolloutStarted } from './observed.ts';
+import { jobBlocked, paused, replicaFailure, rolloutStarted } from './workload-readings.ts';
 import { automaticRollback, buildConcurrency, olderBundlesWaitingToBuild, supersededBy } from './siblings.ts';
 import { Chain, cond, withOutput, type ChainResult } from './chain.ts';
 

@@ -14,7 +14,7 @@ import { INDEX } from '../informers.ts';
 import { backupJobName, buildJobName, bundleImage, imageRepository } from '../names.ts';
 import type { BuildExpectations } from './build-expectations.ts';
 import type { BundleInputs, BundlePods } from './decision.ts';
-import { podlessJobs } from './observed.ts';
+import { podlessJobs } from './workload-readings.ts';
 import { backupLocation } from '../jobs/backup-job.ts';
 import { failedContainerOutput, jobState, pushedDigest } from './workload-state.ts';
 import { awaitsPushedImage } from './decide.ts';

@@ -9,7 +9,7 @@ import { timeMs } from '../../rules/timestamps.ts';
 
 /**
  * A step whose pods were asked for and cannot run: the pods' own problems (here), a Job's or a
- * Deployment's refused pods, a paused Deployment (observed.ts). Reasons: crds' podProblemReasons.
+ * Deployment's refused pods, a paused Deployment (workload-readings.ts). Reasons: crds' podProblemReasons.
  */
 export interface PodProblem {
   reason: PodProblemReason;

@@ -6,7 +6,7 @@ import { isFinished } from '../../rules/bundle-outcome.ts';
 import { isNewer } from '../../rules/bundle-order.ts';
 import { ANNOTATION_BUILD_CONCURRENCY, buildJobName } from '../names.ts';
 import type { BundleAction, BundleInputs } from './decision.ts';
-import { rolloutBegun } from './observed.ts';
+import { rolloutBegun } from './workload-readings.ts';
 import { buildSettingsProblem } from './settings.ts';
 import { environmentOf, wasDeployedTo } from './workload-state.ts';
 import { runningBundle } from '../running-bundle.ts';

@@ -14,6 +14,7 @@ import type { BundleDecision } from './decision.ts';
 export function bundleStatusUpdate(bundle: BundleObject, decision: BundleDecision): StatusUpdate {
   const generation = bundle.metadata.generation;
   return {
+    writer: 'bundle',
     fields: {
       ...decision.status,
       phase: decision.phase,

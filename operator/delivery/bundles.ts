@@ -96,7 +96,11 @@ export function bundleBook<F extends 'reported' | 'notified'>(
       if (!bundle) return;
       const value = shown(receipts);
       if (JSON.stringify(bundle.status?.[field] ?? []) === JSON.stringify(value)) return;
-      await ctx.status.write('Bundle', bundle, { fields: { [field]: value }, conditions: [] });
+      await ctx.status.write('Bundle', bundle, {
+        writer: 'delivery',
+        fields: { [field]: value },
+        conditions: [],
+      });
     },
   };
 }

@@ -16,7 +16,7 @@ export async function writeProjectCondition(
     await ctx.status.write(
       'Project',
       project,
-      { fields: {}, conditions: [{ type, status, reason, message }] },
+      { writer: 'delivery', fields: {}, conditions: [{ type, status, reason, message }] },
       () => [],
     );
   } catch (err) {

@@ -16,21 +16,13 @@
 // The Job runs in the build namespace, apart from the bundle's (docs/adr/0004): it is found by
 // its name and labels (buildJobLabels), not an owner reference, and mounts the copies of the
 // Secrets it needs that act.ts made beside it.
-import type {
-  V1Container,
-  V1EnvVar,
-  V1Job,
-  V1OwnerReference,
-  V1ResourceRequirements,
-  V1Volume,
-  V1VolumeMount,
-} from '@kubernetes/client-node';
+import type { V1EnvVar, V1Job, V1OwnerReference, V1ResourceRequirements } from '@kubernetes/client-node';
 import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
 import { buildCacheImage, buildJobLabels, buildJobName, type BuildSecretUse } from '../names.ts';
-import { BUILD_SCRIPT, FETCH_SCRIPT } from './build-scripts.ts';
 import { buildStoreParts } from './build-store.ts';
 import { buildArgs, dockerfile, sourcePath } from './dockerfile.ts';
+import { BUILD_UID, IMAGE_LAYOUT, buildContainers, buildMounts } from './build-containers.ts';
 
 export interface BuildJobSettings {
   buildNamespace: string;
@@ -47,10 +39,6 @@ export interface BuildJobSettings {
   buildStoreKeepMegabytes: number;
 }
 
-const BUILD_UID = 1000;
-
-/** Where the build leaves the image (an OCI layout) for the push container. */
-const IMAGE_LAYOUT = '/image/layout';
 /** Where the build leaves the project's build cache (an OCI layout) for the push-cache container. */
 const CACHE_LAYOUT = '/image/cache';
 
@@ -94,6 +82,50 @@ function cacheEnv(cacheImage: string): V1EnvVar[] {
   ];
 }
 
+/** What the fetch container is told: the Dockerfile, and where the source comes from. */
+function fetchEnv(
+  bundle: BundleObject,
+  project: ProjectObject,
+  image: string,
+  settings: BuildJobSettings,
+  archiveUrl?: string,
+): V1EnvVar[] {
+  const source = bundle.spec.source;
+  const env: V1EnvVar[] = [{ name: 'DOCKERFILE', value: dockerfile(bundle, settings.appRoot) }];
+  const install = bundle.spec.buildSteps?.install;
+  if (install) env.push({ name: 'INSTALL_FILES', value: install.files.map(sourcePath).join('\n') });
+  if (settings.registryInsecure)
+    env.push({ name: 'BUILDKITD_CONFIG', value: plainHttpRegistryConfig(image) });
+  if (source.archive)
+    env.push(
+      { name: 'ARCHIVE_URL', value: archiveUrl ?? source.archive.url },
+      { name: 'ARCHIVE_SHA256', value: source.archive.sha256 },
+      { name: 'ARCHIVE_SIZE', value: String(source.archive.sizeBytes) },
+    );
+  else if (source.git)
+    env.push(
+      { name: 'GIT_URL', value: project.spec.repository?.url ?? '' },
+      { name: 'GIT_COMMIT', value: source.git.commit },
+    );
+  return env;
+}
+
+/** The node's build store for the project (build-store.ts), when there is one. */
+function storeOf(bundle: BundleObject, project: ProjectObject, settings: BuildJobSettings) {
+  // A Project read from the API server always has a uid; the store is never shared without one.
+  const projectUid = project.metadata.uid;
+  if (!settings.buildStore || !projectUid) return undefined;
+  return buildStoreParts({
+    root: settings.buildStore,
+    projectUid,
+    environment: bundle.spec.deploy?.environmentRef.name,
+    keepMegabytes: settings.buildStoreKeepMegabytes,
+    uid: BUILD_UID,
+    image: settings.builderImage,
+    resources: settings.buildResources,
+  });
+}
+
 export function buildJob(
   bundle: BundleObject,
   project: ProjectObject,
@@ -106,146 +138,13 @@ export function buildJob(
     archiveUrl?: string;
   } = {},
 ): V1Job {
-  const { secrets = {}, archiveUrl } = made;
   const { namespace, name } = bundle.metadata;
-  const source = bundle.spec.source;
-  const env: V1EnvVar[] = [{ name: 'DOCKERFILE', value: dockerfile(bundle, settings.appRoot) }];
   const install = bundle.spec.buildSteps?.install;
-  if (install) env.push({ name: 'INSTALL_FILES', value: install.files.map(sourcePath).join('\n') });
   const environment = bundle.spec.deploy?.environmentRef.name;
   const cacheImage = buildCacheImage(settings.registry, namespace!, bundle.spec.projectRef.name, environment);
-  // A Project read from the API server always has a uid; the store is never shared without one.
-  const projectUid = project.metadata.uid;
-  const store =
-    settings.buildStore && projectUid
-      ? buildStoreParts({
-          root: settings.buildStore,
-          projectUid,
-          environment,
-          keepMegabytes: settings.buildStoreKeepMegabytes,
-          uid: BUILD_UID,
-          image: settings.builderImage,
-          resources: settings.buildResources,
-        })
-      : undefined;
-  const buildkitdConfig = settings.registryInsecure ? plainHttpRegistryConfig(image) : undefined;
-  if (buildkitdConfig) env.push({ name: 'BUILDKITD_CONFIG', value: buildkitdConfig });
-  if (source.archive) {
-    env.push(
-      { name: 'ARCHIVE_URL', value: archiveUrl ?? source.archive.url },
-      { name: 'ARCHIVE_SHA256', value: source.archive.sha256 },
-      { name: 'ARCHIVE_SIZE', value: String(source.archive.sizeBytes) },
-    );
-  } else if (source.git) {
-    env.push(
-      { name: 'GIT_URL', value: project.spec.repository?.url ?? '' },
-      { name: 'GIT_COMMIT', value: source.git.commit },
-    );
-  }
-  const volumes: V1Volume[] = [
-    { name: 'workspace', emptyDir: {} },
-    { name: 'buildkit', emptyDir: {} },
-  ];
-  const fetchMounts: V1VolumeMount[] = [{ name: 'workspace', mountPath: '/workspace' }];
-  if (source.git && secrets.git) {
-    volumes.push({ name: 'credentials', secret: { secretName: secrets.git, defaultMode: 0o440 } });
-    fetchMounts.push({ name: 'credentials', mountPath: '/credentials', readOnly: true });
-  }
-  const buildMounts: V1VolumeMount[] = [
-    { name: 'workspace', mountPath: '/workspace', readOnly: true },
-    { name: 'buildkit', mountPath: '/home/user/.local/share/buildkit' },
-    { name: 'image', mountPath: '/image' },
-  ];
-  volumes.push({ name: 'image', emptyDir: {} });
-  if (store) {
-    volumes.push(store.volume);
-    buildMounts.push(store.mount);
-  }
-  const pushMounts: V1VolumeMount[] = [{ name: 'image', mountPath: '/image', readOnly: true }];
-  // Docker config Secrets, each only in the container that needs it: the build steps never see
-  // the push credentials.
-  const dockerConfig = (volume: string, secretName: string): V1Volume => ({
-    name: volume,
-    secret: { secretName, items: [{ key: '.dockerconfigjson', path: 'config.json' }] },
-  });
-  if (secrets.pull) {
-    volumes.push(dockerConfig('registry-pull', secrets.pull));
-    buildMounts.push({ name: 'registry-pull', mountPath: '/home/user/.docker', readOnly: true });
-  }
-  const pushEnv: V1EnvVar[] = [];
-  if (secrets.push) {
-    volumes.push(dockerConfig('registry-push', secrets.push));
-    pushMounts.push({ name: 'registry-push', mountPath: '/registry-auth', readOnly: true });
-    pushEnv.push({ name: 'DOCKER_CONFIG', value: '/registry-auth' });
-  }
-  const fetch: V1Container = {
-    name: 'fetch',
-    image: settings.fetchImage,
-    command: ['/bin/sh', '-c', FETCH_SCRIPT],
-    env,
-    volumeMounts: fetchMounts,
-    resources: settings.buildResources,
-    // A failing step's last log lines become its termination message, shown on the pod.
-    terminationMessagePolicy: 'FallbackToLogsOnError',
-    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-  };
-  // The containers that push an OCI layout BuildKit wrote: they run no user code and alone hold
-  // the push credentials. crane push <layout> <reference> [options].
-  const crane = (name: string, layout: string, reference: string, ...options: string[]): V1Container => ({
-    name,
-    image: settings.pushImage,
-    command: [
-      'crane',
-      'push',
-      layout,
-      reference,
-      ...options,
-      ...(settings.registryInsecure ? ['--insecure'] : []),
-    ],
-    env: pushEnv,
-    volumeMounts: pushMounts,
-    resources: settings.buildResources,
-    terminationMessagePolicy: 'FallbackToLogsOnError',
-    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-  });
-  // The build cache (builds with an install phase), pushed before the image.
-  const pushCache = crane(PUSH_CACHE_CONTAINER, CACHE_LAYOUT, cacheImage);
-  // The image stays the fourth word (kwok's simulated report reads it there: kwok-stages.ts).
-  const push = crane(PUSH_CONTAINER, IMAGE_LAYOUT, image, '--image-refs', '/dev/termination-log');
-  const build: V1Container = {
-    name: 'build',
-    image: settings.builderImage,
-    command: ['/bin/sh', '-c', BUILD_SCRIPT, 'build'],
-    args: [
-      'build',
-      '--frontend',
-      'dockerfile.v0',
-      '--local',
-      'context=/workspace/src',
-      '--local',
-      'dockerfile=/workspace/dockerfile',
-      ...buildArgs(bundle),
-    ],
-    env: [
-      {
-        name: 'BUILDKITD_FLAGS',
-        value: `--oci-worker-no-process-sandbox${buildkitdConfig ? ' --config=/workspace/buildkitd.toml' : ''}`,
-      },
-      { name: 'BUILD_OUTPUT', value: `type=oci,dest=${IMAGE_LAYOUT},tar=false` },
-      ...(install ? cacheEnv(cacheImage) : []),
-      ...(store?.env ?? []),
-    ],
-    volumeMounts: buildMounts,
-    resources: settings.buildResources,
-    terminationMessagePolicy: 'FallbackToLogsOnError',
-    // Rootless BuildKit needs its own user namespaces: no seccomp/AppArmor filtering, but no root.
-    securityContext: {
-      seccompProfile: { type: 'Unconfined' },
-      appArmorProfile: { type: 'Unconfined' },
-      runAsUser: BUILD_UID,
-      runAsGroup: BUILD_UID,
-    },
-  };
+  const store = storeOf(bundle, project, settings);
+  const mounts = buildMounts(bundle, made.secrets ?? {}, store);
+  const containers = buildContainers(settings, mounts);
   const labels = buildJobLabels(bundle);
   return {
     apiVersion: 'batch/v1',
@@ -273,9 +172,20 @@ export function buildJob(
             fsGroup: BUILD_UID,
             runAsNonRoot: true,
           },
-          initContainers: [...(store ? [store.prepare] : []), fetch, build, ...(install ? [pushCache] : [])],
-          containers: [push],
-          volumes,
+          initContainers: [
+            ...(store ? [store.prepare] : []),
+            containers.fetch(fetchEnv(bundle, project, image, settings, made.archiveUrl)),
+            containers.build(buildArgs(bundle), [
+              ...(install ? cacheEnv(cacheImage) : []),
+              ...(store?.env ?? []),
+            ]),
+            ...(install ? [containers.push(PUSH_CACHE_CONTAINER, CACHE_LAYOUT, cacheImage)] : []),
+          ],
+          // The image stays the fourth word (kwok's simulated report reads it there: kwok-stages.ts).
+          containers: [
+            containers.push(PUSH_CONTAINER, IMAGE_LAYOUT, image, '--image-refs', '/dev/termination-log'),
+          ],
+          volumes: mounts.volumes,
         },
       },
     },

@@ -193,6 +193,7 @@ export class ProjectReconciler implements Reconciler {
     const remembered = this.ctx.status.current(project)?.prunedBundles;
     const names = prune.map((b) => b.metadata.name);
     await this.ctx.status.write('Project', project, {
+      writer: 'project',
       fields: { prunedBundles: rememberPruned(remembered, names, this.ctx.now()) },
       conditions: [],
     });

@@ -3,7 +3,9 @@
 // this sets the conditions' bookkeeping, adds kstatus's Reconciling/Stalled, patches /status
 // only when something changed, and records an Event for each transition worth one.
 //
-// Each kind's status has one writer (its own controller). That writer may reconcile the same
+// Each field and condition of a status has one writer, declared in status-owners.ts (a kind's
+// own controller, or the delivery engine for receipts and health); a write that changes what its
+// writer does not own is refused. A writer may reconcile the same
 // object again before the informer has seen its last write; comparing against the cache would
 // then announce the same transition twice, so the status last written is remembered until the
 // cache shows it.
@@ -12,6 +14,7 @@ import { findCondition, setCondition, type ConditionUpdate } from '../../lib/con
 import type { EventRecorder } from '../../lib/events.ts';
 import { isConflict, type KindName, type SlipwayApi } from '../../lib/kube.ts';
 import { RecentWrites } from './recent-writes.ts';
+import { STATUS_OWNERS, ownerProblem, type StatusWriterName } from './status-owners.ts';
 import { canonical, mergePatched, readyTransition, statusDiffers } from './status.ts';
 
 /** How long a written status is remembered at most (the cache shows it within about a second). */
@@ -36,6 +39,8 @@ export type TransitionEvents = (
 ) => StatusEvent[];
 
 export interface StatusUpdate {
+  /** Who writes (status-owners.ts): what it changes must be its own. */
+  writer: StatusWriterName;
   /** Status fields besides `conditions`; `null` removes one, `undefined` leaves it alone. */
   fields?: Record<string, unknown>;
   /** Conditions in the order they should read (steps first, Ready last). */
@@ -121,6 +126,8 @@ export class StatusWriter {
   ): Promise<Record<string, unknown> | undefined> {
     const { name, namespace, generation } = object.metadata;
     const before = this.current(object) as Record<string, unknown> & { conditions?: Condition[] };
+    const problem = ownerProblem(kind, update.writer, before, update.fields ?? {}, update.conditions);
+    if (problem) throw new Error(problem);
     const conditions = nextConditions(before?.conditions, update.conditions, generation, this.#now());
     const status = { ...update.fields, conditions };
     if (!statusDiffers(before, status)) return undefined;
@@ -159,6 +166,7 @@ export class StatusWriter {
   ): Promise<Record<string, unknown> | undefined> {
     const { generation } = object.metadata;
     return this.write(kind, object, {
+      writer: STATUS_OWNERS[kind].owner,
       fields: { ...fields, ...(generation === undefined ? {} : { observedGeneration: generation }) },
       conditions: [ready],
     });

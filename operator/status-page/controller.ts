@@ -82,7 +82,12 @@ export class PageEntryReconciler implements Reconciler {
       if (derived.requeueAfterMs !== undefined) result = { requeueAfterMs: derived.requeueAfterMs };
     }
     fields.announced = this.announced(entry, page);
-    await this.ctx.status.write(this.kind, entry, { fields, conditions: [ready] }, problemEvents);
+    await this.ctx.status.write(
+      this.kind,
+      entry,
+      { writer: 'status-page', fields, conditions: [ready] },
+      problemEvents,
+    );
     return result;
   }
 
@@ -108,7 +113,12 @@ export class PageEntryReconciler implements Reconciler {
     const { namespace, name } = entry.metadata;
     if (!page) {
       // No Event: without a page, every component and notice of the namespace waits at once.
-      await this.ctx.status.write(this.kind, entry, { conditions: [NO_STATUS_PAGE] }, () => []);
+      await this.ctx.status.write(
+        this.kind,
+        entry,
+        { writer: 'status-page', conditions: [NO_STATUS_PAGE] },
+        () => [],
+      );
       return;
     }
     const inUse = this.cache.list(namespace).flatMap((o) => (o.spec.id === undefined ? [] : [o.spec.id]));
@@ -135,7 +145,11 @@ export class StatusPageReconciler implements Reconciler {
     await this.ctx.status.write(
       'StatusPage',
       page,
-      { fields: { observedGeneration: page.metadata.generation }, conditions: [ready] },
+      {
+        writer: 'status-page',
+        fields: { observedGeneration: page.metadata.generation },
+        conditions: [ready],
+      },
       problemEvents,
     );
   }

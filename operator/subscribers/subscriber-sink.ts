@@ -2,7 +2,7 @@
 // record on a component or notice (status.announced, status-page/announced.ts), in Statuspage's
 // format (payloads.ts). A lane is one webhook (`namespace/webhook`), its changes oldest first;
 // who took a change is its receipt, in the object's status.announced.deliveredTo. Health shows
-// on the StatusPage (webhook-health.ts). Receiver URLs and keys are read from their Secret when
+// on the StatusPage (subscriber-health.ts). Receiver URLs and keys are read from their Secret when
 // needed and never shown.
 import type {
   StatusComponentObject,
@@ -20,7 +20,7 @@ import { statusWebhooksTotal } from '../metrics.ts';
 import { isNews, type Announced } from '../status-page/announced.ts';
 import { PageFactsMemo, componentFacts, incidentFacts, wants } from './facts.ts';
 import { componentPayload, incidentPayload, webhookRequest } from './payloads.ts';
-import { deliveryEvents, shownHealth, webhookPageStatus, type WebhookStatus } from './webhook-health.ts';
+import { deliveryEvents, shownHealth, webhookPageStatus, type WebhookStatus } from './subscriber-health.ts';
 
 type EntryKind = 'StatusComponent' | 'StatusNotice';
 type EntryObject = Cached<StatusComponentObject> | Cached<StatusNoticeObject>;
@@ -89,7 +89,7 @@ function announcedBook(ctx: OperatorContext): ReceiptBook {
       await ctx.status.write(
         now.kind,
         now.object,
-        { fields: { announced: { ...now.announced, deliveredTo } }, conditions: [] },
+        { writer: 'delivery', fields: { announced: { ...now.announced, deliveredTo } }, conditions: [] },
         () => [],
       );
     },
@@ -138,7 +138,7 @@ export function subscriberSink({ ctx, secrets }: SinkDeps): Sink {
     await ctx.status.write(
       'StatusPage',
       page,
-      { fields: { webhooks }, conditions: [condition] },
+      { writer: 'delivery', fields: { webhooks }, conditions: [condition] },
       deliveryEvents,
     );
   };

@@ -41,11 +41,13 @@ describe('status writes', () => {
     const newLeader = writer();
     const formerLeader = writer();
     await newLeader.write('Bundle', created, {
+      writer: 'bundle',
       fields: { phase: 'Building' },
       conditions: [ready('Building')],
     });
 
     const late = formerLeader.write('Bundle', created, {
+      writer: 'bundle',
       fields: { phase: 'Queued' },
       conditions: [ready('Queued')],
     });
@@ -58,7 +60,11 @@ describe('status writes', () => {
     expect(now.status?.phase).toBe('Building');
 
     // Retried on the version it now reads, the same decision is written.
-    await formerLeader.write('Bundle', now, { fields: { phase: 'Queued' }, conditions: [ready('Queued')] });
+    await formerLeader.write('Bundle', now, {
+      writer: 'bundle',
+      fields: { phase: 'Queued' },
+      conditions: [ready('Queued')],
+    });
     expect((await api.get<BundleObject>('Bundle', ns.name, 'shop-1')).status?.phase).toBe('Queued');
   });
 
@@ -68,9 +74,21 @@ describe('status writes', () => {
     } as BundleObject & Record<string, unknown>);
     const leader = writer();
     // The cache still shows `created` after each write: the writer's own version is used.
-    await leader.write('Bundle', created, { fields: { phase: 'Queued' }, conditions: [ready('Queued')] });
-    await leader.write('Bundle', created, { fields: { phase: 'Building' }, conditions: [ready('Building')] });
-    await leader.write('Bundle', created, { fields: { phase: 'Built' }, conditions: [ready('Built')] });
+    await leader.write('Bundle', created, {
+      writer: 'bundle',
+      fields: { phase: 'Queued' },
+      conditions: [ready('Queued')],
+    });
+    await leader.write('Bundle', created, {
+      writer: 'bundle',
+      fields: { phase: 'Building' },
+      conditions: [ready('Building')],
+    });
+    await leader.write('Bundle', created, {
+      writer: 'bundle',
+      fields: { phase: 'Built' },
+      conditions: [ready('Built')],
+    });
     expect((await api.get<BundleObject>('Bundle', ns.name, 'shop-2')).status?.phase).toBe('Built');
   });
 });

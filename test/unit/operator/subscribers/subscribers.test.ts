@@ -1,6 +1,6 @@
 // The payloads subscriber webhooks get (operator/subscribers/payloads.ts), checked against the
 // keys of Statuspage's own webhook deliveries, and how each webhook is shown on the StatusPage
-// (webhook-health.ts).
+// (subscriber-health.ts).
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import {
@@ -9,7 +9,7 @@ import {
   webhookRequest,
 } from '../../../../operator/subscribers/payloads.ts';
 import { FAILING_LONG_MS } from '../../../../operator/delivery/retry.ts';
-import { webhookPageStatus } from '../../../../operator/subscribers/webhook-health.ts';
+import { webhookPageStatus } from '../../../../operator/subscribers/subscriber-health.ts';
 import { noticeAt, noticeFromObject } from '../../../../rules/notice-timeline.ts';
 import { componentCore, incidentCore, incidentStatus } from '../../../../rules/statuspage.ts';
 import { spec, statusNotice, stored } from '../../../support/builders.ts';

@@ -1,9 +1,9 @@
 // status.ts: what a decision writes into a Bundle's status, and the Events of its transitions.
 import { describe, expect, it } from '@jest/globals';
-import { bundleStatusUpdate, transitionEvents } from '../../../operator/bundle/status.ts';
-import type { BundleDecision } from '../../../operator/bundle/decision.ts';
-import { bundle, stored } from '../../support/builders.ts';
-import { condition } from './builders.ts';
+import { bundleStatusUpdate, transitionEvents } from '../../../../operator/bundle/status.ts';
+import type { BundleDecision } from '../../../../operator/bundle/decision.ts';
+import { bundle, stored } from '../../../support/builders.ts';
+import { condition } from '../builders.ts';
 
 describe('bundle status and events', () => {
   const decision = (over: Partial<BundleDecision>): BundleDecision => ({

@@ -1,6 +1,6 @@
-import { buildJobName } from '../../../operator/names.ts';
+import { buildJobName } from '../../../../operator/names.ts';
 import { describe, expect, it } from '@jest/globals';
-import { retirement } from '../../../operator/bundle/retire.ts';
+import { retirement } from '../../../../operator/bundle/retire.ts';
 import {
   NAMESPACE as NS,
   bundle,
@@ -9,9 +9,9 @@ import {
   status,
   stored,
   type Modifier,
-} from '../../support/builders.ts';
-import type { BundleObject } from '../../../crds/index.ts';
-import { finished, job } from './builders.ts';
+} from '../../../support/builders.ts';
+import type { BundleObject } from '../../../../crds/index.ts';
+import { finished, job } from '../builders.ts';
 
 const built = (...modifiers: Array<Modifier<BundleObject>>) => bundle('b1', stored(), ...modifiers);
 

@@ -1,7 +1,7 @@
 // The inputs and summary of the bundle decision tests (decide.ts and the rooms it calls): one
 // bundle's inputs with everything its decision reads, and what a kubectl reader sees change.
-import type { BundleObject } from '../../../crds/index.ts';
-import type { BundleDecision, BundleInputs } from '../../../operator/bundle/decision.ts';
+import type { BundleObject } from '../../../../crds/index.ts';
+import type { BundleDecision, BundleInputs } from '../../../../operator/bundle/decision.ts';
 import {
   NAMESPACE as NS,
   T0,
@@ -12,8 +12,8 @@ import {
   status,
   stored,
   type Modifier,
-} from '../../support/builders.ts';
-import { condition } from './builders.ts';
+} from '../../../support/builders.ts';
+import { condition } from '../builders.ts';
 
 export const NOW = new Date(T0.getTime() + 100_000);
 /** An archive the gateway (at http://gw) stored for project shop of namespace NS. */

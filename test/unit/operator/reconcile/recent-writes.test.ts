@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RecentWrites } from '../../../operator/reconcile/recent-writes.ts';
+import { RecentWrites } from '../../../../operator/reconcile/recent-writes.ts';
 
 describe("the operator's memory of the statuses it wrote", () => {
   it('answers what was written until it is older than its time to live', () => {

@@ -1,6 +1,6 @@
 // decide.ts: a built bundle's backup and rollout to its Environment.
 import { describe, expect, it } from '@jest/globals';
-import { decideBundle } from '../../../operator/bundle/decide.ts';
+import { decideBundle } from '../../../../operator/bundle/decide.ts';
 import {
   NAMESPACE as NS,
   bundle,
@@ -10,8 +10,8 @@ import {
   spec,
   status,
   stored,
-} from '../../support/builders.ts';
-import { deployment, finished, job } from './builders.ts';
+} from '../../../support/builders.ts';
+import { deployment, finished, job } from '../builders.ts';
 import { DIGEST, inputs, summary, deployBundle, type Case } from './bundle-inputs.ts';
 
 describe('decideBundle: deploy', () => {

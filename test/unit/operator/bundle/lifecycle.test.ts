@@ -1,16 +1,16 @@
 // A bundle's life-cycle events, read from the status just written (operator/bundle/lifecycle.ts):
 // what reporting to providers and notifications will observe.
 import { describe, expect, it } from '@jest/globals';
-import type { BundleObject } from '../../../crds/index.ts';
+import type { BundleObject } from '../../../../crds/index.ts';
 import {
   BundleLifecycle,
   lifecycleEvents,
   type BundleLifecycleEvent,
-} from '../../../operator/bundle/lifecycle.ts';
-import { countStep } from '../../../operator/bundle/step-metrics.ts';
-import { registry } from '../../../lib/metrics.ts';
-import { T0, bundle, deployTo, spec, stored } from '../../support/builders.ts';
-import { condition } from './builders.ts';
+} from '../../../../operator/bundle/lifecycle.ts';
+import { countStep } from '../../../../operator/bundle/step-metrics.ts';
+import { registry } from '../../../../lib/metrics.ts';
+import { T0, bundle, deployTo, spec, stored } from '../../../support/builders.ts';
+import { condition } from '../builders.ts';
 
 type Status = NonNullable<BundleObject['status']>;
 const NOW = new Date(T0.getTime() + 90_000);

@@ -1,8 +1,8 @@
-// siblings.ts and observed.ts: which of an environment's bundles wins, and what an acting
+// siblings.ts and workload-readings.ts: which of an environment's bundles wins, and what an acting
 // decision holds.
 import { describe, expect, it } from '@jest/globals';
-import { decideBundle } from '../../../operator/bundle/decide.ts';
-import { contendedBy } from '../../../operator/bundle/observed.ts';
+import { decideBundle } from '../../../../operator/bundle/decide.ts';
+import { contendedBy } from '../../../../operator/bundle/workload-readings.ts';
 import {
   NAMESPACE as NS,
   bundle,
@@ -12,8 +12,8 @@ import {
   spec,
   status,
   stored,
-} from '../../support/builders.ts';
-import { condition, deployment, finished, job } from './builders.ts';
+} from '../../../support/builders.ts';
+import { condition, deployment, finished, job } from '../builders.ts';
 import { inputs, summary, deployBundle } from './bundle-inputs.ts';
 
 describe('decideBundle: ordering between bundles of one environment', () => {

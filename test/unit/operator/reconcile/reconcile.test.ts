@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { KeyedMutex } from '../../../operator/reconcile/keyed-mutex.ts';
-import { canonical, mergePatched, statusDiffers } from '../../../operator/reconcile/status.ts';
-import { deferred, flush } from '../../support/fake-clock.ts';
+import { KeyedMutex } from '../../../../operator/reconcile/keyed-mutex.ts';
+import { canonical, mergePatched, statusDiffers } from '../../../../operator/reconcile/status.ts';
+import { deferred, flush } from '../../../support/fake-clock.ts';
 
 describe('KeyedMutex', () => {
   it('runs sections of one key one after another, and of different keys side by side', async () => {

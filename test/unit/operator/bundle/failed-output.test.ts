@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
-import { failedBuildStep } from '../../../operator/bundle/buildkit-output.ts';
-import { failedContainerOutput } from '../../../operator/bundle/workload-state.ts';
+import { failedBuildStep } from '../../../../operator/bundle/buildkit-output.ts';
+import { failedContainerOutput } from '../../../../operator/bundle/workload-state.ts';
 
 const pod = (created: string, statuses: V1Pod['status']): V1Pod => ({
   metadata: { name: `p-${created}`, creationTimestamp: new Date(created) },
@@ -55,7 +55,7 @@ describe('the output of a failed Job container', () => {
 describe('the output of a failed build step', () => {
   // The build container's termination message when `composer install` failed on the real node:
   // the last 2048 bytes of buildctl's output, as the kubelet keeps them.
-  const fixture = readFileSync(new URL('fixtures/buildkit-step-failure.txt', import.meta.url), 'utf8');
+  const fixture = readFileSync(new URL('../fixtures/buildkit-step-failure.txt', import.meta.url), 'utf8');
 
   it("quotes the step's own last lines, not buildctl's Dockerfile excerpt, and names the step", () => {
     const step = failedBuildStep(fixture);

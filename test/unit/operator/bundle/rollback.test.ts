@@ -1,8 +1,8 @@
 // reuse.ts and automaticRollback (siblings.ts): a rollback puts back only what ran on its
 // Environment, and only the project's own image, by digest, goes into a Deployment.
 import { describe, expect, it } from '@jest/globals';
-import type { BundleObject } from '../../../crds/index.ts';
-import { decideBundle } from '../../../operator/bundle/decide.ts';
+import type { BundleObject } from '../../../../crds/index.ts';
+import { decideBundle } from '../../../../operator/bundle/decide.ts';
 import {
   NAMESPACE as NS,
   at,
@@ -13,8 +13,8 @@ import {
   spec,
   status,
   stored,
-} from '../../support/builders.ts';
-import { condition, deployment, finished } from './builders.ts';
+} from '../../../support/builders.ts';
+import { condition, deployment, finished } from '../builders.ts';
 import { DIGEST, B0_IMAGE, inputs, summary, deployBundle } from './bundle-inputs.ts';
 
 describe('decideBundle: rollback', () => {

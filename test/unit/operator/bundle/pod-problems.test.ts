@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1ContainerStatus, V1Pod, V1PodCondition } from '@kubernetes/client-node';
-import { podProblem } from '../../../operator/bundle/pod-problems.ts';
-import { at } from '../../support/builders.ts';
+import { podProblem } from '../../../../operator/bundle/pod-problems.ts';
+import { at } from '../../../support/builders.ts';
 
 /** A pod as the API server shows it: status written by the scheduler and the kubelet. */
 function pod(

@@ -4,10 +4,10 @@ import {
   claimSlug,
   cloneProblem,
   protectedBundles,
-} from '../../../operator/project/decide.ts';
-import { effectiveSlug } from '../../../rules/webhook-url.ts';
-import { generateSecretValue, webhookSecret } from '../../../operator/project/secret.ts';
-import type { BundleObject } from '../../../crds/index.ts';
+} from '../../../../operator/project/decide.ts';
+import { effectiveSlug } from '../../../../rules/webhook-url.ts';
+import { generateSecretValue, webhookSecret } from '../../../../operator/project/secret.ts';
+import type { BundleObject } from '../../../../crds/index.ts';
 import {
   at,
   bundle,
@@ -18,8 +18,8 @@ import {
   status,
   stored,
   type Modifier,
-} from '../../support/builders.ts';
-import { deployment, finished } from './builders.ts';
+} from '../../../support/builders.ts';
+import { deployment, finished } from '../builders.ts';
 
 const inNamespace = (p: ReturnType<typeof project>, namespace: string, uid: string) => ({
   ...p,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { BuildExpectations, EXPECTATION_TTL_MS } from '../../../operator/bundle/build-expectations.ts';
+import { BuildExpectations, EXPECTATION_TTL_MS } from '../../../../operator/bundle/build-expectations.ts';
 
 const none = () => false;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { nextConditions, readyEvents } from '../../../operator/reconcile/status-writer.ts';
-import { T0, at } from '../../support/builders.ts';
-import { condition } from './builders.ts';
+import { nextConditions, readyEvents } from '../../../../operator/reconcile/status-writer.ts';
+import { T0, at } from '../../../support/builders.ts';
+import { condition } from '../builders.ts';
 
 const later = new Date(T0.getTime() + 60_000);
 const ready = (status: 'True' | 'False' | 'Unknown', reason: string, message = reason) => ({

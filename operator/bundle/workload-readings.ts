@@ -1,4 +1,4 @@
-// What the observed objects say about a bundle's chain, for decide.ts and the controller: which
+// What the observed workloads say about a bundle's chain, for decide.ts and the controller: which
 // Deployment a decision contends for, which running Jobs have no pod, and what keeps a Job's pod
 // or a Deployment's rollout from running, and whether a bundle's rollout has begun.
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';

@@ -1,11 +1,11 @@
 // decide.ts: a bundle's chain through waiting, settling, building, and pods that cannot run.
-import { buildJobName } from '../../../operator/names.ts';
+import { buildJobName } from '../../../../operator/names.ts';
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
-import { awaitsPushedImage, decideBundle } from '../../../operator/bundle/decide.ts';
-import { foreignBaseImage } from '../../../operator/bundle/settings.ts';
-import { REQUEUE_NO_POD_MS } from '../../../operator/bundle/decision.ts';
-import { podlessJobs } from '../../../operator/bundle/observed.ts';
+import { awaitsPushedImage, decideBundle } from '../../../../operator/bundle/decide.ts';
+import { foreignBaseImage } from '../../../../operator/bundle/settings.ts';
+import { REQUEUE_NO_POD_MS } from '../../../../operator/bundle/decision.ts';
+import { podlessJobs } from '../../../../operator/bundle/workload-readings.ts';
 import {
   NAMESPACE as NS,
   at,
@@ -17,8 +17,8 @@ import {
   spec,
   status,
   stored,
-} from '../../support/builders.ts';
-import { condition, deployment, finished, job } from './builders.ts';
+} from '../../../support/builders.ts';
+import { condition, deployment, finished, job } from '../builders.ts';
 import { NOW, ARCHIVE_URL, DIGEST, inputs, summary, deployBundle, type Case } from './bundle-inputs.ts';
 
 describe('decideBundle: waiting for the environment, not for ever', () => {

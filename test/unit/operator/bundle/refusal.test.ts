@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiException } from '@kubernetes/client-node';
-import { ActRefused, isRefusal } from '../../../operator/bundle/refusal.ts';
+import { ActRefused, isRefusal } from '../../../../operator/bundle/refusal.ts';
 
 const answer = (code: number, message = 'no') =>
   new ApiException(code, 'POST /apis/batch/v1/namespaces/shop/jobs', JSON.stringify({ message }), {});

@@ -1,0 +1,82 @@
+// One writer per status (operator/reconcile/status-owners.ts): the status writer refuses a write
+// that changes what its writer does not own, and each writer is claimed only from its folders.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+import {
+  STATUS_OWNERS,
+  WRITER_FOLDERS,
+  ownerProblem,
+  type StatusWriterName,
+} from '../../../../operator/reconcile/status-owners.ts';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const ready = [{ type: 'Ready' }];
+
+describe('the writers of each status', () => {
+  it("lets a kind's controller write its status, and the delivery engine its receipts and health", () => {
+    expect(ownerProblem('Bundle', 'bundle', {}, { phase: 'Built' }, ready)).toBeUndefined();
+    expect(ownerProblem('Bundle', 'delivery', {}, { reported: [] }, [])).toBeUndefined();
+    expect(ownerProblem('Project', 'delivery', {}, {}, [{ type: 'Notified' }])).toBeUndefined();
+    expect(
+      ownerProblem('StatusPage', 'delivery', {}, { webhooks: [] }, [{ type: 'WebhooksDelivered' }]),
+    ).toBeUndefined();
+  });
+
+  it('refuses a second writer of a field or condition, naming its owner', () => {
+    expect(ownerProblem('Bundle', 'bundle', {}, { notified: [] }, [])).toBe(
+      'Bundle status.notified is written by delivery, not by bundle (operator/reconcile/status-owners.ts)',
+    );
+    expect(ownerProblem('Bundle', 'delivery', {}, { reported: [] }, ready)).toMatch(
+      /condition Ready is written by bundle/,
+    );
+    expect(ownerProblem('Project', 'project', {}, {}, [{ type: 'Reported' }])).toMatch(/written by delivery/);
+    expect(ownerProblem('StatusPage', 'status-page', {}, { webhooks: null }, [])).toMatch(/status.webhooks/);
+  });
+
+  it("shares a component's announced record: the controller makes a change, the engine adds who took it", () => {
+    const record = { version: 'degraded_performance', previous: 'operational', at: 'T1', deliveredTo: ['a'] };
+    const before = { announced: record };
+    const took = { announced: { ...record, deliveredTo: ['a', 'b'] } };
+    expect(ownerProblem('StatusComponent', 'delivery', before, took, [])).toBeUndefined();
+    expect(ownerProblem('StatusComponent', 'status-page', before, took, [])).toMatch(
+      /status.announced.deliveredTo is written by delivery/,
+    );
+    const next = {
+      announced: { version: 'operational', previous: record.version, at: 'T2', deliveredTo: [] },
+    };
+    expect(ownerProblem('StatusComponent', 'status-page', before, next, ready)).toBeUndefined();
+    expect(ownerProblem('StatusComponent', 'delivery', before, next, [])).toMatch(
+      /announced.version is written by status-page/,
+    );
+  });
+
+  it('names an owner for every kind, and each writer is claimed only from its own folders', () => {
+    expect(Object.keys(STATUS_OWNERS).sort()).toEqual([
+      'Bundle',
+      'Environment',
+      'Project',
+      'StatusComponent',
+      'StatusNotice',
+      'StatusPage',
+      'Webhook',
+    ]);
+    const claims: Array<[string, StatusWriterName]> = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith('.ts'))
+          for (const [, writer] of readFileSync(path, 'utf8').matchAll(/\bwriter: '([a-z-]+)'/g))
+            claims.push([relative(ROOT, path), writer as StatusWriterName]);
+      }
+    };
+    walk(join(ROOT, 'operator'));
+    expect(claims.length).toBeGreaterThanOrEqual(10);
+    const strays = claims.filter(
+      ([file, writer]) => !(WRITER_FOLDERS[writer] ?? []).some((folder) => file.startsWith(folder)),
+    );
+    expect(strays).toEqual([]);
+  });
+});
