@@ -5,6 +5,7 @@ import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { bundleStatusUrl } from '../../rules/bundle-status-url.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import type { Receipt, ReceiptBook } from './sink.ts';
+import type { StatusWriterName } from '../reconcile/status-owners.ts';
 import type { OperatorContext } from '../context.ts';
 
 /** A bundle that finished longer ago than this is not tried again. */
@@ -81,7 +82,7 @@ type BundleStatus = NonNullable<BundleObject['status']>;
  */
 export function bundleBook<F extends 'reported' | 'notified'>(
   ctx: OperatorContext,
-  field: F,
+  { field, writer }: { field: F; writer: StatusWriterName },
   entries: (shown: NonNullable<BundleStatus[F]>) => Array<[string, Receipt]>,
   shown: (receipts: ReadonlyMap<string, Receipt>) => NonNullable<BundleStatus[F]>,
 ): ReceiptBook {
@@ -97,7 +98,7 @@ export function bundleBook<F extends 'reported' | 'notified'>(
       const value = shown(receipts);
       if (JSON.stringify(bundle.status?.[field] ?? []) === JSON.stringify(value)) return;
       await ctx.status.write('Bundle', bundle, {
-        writer: 'delivery',
+        writer,
         fields: { [field]: value },
         conditions: [],
       });

@@ -16,7 +16,7 @@ import { WorkQueue, realTimers, type QueueTimers } from '../../lib/queue.ts';
 import { attempt } from './attempt.ts';
 import { LaterWrites } from './later-writes.ts';
 import { ReceiptStore } from './receipts.ts';
-import { roundDelayMs } from './retry.ts';
+import { ATTEMPTS_PER_ROUND, roundDelayMs } from './retry.ts';
 import {
   isDelivery,
   type Delivery,
@@ -27,7 +27,11 @@ import {
 } from './sink.ts';
 
 /** Lanes handled at the same time (each lane once at a time). */
-const WORKERS = 4;
+const WORKERS = 8;
+/** Of those, at most this many for one namespace: receivers that hang cannot take every worker. */
+const PER_NAMESPACE = 4;
+/** A lane whose namespace has its share of workers busy looks again after this long. */
+const NAMESPACE_BUSY_MS = 100;
 /** Health's deliveredAt is brought up to date at most this often. */
 const DELIVERED_AT_EVERY_MS = 10 * 60_000;
 
@@ -62,6 +66,10 @@ export class DeliveryEngine {
   readonly #lanes = new Map<string, LaneState>();
   #queue: WorkQueue | undefined;
   #term = 0;
+  /** Turns running per namespace (a lane's first part). */
+  readonly #busy = new Map<string, number>();
+  /** The start of the current term (after the last one has ended). */
+  #resuming: Promise<void> = Promise.resolve();
   /** The end of the last term: its tries in flight and their receipts. */
   #stopping: Promise<void> = Promise.resolve();
   #roundEnded: Array<() => void> = [];
@@ -88,8 +96,9 @@ export class DeliveryEngine {
   /** Starts a term (as after gaining leadership), once the last one has ended. */
   resume(): void {
     const term = ++this.#term;
-    void this.#stopping.then(() => {
+    this.#resuming = this.#stopping.then(() => {
       if (term !== this.#term) return;
+      this.#writes.reopen();
       const queue = new WorkQueue({ concurrency: this.#workers, timers: this.#timers });
       this.#queue = queue;
       queue.start((key) => this.#round(key, term));
@@ -104,24 +113,28 @@ export class DeliveryEngine {
     this.#queue = undefined;
     this.#lanes.clear();
     for (const sink of this.#sinks.values()) sink.reset?.();
-    this.#stopping = (async () => {
+    // After the last stop: a lane is never handled by two terms' queues at once.
+    this.#stopping = this.#stopping.then(async () => {
       await queue?.shutdown();
-      await this.#writes.flush();
+      // The receipts of what was sent are written; the sinks' own writes (health) are not.
+      await this.#writes.close();
       this.#receipts.clear();
-    })();
+    });
     for (const resolve of this.#roundEnded.splice(0)) resolve();
     return this.#stopping;
   }
 
   /** Resolves when no lane is queued, handled or waiting for a try within its round (tests). */
   async idle(): Promise<void> {
+    await this.#resuming;
     for (;;) {
       const queue = this.#queue;
       if (!queue) return this.#stopping;
       await queue.idle();
       await this.#writes.idle();
-      const retrying = [...this.#lanes.values()].some((s) => s.retrying);
-      if (!retrying && queue.depth === 0 && queue.active === 0 && this.#queue === queue) return;
+      // More came meanwhile (a write's informer event owed a lane): look again.
+      if (this.#queue !== queue || queue.depth > 0 || queue.active > 0) continue;
+      if (![...this.#lanes.values()].some((s) => s.retrying)) return;
       await new Promise<void>((resolve) => this.#roundEnded.push(resolve));
     }
   }
@@ -134,7 +147,8 @@ export class DeliveryEngine {
       health: (lane) => this.#lanes.get(keyOf(sink, lane)),
       receipts: (book, subject) => this.#receipts.of(book, subject),
       writeSoon: (key, write) => {
-        if (this.#queue) this.#writes.schedule(`${sink.name}|${key}`, 0, write);
+        if (this.#queue)
+          this.#writes.schedule(`${sink.name}|${key}`, 0, async () => (this.#queue ? write() : undefined));
       },
     };
   }
@@ -162,9 +176,19 @@ export class DeliveryEngine {
 
   /** One turn of a lane: its deliveries in order, until one is to be tried later or fails. */
   async #round(key: string, term: number): Promise<void> {
+    const namespace = key.slice(key.indexOf('|') + 1).split('/')[0]!;
+    const busy = this.#busy.get(namespace) ?? 0;
+    if (busy >= Math.max(1, Math.min(PER_NAMESPACE, Math.ceil(this.#workers / 2)))) {
+      this.#queue?.addAfter(key, NAMESPACE_BUSY_MS);
+      return;
+    }
+    this.#busy.set(namespace, busy + 1);
     try {
       await this.#turn(key, term);
     } finally {
+      const left = (this.#busy.get(namespace) ?? 1) - 1;
+      if (left > 0) this.#busy.set(namespace, left);
+      else this.#busy.delete(namespace);
       for (const resolve of this.#roundEnded.splice(0)) resolve();
     }
   }
@@ -212,7 +236,7 @@ export class DeliveryEngine {
         continue;
       }
       if (term !== this.#term) return;
-      if (!result.ok && !result.refused && state.attempt < sink.attemptsPerRound) {
+      if (!result.ok && !result.refused && state.attempt < (sink.attemptsPerRound ?? ATTEMPTS_PER_ROUND)) {
         // Back on the queue for its time: the worker is free for others meanwhile.
         state.retrying = true;
         state.notBefore = this.#timers.now() + result.retryInMs;

@@ -16,7 +16,11 @@ export async function writeProjectCondition(
     await ctx.status.write(
       'Project',
       project,
-      { writer: 'delivery', fields: {}, conditions: [{ type, status, reason, message }] },
+      {
+        writer: type === 'Reported' ? 'report' : 'notify',
+        fields: {},
+        conditions: [{ type, status, reason, message }],
+      },
       () => [],
     );
   } catch (err) {

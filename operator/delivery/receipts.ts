@@ -2,14 +2,14 @@
 // the status write waits), and written into the status of the object it is about through its
 // receipt book, one write per object for everything taken within a moment (so a restart never
 // sends it again either). A receipt the status shows is dropped from memory; one a book does not
-// keep (a pending commit status) is dropped an hour after it was taken.
+// keep (a pending commit status) is dropped a day after it was taken, once no write waits for it.
 import type { Receipt, ReceiptBook } from './sink.ts';
 import type { LaterWrites } from './later-writes.ts';
 
 /** Receipts taken within this long are written in one status write. */
 const BATCH_MS = 250;
-/** A receipt that its status does not show is kept in memory this long. */
-const KEEP_MS = 3600_000;
+/** A receipt that its status does not show is kept in memory this long (a bundle's retry window). */
+const KEEP_MS = 24 * 3600_000;
 
 interface Taken {
   receipts: Map<string, Receipt>;
@@ -82,11 +82,12 @@ export class ReceiptStore {
     return book;
   }
 
-  /** Receipts no status shows, an hour old: at most once a minute. */
+  /** Receipts no status shows, a day old, with no write waiting for them: at most once a minute. */
   #sweep(now: number): void {
     if (now - this.#sweptAt < 60_000) return;
     this.#sweptAt = now;
-    for (const [key, taken] of this.#taken) if (now - taken.at > KEEP_MS) this.#taken.delete(key);
+    for (const [key, taken] of this.#taken)
+      if (now - taken.at > KEEP_MS && !this.#writes.waits(key)) this.#taken.delete(key);
   }
 }
 

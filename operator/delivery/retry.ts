@@ -2,6 +2,8 @@
 // limit's reset time when none is left), else exponential back-off; whether to try at all.
 
 export const MAX_ATTEMPTS = 6;
+/** Tries of one delivery in a round unless its sink says otherwise (1 s and 2 s apart, or as Retry-After asks). */
+export const ATTEMPTS_PER_ROUND = 3;
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 5 * 60_000;
 /** A provider asking for a longer wait is waited for this long at most, then asked again. */

@@ -92,8 +92,8 @@ export interface EngineHandle {
 export interface Sink {
   /** In logs and lane keys: commit-status, deployment, notification, subscriber. */
   readonly name: string;
-  /** Tries of one delivery (as its receiver asks, or 1 s, 2 s, …) before the round fails. */
-  readonly attemptsPerRound: number;
+  /** Tries of one delivery (as its receiver asks, or 1 s, 2 s, …) before the round fails; 3 by default. */
+  readonly attemptsPerRound?: number;
   /** The condition reason of a delivery that was not taken. */
   readonly failedReason: string;
   /** The receipt books it writes (a book may be shared with another sink). */

@@ -31,8 +31,6 @@ type Notification = NonNullable<ProjectObject['spec']['notifications']>[number];
 
 /** After a restart, bundles that finished longer ago than this are not notified. */
 const RESUME_WINDOW_MS = 3600_000;
-/** Tries of one POST in a round (1 s and 2 s apart, or as Retry-After asks). */
-const ATTEMPTS_PER_ROUND = 3;
 /** The life-cycle events that end a bundle (the only ones with something to tell). */
 const ENDINGS = new Set(['Built', 'Deployed', 'RolledBack', 'Failed']);
 
@@ -87,7 +85,6 @@ export function notificationSink({ ctx, secrets, lifecycle }: SinkDeps): Sink {
 
   return {
     name: 'notification',
-    attemptsPerRound: ATTEMPTS_PER_ROUND,
     failedReason: 'NotificationFailed' satisfies NotifyReason,
     books: [notifiedBook(ctx)],
     attach(handle) {
@@ -131,26 +128,32 @@ export function notificationSink({ ctx, secrets, lifecycle }: SinkDeps): Sink {
         labels: { type: notification.type },
       };
     },
-    async settled(lane, outcome) {
-      const { namespace, name, rest } = laneBundle(lane);
+    async settled(lane) {
+      const { namespace, name } = laneBundle(lane);
       const newest = newestBundle(ctx, namespace, name);
-      if (!newest) return;
-      if (!outcome.ok)
+      const ended = newest && bundleEnding(newest.bundle);
+      if (!newest || !ended) return;
+      // The bundle's receivers together, the failing first: one that took it hides none that did not.
+      const receivers = newest.project.spec.notifications ?? [];
+      const failing = receivers
+        .map((n) => engine.health(`${namespace}/${name}/${n.name}`)?.problem)
+        .find((problem) => problem !== undefined);
+      if (failing)
         return writeProjectCondition(
           ctx,
           newest.project,
-          { type: 'Notified', reason: outcome.problem.reason },
+          { type: 'Notified', reason: failing.reason },
           'False',
-          outcome.problem.message,
+          failing.message,
         );
-      const ended = bundleEnding(newest.bundle);
-      if (outcome.sent.length === 0 || !ended) return;
+      const took = [...engine.receipts(NOTIFIED, `${namespace}/${name}`).keys()].sort();
+      if (took.length === 0) return;
       await writeProjectCondition(
         ctx,
         newest.project,
         { type: 'Notified', reason: 'Notified' satisfies NotifyReason },
         'True',
-        `${ended.event} of bundle ${name} was sent to ${rest[0]}`,
+        `${ended.event} of bundle ${name} was sent to ${took.join(', ')}`,
       );
     },
     expired(lane) {

@@ -9,7 +9,7 @@ export const NOTIFIED = 'notified';
 export const notifiedBook = (ctx: OperatorContext) =>
   bundleBook(
     ctx,
-    NOTIFIED,
+    { field: NOTIFIED, writer: 'notify' },
     (notified) => notified.map((n) => [n.name, { value: n.event }]),
     (receipts) =>
       [...receipts]

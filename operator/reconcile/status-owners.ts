@@ -2,11 +2,20 @@
 // The status writer refuses a write that changes what its writer does not own (a programming
 // error, thrown), and test/unit/operator/reconcile/status-owners.test.ts checks that each writer's
 // name is claimed only from its own folders. A kind's own controller writes everything not listed
-// otherwise; the delivery engine's sinks write their receipts and health.
+// otherwise; each of the delivery engine's sinks writes its receipts and health.
 import type { Condition } from '../../crds/index.ts';
 import type { KindName } from '../../lib/kube.ts';
 
-export type StatusWriterName = 'project' | 'environment' | 'webhook' | 'bundle' | 'status-page' | 'delivery';
+export type StatusWriterName =
+  | 'project'
+  | 'environment'
+  | 'webhook'
+  | 'bundle'
+  | 'status-page'
+  /** The delivery engine's sinks: provider reports, notifications, status page subscribers. */
+  | 'report'
+  | 'notify'
+  | 'subscribers';
 
 /** A field whose parts have other writers: a part changes only by its writer, unless the record is new. */
 interface SharedField {
@@ -23,17 +32,21 @@ interface KindOwners {
 }
 
 /** The subscriber sink adds the webhooks that took an entry's change; the status controller makes the change. */
-const announced: SharedField = { owner: 'status-page', parts: { deliveredTo: 'delivery' }, recordKey: 'at' };
+const announced: SharedField = {
+  owner: 'status-page',
+  parts: { deliveredTo: 'subscribers' },
+  recordKey: 'at',
+};
 
 export const STATUS_OWNERS: Record<KindName, KindOwners> = {
-  Project: { owner: 'project', conditions: { Reported: 'delivery', Notified: 'delivery' } },
+  Project: { owner: 'project', conditions: { Reported: 'report', Notified: 'notify' } },
   Environment: { owner: 'environment' },
   Webhook: { owner: 'webhook' },
-  Bundle: { owner: 'bundle', fields: { reported: 'delivery', notified: 'delivery' } },
+  Bundle: { owner: 'bundle', fields: { reported: 'report', notified: 'notify' } },
   StatusPage: {
     owner: 'status-page',
-    fields: { webhooks: 'delivery' },
-    conditions: { WebhooksDelivered: 'delivery' },
+    fields: { webhooks: 'subscribers' },
+    conditions: { WebhooksDelivered: 'subscribers' },
   },
   StatusComponent: { owner: 'status-page', fields: { announced } },
   StatusNotice: { owner: 'status-page', fields: { announced } },
@@ -46,7 +59,9 @@ export const WRITER_FOLDERS: Record<StatusWriterName, readonly string[]> = {
   webhook: ['operator/webhook/'],
   bundle: ['operator/bundle/'],
   'status-page': ['operator/status-page/'],
-  delivery: ['operator/delivery/', 'operator/report/', 'operator/notify/', 'operator/subscribers/'],
+  report: ['operator/report/'],
+  notify: ['operator/notify/'],
+  subscribers: ['operator/subscribers/'],
 };
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

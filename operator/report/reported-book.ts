@@ -11,7 +11,7 @@ export const REPORTED = 'reported';
 export const reportedBook = (ctx: OperatorContext) =>
   bundleBook(
     ctx,
-    REPORTED,
+    { field: REPORTED, writer: 'report' },
     (reported) =>
       reported.map((r) => [
         r.context,

@@ -26,8 +26,6 @@ type EntryKind = 'StatusComponent' | 'StatusNotice';
 type EntryObject = Cached<StatusComponentObject> | Cached<StatusNoticeObject>;
 type Webhook = NonNullable<StatusPageObject['spec']['webhooks']>[number];
 
-/** Tries of one POST in a round (1 s and 2 s apart, or as Retry-After asks). */
-const ATTEMPTS_PER_ROUND = 3;
 const ANNOUNCED = 'announced';
 /** A whole second: creationTimestamp has no finer grain. */
 const floorToSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
@@ -89,7 +87,7 @@ function announcedBook(ctx: OperatorContext): ReceiptBook {
       await ctx.status.write(
         now.kind,
         now.object,
-        { writer: 'delivery', fields: { announced: { ...now.announced, deliveredTo } }, conditions: [] },
+        { writer: 'subscribers', fields: { announced: { ...now.announced, deliveredTo } }, conditions: [] },
         () => [],
       );
     },
@@ -138,7 +136,7 @@ export function subscriberSink({ ctx, secrets }: SinkDeps): Sink {
     await ctx.status.write(
       'StatusPage',
       page,
-      { writer: 'delivery', fields: { webhooks }, conditions: [condition] },
+      { writer: 'subscribers', fields: { webhooks }, conditions: [condition] },
       deliveryEvents,
     );
   };
@@ -185,7 +183,6 @@ export function subscriberSink({ ctx, secrets }: SinkDeps): Sink {
 
   return {
     name: 'subscriber',
-    attemptsPerRound: ATTEMPTS_PER_ROUND,
     failedReason: 'WebhookFailing' satisfies StatusWebhookReason,
     books: [announcedBook(ctx)],
     keepsHealth: true,

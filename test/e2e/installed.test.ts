@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_BUNDLE, LABEL_STEP } from '../../crds/labels.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
-import { stringify } from 'yaml';
 import type { BundleObject, StatusPageObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode, NODE_DIR } from '../../scripts/cluster/real-node.ts';
@@ -135,7 +134,7 @@ beforeAll(
         startMariaDb(node.hostAddress, LOG_DIR),
       ]);
       const backupStorage = backupVolume(ns.name, backups);
-      await kubectl(['apply', '-f', '-'], stringify(backupStorage.volume));
+      await kubectlApply([backupStorage.volume]);
       await apply(
         backupStorage.claim,
         webDeployment('site-staging', web, 60),

@@ -11,7 +11,6 @@ import { PROBE_SCRIPT } from './support/network-probe.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { operatorEnvFor, realNode } from '../../scripts/cluster/real-node.ts';
@@ -109,7 +108,7 @@ async function setUp() {
   ]);
   slipway = await startSlipway(testState().controllerKubeconfig, ns.name, node);
   const backupStorage = backupVolume(ns.name, backups);
-  await kubectl(['apply', '-f', '-'], stringify(backupStorage.volume));
+  await kubectlApply([backupStorage.volume]);
   await apply(
     backupStorage.claim,
     deployment('site-staging'),

@@ -6,14 +6,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../../crds/index.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { withToken } from '../../../rules/webhook-url.ts';
 import { bundle, statusComponent, statusPage, inNamespace, spec } from '../../support/builders.ts';
 import {
   createNamespace,
-  kubectl,
   testKubeConfig,
   waitFor,
   webhookSecretValue,
@@ -233,10 +231,9 @@ describe('kubectl slipway', () => {
   });
 
   it('wait: exit 3 when the time runs out, 1 for a bundle that does not exist', async () => {
-    await kubectl(
-      ['apply', '-f', '-'],
-      stringify(bundle('orphan', inNamespace(ns.name), spec({ projectRef: { name: 'no-such-project' } }))),
-    );
+    await kubectlApply([
+      bundle('orphan', inNamespace(ns.name), spec({ projectRef: { name: 'no-such-project' } })),
+    ]);
     const timedOut = await cli('wait', 'orphan', '--timeout', '2s');
     expect(timedOut).toEqual(expect.objectContaining({ code: 3 }));
     expect(timedOut.stderr).toMatch(/bundle orphan has not finished after 2 s: Pending \(ProjectNotFound\)/);
@@ -245,17 +242,16 @@ describe('kubectl slipway', () => {
 
   it('wait: prints why a bundle waits for its environment, and exits 1 with it when the wait ends', async () => {
     // An Environment whose Deployment does not exist, waited for 10 s (the shortest allowed).
-    await kubectl(
-      ['apply', '-f', '-'],
-      stringify({
+    await kubectlApply([
+      {
         apiVersion: 'slipway.dev/v1alpha1',
         kind: 'Environment',
         metadata: { name: 'nowhere', namespace: ns.name },
         spec: { projectRef: { name: 'shop' }, deploymentRef: { name: 'missing' }, waitTimeoutSeconds: 10 },
-      }),
-    );
+      },
+    ]);
     const deploy = { environmentRef: { name: 'nowhere' }, backupBeforeDeploy: false };
-    await kubectl(['apply', '-f', '-'], stringify(bundle('stuck', inNamespace(ns.name), spec({ deploy }))));
+    await kubectlApply([bundle('stuck', inNamespace(ns.name), spec({ deploy }))]);
     const run = await cli('wait', 'stuck', '--timeout', '2m');
     expect(run.code).toBe(1);
     // While it waited, the reason; then the failure, with the same reason.

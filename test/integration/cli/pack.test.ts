@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import { inNamespace, project, spec } from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, testState } from '../../support/cluster.ts';
+import { createNamespace, kubectlApply, testKubeConfig, testState } from '../../support/cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'slipway-pack-'));
@@ -40,10 +39,7 @@ function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS
 
 beforeAll(async () => {
   ns = await createNamespace(testKubeConfig(), 'pack');
-  await kubectl(
-    ['apply', '-f', '-'],
-    stringify(project('shop', inNamespace(ns.name), spec({ slug: `shop-${ns.name}` }))),
-  );
+  await kubectlApply([project('shop', inNamespace(ns.name), spec({ slug: `shop-${ns.name}` }))]);
   const packed = await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT });
   expect(packed).toEqual(expect.objectContaining({ code: 0 }));
   // npm pack prints the tarball's name last.

@@ -1,8 +1,7 @@
 // The API server itself enforces the schemas and CEL rules generated from crds/*.ts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig } from '../../support/cluster.ts';
+import { createNamespace, kubectl, kubectlApply, testKubeConfig } from '../../support/cluster.ts';
 
 let ns: { name: string; remove: () => Promise<void> };
 
@@ -13,7 +12,7 @@ afterAll(async () => ns.remove());
 
 async function apply(object: unknown): Promise<string> {
   try {
-    const { stdout } = await kubectl(['apply', '-f', '-'], stringify(object));
+    const { stdout } = await kubectlApply([object]);
     return stdout;
   } catch (err) {
     throw new Error((err as { stderr?: string }).stderr ?? String(err));

@@ -7,12 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor, kubectlApply } from '../../support/cluster.ts';
+import { createNamespace, testKubeConfig, waitFor, kubectlApply } from '../../support/cluster.ts';
 import { gitIn, startGitea, type Gitea } from '../../support/gitea.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
 
@@ -100,7 +99,7 @@ describe('Gitea, a real server', () => {
     await git('add', '.');
     await git('commit', '-q', '-m', 'First page\n\nWith a body that is not the comment.');
     commit = await git('rev-parse', 'HEAD');
-    await kubectl(['apply', '-f', '-'], stringify(manualBundle('site-manual-1', 'site', commit)));
+    await kubectlApply([manualBundle('site-manual-1', 'site', commit)]);
     await waitFor('the gateway to see the manual bundle', () =>
       slipway.cluster.bundleByName(ns.name, 'site-manual-1'),
     );
@@ -149,7 +148,7 @@ describe('Gitea, a real server', () => {
   });
 
   it("shows Gitea's refusal of a wrong token on the Project, without the token, and builds all the same", async () => {
-    await kubectl(['apply', '-f', '-'], stringify(manualBundle('wrong-token-1', 'site-wrong-token', commit)));
+    await kubectlApply([manualBundle('wrong-token-1', 'site-wrong-token', commit)]);
     const condition = await waitFor("the Project's Reported condition", async () =>
       (await api.get<ProjectObject>('Project', ns.name, 'site-wrong-token')).status?.conditions?.find(
         (c) => c.type === 'Reported',

@@ -11,14 +11,20 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
 import type { BundleObject, ProjectObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { clusterDir } from '../../../scripts/cluster/control-plane.ts';
 import { watchControlPlane } from '../../../scripts/cluster/control-plane-watch.ts';
 import { stopProcess } from '../../../scripts/processes.ts';
 import { statusComponent, inNamespace } from '../../support/builders.ts';
-import { kubectl, testKubeConfig, testState, waitFor, webhookSecretValue } from '../../support/cluster.ts';
+import {
+  kubectl,
+  kubectlApply,
+  testKubeConfig,
+  testState,
+  waitFor,
+  webhookSecretValue,
+} from '../../support/cluster.ts';
 import { githubPush } from '../../support/github-push.ts';
 import { withToken } from '../../../rules/webhook-url.ts';
 
@@ -113,7 +119,7 @@ afterAll(async () => {
 
 /** Applies a StatusComponent and waits until the status API publishes it (the operator gives its id). */
 async function published(name: string): Promise<void> {
-  await kubectl(['apply', '-f', '-'], stringify(statusComponent(name, inNamespace(DEMO))));
+  await kubectlApply([statusComponent(name, inNamespace(DEMO))]);
   await waitFor(
     `the status API to publish component ${name}`,
     async () => {

@@ -16,7 +16,14 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { XMLValidator } from 'fast-xml-parser';
 import { parseAllDocuments, stringify } from 'yaml';
 import { freePort, stopProcess } from '../../../scripts/processes.ts';
-import { createNamespace, kubectl, testKubeConfig, testState, waitFor } from '../../support/cluster.ts';
+import {
+  createNamespace,
+  kubectl,
+  kubectlApply,
+  testKubeConfig,
+  testState,
+  waitFor,
+} from '../../support/cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SCREENSHOTS = join(ROOT, '.slipway', 'screenshots');
@@ -385,7 +392,7 @@ describe('the status page in Chromium', () => {
   });
 
   it('shows a hostile notice subject as text: no script runs, nothing leaves the page', async () => {
-    await kubectl(['apply', '-f', '-'], stringify(hostileNotice(ns.name)));
+    await kubectlApply([hostileNotice(ns.name)]);
     await noticesShown(4);
     const { page: home, dialogs } = await open('/', 'phone');
     const link = await home.$$eval('section[aria-labelledby="announcements"] h3 a', (links) =>

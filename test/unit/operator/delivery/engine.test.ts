@@ -52,8 +52,12 @@ interface Hit {
 let server: Server;
 let base: string;
 const hits: Hit[] = [];
-/** Answers per path, in turn; then 200. */
-const answers = new Map<string, Array<{ status: number; headers?: Record<string, string> }>>();
+/** Answers per path, in turn; then 200. A held answer waits until the test releases it. */
+const answers = new Map<
+  string,
+  Array<{ status: number; headers?: Record<string, string>; held?: boolean }>
+>();
+const held: Array<() => void> = [];
 const waiters: Array<() => void> = [];
 let clock: FakeClock;
 
@@ -65,8 +69,12 @@ beforeAll(async () => {
       const path = req.url ?? '';
       hits.push({ path, at: clock.at, body: JSON.parse(Buffer.concat(chunks).toString()) });
       const answer = answers.get(path)?.shift() ?? { status: 200 };
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end();
+      const reply = () => {
+        res.writeHead(answer.status, answer.headers ?? {});
+        res.end();
+      };
+      if (answer.held) held.push(reply);
+      else reply();
       for (const wake of waiters.splice(0)) wake();
     });
   });
@@ -118,8 +126,8 @@ function memoryBook() {
   return { book, writes };
 }
 
-/** A sink owing each namespace one notification, to `<base>/<namespace>`. */
-function notificationsTo(namespaces: string[], attemptsPerRound = 3) {
+/** A sink owing each lane (`<namespace>[/<more>]`) one notification, to `<base>/<lane>`. */
+function notificationsTo(lanes: string[], attemptsPerRound = 3) {
   const { book, writes } = memoryBook();
   const outcomes: Array<[string, RoundOutcome]> = [];
   let owe: (lane: string, options?: { now?: boolean }) => void = () => undefined;
@@ -134,15 +142,15 @@ function notificationsTo(namespaces: string[], attemptsPerRound = 3) {
       receipts = (subject) => engine.receipts('memory', subject);
     },
     resume() {
-      for (const namespace of namespaces) owe(namespace);
+      for (const lane of lanes) owe(lane);
     },
-    async next(namespace) {
-      if (receipts(namespace).has('hook')) return undefined;
+    async next(lane) {
+      if (receipts(lane).has('hook')) return undefined;
       return {
-        request: notificationRequest({ type: 'generic', url: `${base}/${namespace}` }, facts(namespace)),
+        request: notificationRequest({ type: 'generic', url: `${base}/${lane}` }, facts(lane.split('/')[0]!)),
         secrets: [],
-        receipt: { book: 'memory', subject: namespace, id: 'hook', value: 'Deployed' },
-        refusal: `receiver hook did not take Deployed of ${namespace}`,
+        receipt: { book: 'memory', subject: lane, id: 'hook', value: 'Deployed' },
+        refusal: `receiver hook did not take Deployed of ${lane}`,
         labels: {},
       };
     },
@@ -156,18 +164,22 @@ function notificationsTo(namespaces: string[], attemptsPerRound = 3) {
 
 const quiet = logger.child({}, { level: 'silent' });
 
+/** An engine on the fake clock, posting with the real fetch. */
+const engineOn = (sink: Sink, workers?: number) =>
+  new DeliveryEngine([sink], {
+    log: quiet,
+    now: () => new Date(clock.at),
+    fetch,
+    timers: clock,
+    ...(workers ? { workers } : {}),
+  });
+
 describe('the delivery engine', () => {
   it("delivers namespace B's notification at once while A's receiver answers 429 Retry-After: 900, on one worker", async () => {
     clock = new FakeClock();
     answers.set('/team-a', [{ status: 429, headers: { 'retry-after': '900' } }]);
     const { sink, writes, outcomes } = notificationsTo(['team-a', 'team-b']);
-    const engine = new DeliveryEngine([sink], {
-      log: quiet,
-      now: () => new Date(clock.at),
-      fetch,
-      timers: clock,
-      workers: 1,
-    });
+    const engine = engineOn(sink, 1);
     engine.resume();
     const [b] = await hitsAt('/team-b', 1);
     // A was asked first, and asked for 900 s; B went through on the only worker meanwhile.
@@ -194,16 +206,54 @@ describe('the delivery engine', () => {
     ]);
   });
 
+  it("gives one namespace at most half the workers: B's notification goes while A's receivers hang", async () => {
+    clock = new FakeClock();
+    answers.set('/team-h/1', [{ status: 200, held: true }]);
+    answers.set('/team-h/2', [{ status: 200, held: true }]);
+    const { sink, outcomes } = notificationsTo(['team-h/1', 'team-h/2', 'team-i']);
+    const engine = engineOn(sink, 2);
+    engine.resume();
+    await hitsAt('/team-h/1', 1);
+    await hitsAt('/team-i', 1);
+    await waitForOutcomes(outcomes, 1);
+    expect(outcomes[0]).toEqual(['team-i', expect.objectContaining({ ok: true })]);
+    // A's second lane waits for its namespace's worker, not for B.
+    expect(hits.filter((h) => h.path === '/team-h/2')).toHaveLength(0);
+    for (const reply of held.splice(0)) reply();
+    await waitForOutcomes(outcomes, 2);
+    clock.advance(100);
+    await hitsAt('/team-h/2', 1);
+    for (const reply of held.splice(0)) reply();
+    await waitForOutcomes(outcomes, 3);
+    expect(outcomes.map(([lane]) => lane).sort()).toEqual(['team-h/1', 'team-h/2', 'team-i']);
+    await engine.stop();
+  });
+
+  it('starts a new term only after every earlier one has ended: a lane in flight is not sent twice', async () => {
+    clock = new FakeClock();
+    answers.set('/team-s', [{ status: 200, held: true }]);
+    const { sink, writes } = notificationsTo(['team-s']);
+    const engine = engineOn(sink);
+    engine.resume();
+    await hitsAt('/team-s', 1);
+    // Leadership lost and won twice while the POST is in flight.
+    void engine.stop();
+    engine.resume();
+    void engine.stop();
+    engine.resume();
+    for (const reply of held.splice(0)) reply();
+    await engine.idle();
+    expect(hits.filter((h) => h.path === '/team-s')).toHaveLength(1);
+    // Its receipt was written when the first term ended.
+    expect(writes).toEqual([['team-s', ['hook']]]);
+    await engine.stop();
+  });
+
   it('fails a round after its tries, says why, backs off a minute, and tries at once when told to', async () => {
     clock = new FakeClock();
     answers.set('/team-c', [{ status: 503 }, { status: 503 }, { status: 404 }]);
     const { sink, outcomes, owe } = notificationsTo(['team-c'], 2);
-    const engine = new DeliveryEngine([sink], {
-      log: quiet,
-      now: () => new Date(clock.at),
-      fetch,
-      timers: clock,
-    });
+    const engine = engineOn(sink);
     engine.resume();
     await hitsAt('/team-c', 1);
     await clock.timerAt(1000); // the second try, 1 s later (back-off)

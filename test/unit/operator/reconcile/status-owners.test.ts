@@ -15,23 +15,27 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ready = [{ type: 'Ready' }];
 
 describe('the writers of each status', () => {
-  it("lets a kind's controller write its status, and the delivery engine its receipts and health", () => {
+  it("lets a kind's controller write its status, and each delivery sink its receipts and health", () => {
     expect(ownerProblem('Bundle', 'bundle', {}, { phase: 'Built' }, ready)).toBeUndefined();
-    expect(ownerProblem('Bundle', 'delivery', {}, { reported: [] }, [])).toBeUndefined();
-    expect(ownerProblem('Project', 'delivery', {}, {}, [{ type: 'Notified' }])).toBeUndefined();
+    expect(ownerProblem('Bundle', 'report', {}, { reported: [] }, [])).toBeUndefined();
+    // Each sink its own: notifications do not write what the provider took.
+    expect(ownerProblem('Bundle', 'notify', {}, { reported: [] }, [])).toMatch(
+      /written by report, not by notify/,
+    );
+    expect(ownerProblem('Project', 'notify', {}, {}, [{ type: 'Notified' }])).toBeUndefined();
     expect(
-      ownerProblem('StatusPage', 'delivery', {}, { webhooks: [] }, [{ type: 'WebhooksDelivered' }]),
+      ownerProblem('StatusPage', 'subscribers', {}, { webhooks: [] }, [{ type: 'WebhooksDelivered' }]),
     ).toBeUndefined();
   });
 
   it('refuses a second writer of a field or condition, naming its owner', () => {
     expect(ownerProblem('Bundle', 'bundle', {}, { notified: [] }, [])).toBe(
-      'Bundle status.notified is written by delivery, not by bundle (operator/reconcile/status-owners.ts)',
+      'Bundle status.notified is written by notify, not by bundle (operator/reconcile/status-owners.ts)',
     );
-    expect(ownerProblem('Bundle', 'delivery', {}, { reported: [] }, ready)).toMatch(
+    expect(ownerProblem('Bundle', 'report', {}, { reported: [] }, ready)).toMatch(
       /condition Ready is written by bundle/,
     );
-    expect(ownerProblem('Project', 'project', {}, {}, [{ type: 'Reported' }])).toMatch(/written by delivery/);
+    expect(ownerProblem('Project', 'project', {}, {}, [{ type: 'Reported' }])).toMatch(/written by report/);
     expect(ownerProblem('StatusPage', 'status-page', {}, { webhooks: null }, [])).toMatch(/status.webhooks/);
   });
 
@@ -39,15 +43,15 @@ describe('the writers of each status', () => {
     const record = { version: 'degraded_performance', previous: 'operational', at: 'T1', deliveredTo: ['a'] };
     const before = { announced: record };
     const took = { announced: { ...record, deliveredTo: ['a', 'b'] } };
-    expect(ownerProblem('StatusComponent', 'delivery', before, took, [])).toBeUndefined();
+    expect(ownerProblem('StatusComponent', 'subscribers', before, took, [])).toBeUndefined();
     expect(ownerProblem('StatusComponent', 'status-page', before, took, [])).toMatch(
-      /status.announced.deliveredTo is written by delivery/,
+      /status.announced.deliveredTo is written by subscribers/,
     );
     const next = {
       announced: { version: 'operational', previous: record.version, at: 'T2', deliveredTo: [] },
     };
     expect(ownerProblem('StatusComponent', 'status-page', before, next, ready)).toBeUndefined();
-    expect(ownerProblem('StatusComponent', 'delivery', before, next, [])).toMatch(
+    expect(ownerProblem('StatusComponent', 'subscribers', before, next, [])).toMatch(
       /announced.version is written by status-page/,
     );
   });
@@ -67,9 +71,14 @@ describe('the writers of each status', () => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) walk(path);
-        else if (entry.name.endsWith('.ts'))
-          for (const [, writer] of readFileSync(path, 'utf8').matchAll(/\bwriter: '([a-z-]+)'/g))
+        else if (entry.name.endsWith('.ts')) {
+          const text = readFileSync(path, 'utf8');
+          for (const [, writer] of text.matchAll(/\bwriter: '([a-z-]+)'/g))
             claims.push([relative(ROOT, path), writer as StatusWriterName]);
+          // writeReady writes as the kind's own controller.
+          for (const [, kind] of text.matchAll(/\.writeReady\(\s*'(\w+)'/g))
+            claims.push([relative(ROOT, path), STATUS_OWNERS[kind as keyof typeof STATUS_OWNERS].owner]);
+        }
       }
     };
     walk(join(ROOT, 'operator'));
