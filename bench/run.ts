@@ -1,6 +1,6 @@
 // `npm run bench [-- <suite>…] [--quick] [--keep-cluster]`: runs the benchmark suites, prints one
 // table per measurement and writes bench/results/latest.json. Suites: status, gateway-verify,
-// gateway-deliveries, gateway-upload, kube-client, operator, e2e (root: the real node); `gateway` picks the three gateway suites; no
+// gateway-deliveries, gateway-upload, kube-client, operator, delivery-engine, e2e (root: the real node); `gateway` picks the three gateway suites; no
 // name runs them all (e2e only as root). Timing assertions never go in tests: numbers are recorded here instead.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { benchCluster, releaseCluster } from './lib/cluster.ts';
 import { met, renderSuite, renderTable, targetsTable, type SuiteResult, type Target } from './lib/report.ts';
 import { mib } from './lib/stats.ts';
+import { deliveryEngineSuite } from './suites/delivery-engine.ts';
 import { e2eSuite } from './suites/e2e.ts';
 import { gatewayDeliveriesSuite } from './suites/gateway-deliveries.ts';
 import { gatewayUploadSuite } from './suites/gateway-upload.ts';
@@ -43,6 +44,12 @@ const SUITES: Suite[] = [
     name: 'operator',
     description: 'operator: bundle → Job → Deployment latency, RSS with 5,000 bundles',
     run: operatorSuite,
+  },
+  {
+    name: 'delivery-engine',
+    description:
+      'operator: deliveries/s through the delivery engine vs a plain fetch loop; fairness under 429s',
+    run: deliveryEngineSuite,
   },
   {
     name: 'e2e',

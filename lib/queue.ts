@@ -8,6 +8,8 @@
 //   workers of add()ed keys (a new object nobody has looked at yet should not wait for the
 //   follow-ups of older ones, nor for a worker they hold); it takes one of those only when no
 //   add()ed key waits, so neither kind can starve the other;
+// - with `groupOf`, at most `perGroup` keys of one group (a namespace) run at once: a waiting key
+//   of another group goes first, so one group cannot hold every worker;
 // - shutdown() stops taking work and waits for the running handlers.
 // Timers go through an injected clock so the tests run without real waiting.
 
@@ -53,6 +55,9 @@ export interface WorkQueueOptions {
   onDepth?: (depth: number) => void;
   /** Called after each run of the handler. */
   onResult?: (key: string, outcome: 'success' | 'error', durationMs: number, err?: unknown) => void;
+  /** The group of a key: at most `perGroup` keys of one group run at once. */
+  groupOf?: (key: string) => string;
+  perGroup?: number;
 }
 
 export class WorkQueue {
@@ -63,6 +68,12 @@ export class WorkQueue {
   private readonly timers: QueueTimers;
   private readonly onDepth: ((depth: number) => void) | undefined;
   private readonly onResult: WorkQueueOptions['onResult'];
+  private readonly groupOf: ((key: string) => string) | undefined;
+  private readonly perGroup: number;
+  /** Keys running per group. */
+  private readonly groupRunning = new Map<string, number>();
+  /** The group of each key queued or running (worked out once per key). */
+  private readonly groups = new Map<string, string>();
 
   /** FIFOs of keys ready to run, added ahead or not; `queued` mirrors both for membership. */
   private readonly ahead: string[] = [];
@@ -87,6 +98,8 @@ export class WorkQueue {
     this.timers = options.timers ?? realTimers;
     this.onDepth = options.onDepth;
     this.onResult = options.onResult;
+    this.groupOf = options.groupOf;
+    this.perGroup = Math.max(1, options.perGroup ?? Number.MAX_SAFE_INTEGER);
   }
 
   /** Begin handing keys to `handler`. Keys added before start() wait for it. */
@@ -193,6 +206,7 @@ export class WorkQueue {
     this.ahead.length = 0;
     this.ready.length = 0;
     this.queued.clear();
+    this.groups.clear();
     this.dirty.clear();
     this.depthChanged();
     await this.idle();
@@ -204,6 +218,7 @@ export class WorkQueue {
     for (let key = this.next(); key !== undefined; key = this.next()) {
       this.queued.delete(key);
       this.processing.add(key);
+      this.countGroup(key, 1);
       this.depthChanged();
       void this.run(handler, key);
     }
@@ -216,13 +231,41 @@ export class WorkQueue {
    */
   private next(): string | undefined {
     if (this.stopping) return undefined;
-    if (this.ahead.length > 0 && this.onReserved.size < this.reservedAhead) {
-      const key = this.ahead.shift()!;
-      this.onReserved.add(key);
-      return key;
+    if (this.onReserved.size < this.reservedAhead) {
+      const key = this.take(this.ahead);
+      if (key !== undefined) {
+        this.onReserved.add(key);
+        return key;
+      }
     }
     if (this.processing.size - this.onReserved.size >= this.concurrency) return undefined;
-    return this.ready.shift() ?? this.ahead.shift();
+    return this.take(this.ready) ?? this.take(this.ahead);
+  }
+
+  /** The first key of `list` whose group may run one more, taken out of it. */
+  private take(list: string[]): string | undefined {
+    if (!this.groupOf) return list.shift();
+    if (this.groupRunning.size === 0) return list.shift();
+    const at = list.findIndex((key) => (this.groupRunning.get(this.group(key)) ?? 0) < this.perGroup);
+    return at < 0 ? undefined : list.splice(at, 1)[0];
+  }
+
+  private group(key: string): string {
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      group = this.groupOf!(key);
+      this.groups.set(key, group);
+    }
+    return group;
+  }
+
+  private countGroup(key: string, by: 1 | -1): void {
+    if (!this.groupOf) return;
+    const group = this.group(key);
+    const running = (this.groupRunning.get(group) ?? 0) + by;
+    if (running > 0) this.groupRunning.set(group, running);
+    else this.groupRunning.delete(group);
+    if (by < 0 && !this.queued.has(key)) this.groups.delete(key);
   }
 
   private async run(handler: Handler, key: string): Promise<void> {
@@ -238,6 +281,7 @@ export class WorkQueue {
     }
     this.processing.delete(key);
     this.onReserved.delete(key);
+    this.countGroup(key, -1);
     try {
       this.onResult?.(key, failed ? 'error' : 'success', this.timers.now() - started, error);
     } catch {

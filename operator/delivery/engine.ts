@@ -2,7 +2,8 @@
 // statuses, provider deployments, notifications, status page subscribers). Sinks (sink.ts) say
 // what triggers them, what each lane is owed and where receipts and health go; the engine does
 // the rest, once:
-// - one work queue (lib/queue.ts): a lane is handled by one worker at a time, never twice at once;
+// - one work queue (lib/queue.ts): a lane is handled by one worker at a time, never twice at once,
+//   and one namespace's lanes take at most half the workers (receivers that hang cannot take all);
 // - one try per turn: a delivery that is to be tried again (Retry-After, 429, 5xx, a timeout) goes
 //   back on the queue for its time and frees its worker, so one namespace's slow receiver never
 //   delays another's deliveries; after `attemptsPerRound` tries (or a refusal) the round fails
@@ -30,8 +31,6 @@ import {
 const WORKERS = 8;
 /** Of those, at most this many for one namespace: receivers that hang cannot take every worker. */
 const PER_NAMESPACE = 4;
-/** A lane whose namespace has its share of workers busy looks again after this long. */
-const NAMESPACE_BUSY_MS = 100;
 /** Health's deliveredAt is brought up to date at most this often. */
 const DELIVERED_AT_EVERY_MS = 10 * 60_000;
 
@@ -66,8 +65,6 @@ export class DeliveryEngine {
   readonly #lanes = new Map<string, LaneState>();
   #queue: WorkQueue | undefined;
   #term = 0;
-  /** Turns running per namespace (a lane's first part). */
-  readonly #busy = new Map<string, number>();
   /** The start of the current term (after the last one has ended). */
   #resuming: Promise<void> = Promise.resolve();
   /** The end of the last term: its tries in flight and their receipts. */
@@ -99,7 +96,17 @@ export class DeliveryEngine {
     this.#resuming = this.#stopping.then(() => {
       if (term !== this.#term) return;
       this.#writes.reopen();
-      const queue = new WorkQueue({ concurrency: this.#workers, timers: this.#timers });
+      const queue = new WorkQueue({
+        concurrency: this.#workers,
+        timers: this.#timers,
+        // A lane's namespace is its first part.
+        groupOf: (key) => {
+          const from = key.indexOf('|') + 1;
+          const to = key.indexOf('/', from);
+          return key.slice(from, to < 0 ? undefined : to);
+        },
+        perGroup: Math.max(1, Math.min(PER_NAMESPACE, Math.ceil(this.#workers / 2))),
+      });
       this.#queue = queue;
       queue.start((key) => this.#round(key, term));
       for (const sink of this.#sinks.values()) sink.resume();
@@ -176,19 +183,9 @@ export class DeliveryEngine {
 
   /** One turn of a lane: its deliveries in order, until one is to be tried later or fails. */
   async #round(key: string, term: number): Promise<void> {
-    const namespace = key.slice(key.indexOf('|') + 1).split('/')[0]!;
-    const busy = this.#busy.get(namespace) ?? 0;
-    if (busy >= Math.max(1, Math.min(PER_NAMESPACE, Math.ceil(this.#workers / 2)))) {
-      this.#queue?.addAfter(key, NAMESPACE_BUSY_MS);
-      return;
-    }
-    this.#busy.set(namespace, busy + 1);
     try {
       await this.#turn(key, term);
     } finally {
-      const left = (this.#busy.get(namespace) ?? 1) - 1;
-      if (left > 0) this.#busy.set(namespace, left);
-      else this.#busy.delete(namespace);
       for (const resolve of this.#roundEnded.splice(0)) resolve();
     }
   }

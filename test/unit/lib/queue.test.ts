@@ -97,6 +97,26 @@ describe('WorkQueue', () => {
     expect(q.depth).toBe(0);
   });
 
+  it("runs at most perGroup keys of one group at once, letting another group's key go first", async () => {
+    const clock = new FakeClock();
+    const h = controlledHandler();
+    const q = new WorkQueue({ timers: clock, concurrency: 3, groupOf: (k) => k.split('/')[0]!, perGroup: 2 });
+    q.start(h.handler);
+    for (const k of ['a/1', 'a/2', 'a/3', 'a/4', 'b/1']) q.add(k);
+    await flush();
+    // The third worker skips a/3 and a/4 for b/1.
+    expect(h.runs).toEqual(['a/1', 'a/2', 'b/1']);
+    await h.finish('b/1');
+    expect(h.runs).toEqual(['a/1', 'a/2', 'b/1']);
+    await h.finish('a/1');
+    expect(h.runs).toEqual(['a/1', 'a/2', 'b/1', 'a/3']);
+    await h.finish('a/2');
+    await h.finish('a/3');
+    await h.finish('a/4');
+    expect(h.runs).toEqual(['a/1', 'a/2', 'b/1', 'a/3', 'a/4']);
+    expect(q.depth).toBe(0);
+  });
+
   it('runs keys added ahead on workers of their own, in their own order', async () => {
     const clock = new FakeClock();
     const h = controlledHandler();
