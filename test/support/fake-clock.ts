@@ -38,6 +38,11 @@ export class FakeClock implements QueueTimers {
   get timers(): number {
     return this.pending.size;
   }
+
+  /** Whether a timer is set to fire at `at`. */
+  firesAt(at: number): boolean {
+    return [...this.pending.values()].some((t) => t.at === at);
+  }
 }
 
 /** Let pending promise callbacks run. */

@@ -5,42 +5,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { logger } from '../../../../lib/log.ts';
-import type { QueueTimers } from '../../../../lib/queue.ts';
+import { FakeClock } from '../../../support/fake-clock.ts';
 import { DeliveryEngine } from '../../../../operator/delivery/engine.ts';
 import type { Receipt, ReceiptBook, RoundOutcome, Sink } from '../../../../operator/delivery/sink.ts';
 import type { NotificationFacts } from '../../../../operator/notify/facts.ts';
 import { notificationRequest } from '../../../../operator/notify/types/index.ts';
 
-/** Timers that fire only when the test moves the clock. */
-class FakeClock implements QueueTimers {
-  at = 0;
-  #timers = new Map<number, { at: number; fn: () => void }>();
-  #next = 1;
-  now = () => this.at;
-  setTimeout = (fn: () => void, ms: number) => {
-    const id = this.#next++;
-    this.#timers.set(id, { at: this.at + ms, fn });
-    return id;
-  };
-  clearTimeout = (handle: unknown) => void this.#timers.delete(handle as number);
-  /** Resolves once a timer is set to fire at `at` (the engine set its wait). */
-  async timerAt(at: number): Promise<void> {
-    while (![...this.#timers.values()].some((t) => t.at === at))
-      await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-
-  /** Moves the clock by `ms`, firing what comes due on the way, in order. */
-  advance(ms: number): void {
-    const until = this.at + ms;
-    for (;;) {
-      const due = [...this.#timers].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.#timers.delete(due[0]);
-      this.at = Math.max(this.at, due[1].at);
-      due[1].fn();
-    }
-    this.at = until;
-  }
+/** Resolves once the engine has set a timer to fire at `at` (its wait is booked). */
+async function timerAt(at: number): Promise<void> {
+  while (!clock.firesAt(at)) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 interface Hit {
@@ -67,7 +40,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '';
-      hits.push({ path, at: clock.at, body: JSON.parse(Buffer.concat(chunks).toString()) });
+      hits.push({ path, at: clock.now(), body: JSON.parse(Buffer.concat(chunks).toString()) });
       const answer = answers.get(path)?.shift() ?? { status: 200 };
       const reply = () => {
         res.writeHead(answer.status, answer.headers ?? {});
@@ -168,7 +141,7 @@ const quiet = logger.child({}, { level: 'silent' });
 const engineOn = (sink: Sink, workers?: number) =>
   new DeliveryEngine([sink], {
     log: quiet,
-    now: () => new Date(clock.at),
+    now: () => new Date(clock.now()),
     fetch,
     timers: clock,
     ...(workers ? { workers } : {}),
@@ -186,7 +159,7 @@ describe('the delivery engine', () => {
     expect(hits.filter((h) => h.path === '/team-a')).toHaveLength(1);
     expect(b!.at).toBe(0);
     expect(b!.body.namespace).toBe('team-b');
-    await clock.timerAt(900_000);
+    await timerAt(900_000);
     clock.advance(899_000);
     expect(hits.filter((h) => h.path === '/team-a')).toHaveLength(1);
     clock.advance(1000);
@@ -256,7 +229,7 @@ describe('the delivery engine', () => {
     const engine = engineOn(sink);
     engine.resume();
     await hitsAt('/team-c', 1);
-    await clock.timerAt(1000); // the second try, 1 s later (back-off)
+    await timerAt(1000); // the second try, 1 s later (back-off)
     clock.advance(1000);
     await waitForOutcomes(outcomes, 1);
     expect(outcomes[0]).toEqual([
@@ -271,7 +244,7 @@ describe('the delivery engine', () => {
       },
     ]);
     // A change meanwhile waits for the back-off; an edit that asks for it now does not.
-    await clock.timerAt(61_000);
+    await timerAt(61_000);
     owe('team-c');
     clock.advance(59_000);
     expect(hits.filter((h) => h.path === '/team-c')).toHaveLength(2);
@@ -286,7 +259,7 @@ describe('the delivery engine', () => {
     });
     // The second failed round waits 2 min (from 60 s: the turn booked at 61 s books it again).
     clock.advance(1000);
-    await clock.timerAt(180_000);
+    await timerAt(180_000);
     clock.advance(119_000);
     await waitForOutcomes(outcomes, 3);
     expect(outcomes[2]![1]).toMatchObject({ ok: true });
