@@ -199,6 +199,17 @@ const PROJECT_CHECKS: Check[] = [
     ['spec', 'repository', 'url'],
   ]),
   {
+    // A preview runs pull requests' code in a copy of that Environment's Deployment (its env,
+    // its Secrets): as much as deploying there.
+    name: 'previewEnvironment',
+    ...deployTo(['spec', 'previews', 'environmentRef', 'name']),
+    message: mayNotDeploy('Project', 'previewEnvironment', 'spec.previews.environmentRef'),
+    // Letting forks in widens who decides what runs there.
+    context: [['spec', 'previews', 'forks']],
+  },
+  // The Ingress of every preview would serve it.
+  secretCheck('Project', 'previewTls', 'spec.previews.tlsSecretRef', [['spec', 'previews', 'host']]),
+  {
     // Where the project's code comes from decides what each of its Environments runs.
     name: 'repository',
     ...reference(['spec', 'repository', 'url']),

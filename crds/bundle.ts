@@ -10,7 +10,7 @@ import {
   type KindDefinition,
 } from './common.ts';
 
-export const triggerTypes = ['Manual', 'Webhook', 'Upload', 'Rollback'] as const;
+export const triggerTypes = ['Manual', 'Webhook', 'Upload', 'Rollback', 'PullRequest'] as const;
 
 export const bundlePhases = [
   'Pending',
@@ -41,6 +41,10 @@ export const bundleSpec = z
               .regex(/^[a-f0-9]{7,64}$/)
               .meta({ description: 'Commit to build.' }),
             branch: z.string().max(255).optional().meta({ description: 'Branch the commit was pushed to.' }),
+            fetchRef: z.string().min(1).max(255).optional().meta({
+              description:
+                "A ref of the repository the commit is fetched from when the server will not give it by id (a pull request's refs/pull/<n>/head).",
+            }),
           })
           .optional()
           .meta({ description: "Build a commit of the project's repository." }),
@@ -159,10 +163,14 @@ export const bundleSpec = z
       .object({
         type: z.enum(triggerTypes).meta({
           description:
-            'Manual (made by a person), Webhook (a push), Upload (upload.sh) or Rollback (reuses an earlier bundle).',
+            'Manual (made by a person), Webhook (a push), Upload (upload.sh), Rollback (reuses an earlier bundle) or PullRequest (the head commit of a Preview).',
         }),
         provider: z.enum(providers).optional().meta({ description: 'The git provider whose push made it.' }),
         webhookRef: localRef().optional().meta({ description: 'The Webhook whose branch matched.' }),
+        previewRef: localRef().optional().meta({
+          description:
+            'The Preview (trigger PullRequest) this bundle builds; it is not deployed to an environment.',
+        }),
         deliveryId: z
           .string()
           .max(256)

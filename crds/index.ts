@@ -32,6 +32,7 @@ import {
   type statusPageStatus,
 } from './status.ts';
 import { Webhook, webhookReasons, type webhookSpec, type webhookStatus } from './webhook.ts';
+import { Preview, previewReasons, type previewSpec, type previewStatus } from './preview.ts';
 
 export * from './common.ts';
 export * from './bundle.ts';
@@ -39,8 +40,19 @@ export * from './environment.ts';
 export * from './project.ts';
 export * from './status.ts';
 export * from './webhook.ts';
+export * from './preview.ts';
+export * from './previews-settings.ts';
 
-export const kinds = [Project, Environment, Webhook, Bundle, StatusPage, StatusComponent, StatusNotice];
+export const kinds = [
+  Project,
+  Environment,
+  Webhook,
+  Bundle,
+  Preview,
+  StatusPage,
+  StatusComponent,
+  StatusNotice,
+];
 
 /** Every kind's condition reasons, as its docs section in docs/resources.md must list them. */
 export const reasonsByKind = {
@@ -49,6 +61,7 @@ export const reasonsByKind = {
   Environment: environmentReasons,
   Webhook: webhookReasons,
   Bundle: bundleReasons,
+  Preview: previewReasons,
   // Ready's, then WebhooksDelivered's (spec.webhooks).
   StatusPage: [...statusPageReasons, ...statusWebhookReasons],
   StatusComponent: statusComponentReasons,
@@ -60,6 +73,7 @@ export type ProjectObject = Obj<typeof projectSpec, typeof projectStatus>;
 export type EnvironmentObject = Obj<typeof environmentSpec, typeof environmentStatus>;
 export type WebhookObject = Obj<typeof webhookSpec, typeof webhookStatus>;
 export type BundleObject = Obj<typeof bundleSpec, typeof bundleStatus>;
+export type PreviewObject = Obj<typeof previewSpec, typeof previewStatus>;
 export type StatusPageObject = Obj<typeof statusPageSpec, typeof statusPageStatus>;
 export type StatusComponentObject = Obj<typeof componentSpec, typeof componentStatus>;
 export type StatusNoticeObject = Obj<typeof noticeSpec, typeof noticeStatus>;

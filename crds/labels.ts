@@ -11,6 +11,11 @@ export const LABEL_WEBHOOK = 'slipway.dev/webhook';
 export const LABEL_TRIGGER = 'slipway.dev/trigger';
 export const LABEL_STEP = 'slipway.dev/step';
 /**
+ * On a Preview's bundles and on the objects that serve it (its Deployment's pods are selected by
+ * this label alone, so no Service of the environment it copies ever reaches them): the Preview.
+ */
+export const LABEL_PREVIEW = 'slipway.dev/preview';
+/**
  * On a build Job and its pods, which run in the build namespace (docs/adr/0004): the namespace
  * and uid of the bundle they build. Owner references cannot cross namespaces; only the operator
  * creates Jobs there, so these labels stand in for one.

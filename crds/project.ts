@@ -11,6 +11,7 @@ import {
   timestamp,
   type KindDefinition,
 } from './common.ts';
+import { previewsSettings } from './previews-settings.ts';
 
 /** What a notification receiver can be sent (docs/notifications.md). */
 export const notificationTypes = ['generic', 'generic-hmac', 'slack', 'msteams', 'discord'] as const;
@@ -110,6 +111,7 @@ export const projectSpec = z.object({
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
     }),
+  previews: previewsSettings.optional(),
   bundleHistoryLimit: z.number().int().min(1).max(1000).default(20).meta({
     description: 'Finished bundles to keep; older ones are deleted (never one an environment runs).',
   }),

@@ -4,7 +4,10 @@
 // Slipway made them (a push, an upload), whose names are Slipway's to take. Anyone else is
 // refused at admission, cluster admins included: Slipway's own identities are a parameter of the
 // policy, a ConfigMap listing their user names, one a line (the chart's ServiceAccounts).
+// Previews are Slipway's too, made from pull requests: people may change spec.approvedCommit
+// alone, and only with the verb approve on previews (it builds a fork's code).
 import { GROUP } from './common.ts';
+import { previewSpec } from './preview.ts';
 
 export const WRITERS_POLICY = 'slipway-writers';
 /** The ConfigMap (the policy's parameter) listing Slipway's identities under `users`. */
@@ -50,6 +53,12 @@ export function writersPolicy() {
             resources: ['*/status'],
           },
           { apiGroups: [GROUP], apiVersions: ['*'], operations: ['CREATE'], resources: ['bundles'] },
+          {
+            apiGroups: [GROUP],
+            apiVersions: ['*'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['previews'],
+          },
         ],
       },
       variables: [
@@ -62,11 +71,21 @@ export function writersPolicy() {
         { name: 'slipway', expression: 'request.userInfo.username in variables.writers' },
         // An empty subResource is left out of the request, so has() comes first.
         { name: 'status', expression: "has(request.subResource) && request.subResource == 'status'" },
+        { name: 'bundle', expression: "!variables.status && request.resource.resource == 'bundles'" },
+        { name: 'preview', expression: "!variables.status && request.resource.resource == 'previews'" },
         {
           name: 'trigger',
           expression:
-            '!variables.status && has(object.spec) && has(object.spec.trigger) && ' +
+            'variables.bundle && has(object.spec) && has(object.spec.trigger) && ' +
             "has(object.spec.trigger.type) ? object.spec.trigger.type : ''",
+        },
+        // A Preview's spec as Slipway delivered it is unchanged (spec.approvedCommit aside).
+        { name: 'deliveredSpecKept', expression: deliveredSpecKept() },
+        {
+          name: 'approvalChanged',
+          expression:
+            "variables.preview && request.operation == 'UPDATE' && " +
+            `(${fieldOf('object', 'approvedCommit')}) != (${fieldOf('oldObject', 'approvedCommit')})`,
         },
       ],
       validations: [
@@ -78,7 +97,7 @@ export function writersPolicy() {
           reason: 'Forbidden',
         },
         {
-          expression: `variables.status || !object.metadata.name.matches('${PUSH_NAME_PATTERN}') || variables.slipway`,
+          expression: `!variables.bundle || !object.metadata.name.matches('${PUSH_NAME_PATTERN}') || variables.slipway`,
           messageExpression:
             `'Bundle ' + object.metadata.name + ': a name ending in - and 12 hexadecimal digits is that of a ` +
             `push or upload, which Slipway alone names; choose another name. Only the identities of Slipway${whoMay}`,
@@ -92,9 +111,43 @@ export function writersPolicy() {
             `Rollback bundle instead (kubectl slipway build, rollback). Only the identities of Slipway${whoMay}`,
           reason: 'Forbidden',
         },
+        {
+          expression:
+            "!variables.preview || variables.slipway || (request.operation == 'UPDATE' && variables.deliveredSpecKept)",
+          messageExpression:
+            `'Preview ' + object.metadata.name + ': a Preview is made and kept by Slipway from the pull ` +
+            `request; only spec.approvedCommit may be changed (kubectl slipway preview approve). Only the identities of Slipway${whoMay}`,
+          reason: 'Forbidden',
+        },
+        {
+          expression:
+            '!variables.approvalChanged || variables.slipway || ' +
+            `authorizer.group('${GROUP}').resource('previews').namespace(request.namespace).name(object.metadata.name).check('approve').allowed()`,
+          messageExpression:
+            `'Preview ' + object.metadata.name + ': approving a pull request builds its code with the ` +
+            `settings of the project, so spec.approvedCommit needs the verb approve on previews.${GROUP} in namespace ' + ` +
+            `request.namespace + ', which ' + request.userInfo.username + ' does not have.'`,
+          reason: 'Forbidden',
+        },
       ],
     },
   };
+}
+
+/** CEL: the value of `spec.<field>` of `root` as a string ('' when absent), for comparing old and new. */
+function fieldOf(root: 'object' | 'oldObject', field: string): string {
+  return `has(${root}.spec.${field}) ? string(${root}.spec.${field}) : ''`;
+}
+
+/** CEL: every field of a Preview's spec but approvedCommit is as it was. */
+function deliveredSpecKept(): string {
+  const fields = Object.keys(previewSpec.shape).filter((f) => f !== 'approvedCommit');
+  return fields
+    .map(
+      (f) =>
+        `(has(object.spec.${f}) == has(oldObject.spec.${f}) && (!has(object.spec.${f}) || object.spec.${f} == oldObject.spec.${f}))`,
+    )
+    .join(' && ');
 }
 
 export function writersBinding(namespace = WRITERS_NAMESPACE) {

@@ -113,6 +113,39 @@ export function kubeClients(kc: KubeConfig) {
     coordination: kc.makeApiClient(CoordinationV1Api),
     events: kc.makeApiClient(EventsV1Api),
     rbac: kc.makeApiClient(RbacAuthorizationV1Api),
+    apply: serverSideApply(kc),
+  };
+}
+
+/** The plural resource of each built-in kind the operator applies. */
+const APPLIED_KINDS: Record<string, string> = {
+  Deployment: 'deployments',
+  Service: 'services',
+  Ingress: 'ingresses',
+};
+
+/** The field manager of everything the operator applies (`kubectl get -o yaml --show-managed-fields`). */
+export const FIELD_MANAGER = 'slipway';
+
+/**
+ * Server-side apply of a whole object Slipway owns (a preview's Deployment, Service, Ingress):
+ * created when missing, else brought to exactly these fields, taking them from other managers.
+ */
+export function serverSideApply(kc: KubeConfig) {
+  return async <
+    T extends { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } },
+  >(
+    object: T,
+  ): Promise<T> => {
+    const plural = APPLIED_KINDS[object.kind ?? ''];
+    const { name, namespace } = object.metadata ?? {};
+    if (!plural || !name || !namespace)
+      throw new Error(`cannot apply a ${object.kind} without a name and namespace`);
+    const group = object.apiVersion === 'v1' ? '/api/v1' : `/apis/${object.apiVersion}`;
+    const path =
+      `${group}/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}` +
+      `?fieldManager=${FIELD_MANAGER}&force=true`;
+    return jsonRequest<T>(kc, HttpMethod.PATCH, path, object, 'application/apply-patch+yaml');
   };
 }
 export type KubeClients = ReturnType<typeof kubeClients>;
@@ -121,7 +154,14 @@ export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePa
 const MERGE_PATCH = 'application/merge-patch+json';
 
 export type KindName =
-  'Project' | 'Environment' | 'Webhook' | 'Bundle' | 'StatusPage' | 'StatusComponent' | 'StatusNotice';
+  | 'Project'
+  | 'Environment'
+  | 'Webhook'
+  | 'Bundle'
+  | 'Preview'
+  | 'StatusPage'
+  | 'StatusComponent'
+  | 'StatusNotice';
 
 export function kindDefinition(kind: KindName): KindDefinition {
   const def = kinds.find((k) => k.kind === kind);

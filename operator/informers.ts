@@ -4,6 +4,7 @@ import type { KubeConfig, KubernetesObject, V1Deployment, V1Job, V1Pod } from '@
 import type {
   BundleObject,
   EnvironmentObject,
+  PreviewObject,
   ProjectObject,
   StatusComponentObject,
   StatusNoticeObject,
@@ -34,6 +35,8 @@ export const INDEX = {
   deployment: 'deployment',
   webhook: 'webhook',
   bundle: 'bundle',
+  /** A bundle by the Preview it builds (trigger.previewRef). */
+  preview: 'preview',
   /**
    * A bundle that has not finished, by its project or its environment: what watches.ts enqueues
    * when something they wait on changes, without a walk over every finished bundle (a project
@@ -76,6 +79,8 @@ export interface OperatorInformers {
   environments: Informer<Cached<EnvironmentObject>>;
   webhooks: Informer<Cached<WebhookObject>>;
   bundles: Informer<Cached<BundleObject>>;
+  /** Pull requests' previews, by project. */
+  previews: Informer<Cached<PreviewObject>>;
   /** Backup Jobs, in the bundles' namespaces. */
   jobs: Informer<V1Job>;
   /** Build Jobs, in the build namespace; INDEX.project keys are the bundles' namespaces. */
@@ -137,7 +142,14 @@ export function createInformers(
       isFinished(b) ? [] : ref(b, b.spec?.deploy?.environmentRef?.name),
     )
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
-    .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)));
+    .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)))
+    .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name));
+  const previews = new Informer<Cached<PreviewObject>>(
+    kc,
+    kindPath('Preview', namespace),
+    log,
+    shard,
+  ).addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name));
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
   const unfinishedJobs = `${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`;
   const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {
@@ -190,6 +202,7 @@ export function createInformers(
     environments,
     webhooks,
     bundles,
+    previews,
     jobs,
     buildJobs,
     deployments,
@@ -207,6 +220,7 @@ export function allInformers(i: OperatorInformers): Array<Informer<KubernetesObj
     i.environments,
     i.webhooks,
     i.bundles,
+    i.previews,
     i.jobs,
     i.buildJobs,
     i.deployments,

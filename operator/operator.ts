@@ -25,6 +25,8 @@ import { PageEntryReconciler, StatusPageReconciler } from './status-page/control
 import { PageIds } from './status-page/page-ids.ts';
 import { watchStatusPageEntries } from './status-page/watches.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
+import { PreviewReconciler } from './preview/controller.ts';
+import { watchForPreviews } from './preview/watches.ts';
 import { DeliveryEngine } from './delivery/engine.ts';
 import { sinks } from './sinks.ts';
 import type { QueueTimers } from '../lib/queue.ts';
@@ -49,6 +51,7 @@ export class Operator {
     environments: Controller;
     webhooks: Controller;
     bundles: Controller;
+    previews: Controller;
     statusPages: Controller;
     statusComponents: Controller;
     statusNotices: Controller;
@@ -120,6 +123,7 @@ export class Operator {
       environments: new Controller('environment', new EnvironmentReconciler(ctx), config.workers, log),
       webhooks: new Controller('webhook', new WebhookReconciler(ctx), config.workers, log),
       bundles: new Controller('bundle', new BundleReconciler(ctx, this.bundleLifecycle), config.workers, log),
+      previews: new Controller('preview', new PreviewReconciler(ctx), config.workers, log),
       statusPages: new Controller('statuspage', new StatusPageReconciler(ctx), config.workers, log),
       statusComponents: new Controller(
         'statuscomponent',
@@ -138,6 +142,7 @@ export class Operator {
     watchForEnvironments(ctx, this.controllers.environments);
     watchForWebhooks(ctx, this.controllers.webhooks);
     watchForBundles(ctx, this.controllers.bundles);
+    watchForPreviews(ctx, this.controllers.previews);
     watchStatusPageEntries(
       informers,
       this.controllers.statusComponents,
@@ -243,6 +248,7 @@ export class Operator {
       [this.controllers.environments, informers.environments],
       [this.controllers.webhooks, informers.webhooks],
       [this.controllers.bundles, informers.bundles],
+      [this.controllers.previews, informers.previews],
       [this.controllers.statusPages, informers.statusPages],
       [this.controllers.statusComponents, informers.statusComponents],
       [this.controllers.statusNotices, informers.statusNotices],

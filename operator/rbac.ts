@@ -30,6 +30,36 @@ export const operatorRules: readonly PolicyRule[] = [
   },
   {
     apiGroups: ['slipway.dev'],
+    resources: ['previews'],
+    verbs: ['get', 'list', 'watch', 'delete'],
+    why: "an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours",
+  },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['previews/status'],
+    verbs: ['patch'],
+    why: "a preview's phase, URL, bundle and conditions",
+  },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['previews/finalizers'],
+    verbs: ['update'],
+    why: 'owner references with blockOwnerDeletion on the bundles and copies a Preview owns',
+  },
+  {
+    apiGroups: [''],
+    resources: ['services'],
+    verbs: ['list', 'create', 'patch'],
+    why: "a preview's copies of the Services that select its environment's pods (server-side apply)",
+  },
+  {
+    apiGroups: ['networking.k8s.io'],
+    resources: ['ingresses'],
+    verbs: ['create', 'patch'],
+    why: "a preview's Ingress for its host (server-side apply)",
+  },
+  {
+    apiGroups: ['slipway.dev'],
     resources: ['environments'],
     verbs: ['deploy'],
     why: 'the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback',
@@ -85,8 +115,8 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: ['apps'],
     resources: ['deployments'],
-    verbs: ['get', 'list', 'watch', 'patch'],
-    why: "watch rollouts; set the environment container's image and the bundle annotation",
+    verbs: ['get', 'list', 'watch', 'create', 'patch'],
+    why: "watch rollouts; set the environment container's image and the bundle annotation; a preview's copy of its environment's Deployment (server-side apply)",
   },
   {
     apiGroups: ['events.k8s.io'],

@@ -2,12 +2,16 @@
 // X-Forgejo-Event); X-Gitea-Signature is the hex HMAC-SHA256 of the body with the hook's secret.
 // For compatibility Gitea also sends GitHub's headers (X-GitHub-Event, X-Hub-Signature-256), so
 // this module is asked before GitHub's (registry.ts): a Gitea delivery is Gitea's.
-// The push payload has GitHub's shape (ref, after, head_commit).
+// The push and pull_request payloads have GitHub's shape (ref, after, head_commit; pull_request).
 // https://docs.gitea.com/usage/webhooks
-import { githubStatusBody, parseGitHubStylePush } from './github.ts';
+import { githubStatusBody, parseGitHubStyleDelivery } from './github.ts';
 import { headerValue, type ProviderModule, type RequestHeaders } from './provider.ts';
-import { JSON_HEADERS, repositoryLocation, trimSlash } from './report.ts';
+import { issueComments, JSON_HEADERS, repositoryLocation, trimSlash } from './report.ts';
 import { hexHmacMatches } from './signatures.ts';
+
+function giteaHeaders(token: string): Record<string, string> {
+  return { ...JSON_HEADERS, accept: 'application/json', authorization: `token ${token}` };
+}
 
 const event = (headers: RequestHeaders): string | undefined =>
   headerValue(headers, 'x-gitea-event') ?? headerValue(headers, 'x-forgejo-event');
@@ -26,7 +30,7 @@ export const gitea: ProviderModule<'gitea'> = {
       secret,
     ),
   parse: (headers, body) =>
-    parseGitHubStylePush(
+    parseGitHubStyleDelivery(
       { provider: 'gitea', title: 'Gitea', event: event(headers) ?? '' },
       headerValue(headers, 'x-gitea-delivery') ?? headerValue(headers, 'x-forgejo-delivery'),
       body,
@@ -46,9 +50,10 @@ export const gitea: ProviderModule<'gitea'> = {
     commitStatus: (target, commit, token, status) => ({
       method: 'POST',
       url: `${target.apiUrl}/repos/${target.repository}/statuses/${commit}`,
-      headers: { ...JSON_HEADERS, accept: 'application/json', authorization: `token ${token}` },
+      headers: giteaHeaders(token),
       body: githubStatusBody(status),
     }),
+    comment: issueComments(giteaHeaders),
   },
   form: {
     where: 'Repository → Settings → Webhooks → Add webhook → Gitea (Forgejo: Forgejo)',
@@ -57,7 +62,10 @@ export const gitea: ProviderModule<'gitea'> = {
       ['HTTP method', 'POST'],
       ['POST content type', 'application/json'],
       ['Secret', secret],
-      ['Trigger on', 'Push events'],
+      [
+        'Trigger on',
+        'Custom events: Push, and for previews Pull Request, Pull Request Labeled and Pull Request Synchronized',
+      ],
       ['Branch filter', '* (Slipway matches branches itself)'],
       ['Also', 'Active'],
     ],

@@ -11,8 +11,26 @@ import {
   readPayload,
 } from './payload.ts';
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
-import { clip, idField, JSON_HEADERS, repositoryLocation, trimSlash, type CommitStatus } from './report.ts';
+import {
+  clip,
+  idField,
+  issueComments,
+  JSON_HEADERS,
+  repositoryLocation,
+  trimSlash,
+  type CommitStatus,
+} from './report.ts';
 import { hmacSignatureMatches } from './signatures.ts';
+import { parseGitHubStylePullRequest } from './github-pull-request.ts';
+
+function githubHeaders(token: string): Record<string, string> {
+  return {
+    ...JSON_HEADERS,
+    accept: 'application/vnd.github+json',
+    'x-github-api-version': '2022-11-28',
+    authorization: `Bearer ${token}`,
+  };
+}
 
 export const github: ProviderModule<'github'> = {
   name: 'github',
@@ -71,6 +89,7 @@ export const github: ProviderModule<'github'> = {
         },
       }),
     },
+    comment: issueComments(githubHeaders),
   },
   form: {
     where: 'Repository → Settings → Webhooks → Add webhook',
@@ -78,18 +97,11 @@ export const github: ProviderModule<'github'> = {
       ['Payload URL', url],
       ['Content type', 'application/json (not the form-encoded default)'],
       ['Secret', secret],
-      ['Which events', 'Just the push event'],
+      ['Which events', 'Let me select individual events: Pushes, and Pull requests for previews'],
       ['Also', 'SSL verification on; Active'],
     ],
   },
 };
-
-const githubHeaders = (token: string) => ({
-  ...JSON_HEADERS,
-  accept: 'application/vnd.github+json',
-  'x-github-api-version': '2022-11-28',
-  authorization: `Bearer ${token}`,
-});
 
 /** GitHub's commit status body, which Gitea takes too: its states are GitHub's. */
 export function githubStatusBody(status: CommitStatus): Record<string, string> {
@@ -109,15 +121,18 @@ const pushPayload = z.object({
 });
 
 export function parseGitHub(headers: RequestHeaders, body: Buffer): ParsedDelivery {
-  return parseGitHubStylePush(
+  return parseGitHubStyleDelivery(
     { provider: 'github', title: 'GitHub', event: headerValue(headers, 'x-github-event') ?? '' },
     headerValue(headers, 'x-github-delivery'),
     body,
   );
 }
 
-/** A push in GitHub's payload shape, which Gitea sends too: one ref, its new commit, the head commit. */
-export function parseGitHubStylePush(
+/**
+ * A delivery in GitHub's payload shape, which Gitea sends too: a push (one ref, its new commit,
+ * the head commit) or a pull_request (github-pull-request.ts).
+ */
+export function parseGitHubStyleDelivery(
   source: { provider: 'github' | 'gitea'; title: string; event: string },
   delivery: string | undefined,
   body: Buffer,
@@ -125,8 +140,13 @@ export function parseGitHubStylePush(
   const base = { provider: source.provider, deliveryId: deliveryId(delivery) };
   const payload = decodeJson(body);
   if (source.event === 'ping') return { ...base, kind: 'ignored', reason: 'ping' };
+  if (source.event === 'pull_request') return parseGitHubStylePullRequest(source, base.deliveryId, payload);
   if (source.event !== 'push')
-    return { ...base, kind: 'ignored', reason: `${source.title} event '${source.event}' is not a push` };
+    return {
+      ...base,
+      kind: 'ignored',
+      reason: `${source.title} event '${source.event}' is not a push or pull_request`,
+    };
 
   const push = readPayload(pushPayload, payload, `${source.title} push`);
   const ref = classifyRef(push.ref);

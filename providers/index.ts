@@ -17,5 +17,6 @@ export {
   type DeliverySource,
   type ParsedDelivery,
   type ProviderModule,
+  type PullRequestState,
   type RequestHeaders,
 } from './provider.ts';

@@ -63,6 +63,37 @@ export interface ReportApi {
   commitStatus(target: ReportTarget, commit: string, token: string, status: CommitStatus): OutboundRequest;
   /** Providers with deployments report rollouts as those instead of a commit status. */
   readonly deployment?: DeploymentApi;
+  /** One comment on a pull request (a preview's), made once and then edited in place. */
+  readonly comment?: CommentApi;
+}
+
+/** A comment on pull request `number`: made once (its id read with `idOf`), then edited. */
+export interface CommentApi {
+  create(target: ReportTarget, number: number, token: string, body: string): OutboundRequest;
+  idOf(answer: unknown): string | undefined;
+  update(target: ReportTarget, number: number, id: string, token: string, body: string): OutboundRequest;
+}
+
+/**
+ * Comments as GitHub's issue comments API takes them, which Gitea's follows: a pull request is
+ * an issue there. https://docs.github.com/rest/issues/comments, https://docs.gitea.com/api (issueCreateComment).
+ */
+export function issueComments(headers: (token: string) => Record<string, string>): CommentApi {
+  return {
+    create: (target, number, token, body) => ({
+      method: 'POST',
+      url: `${target.apiUrl}/repos/${target.repository}/issues/${number}/comments`,
+      headers: headers(token),
+      body: { body },
+    }),
+    idOf: idField,
+    update: (target, _number, id, token, body) => ({
+      method: 'PATCH',
+      url: `${target.apiUrl}/repos/${target.repository}/issues/comments/${encodeURIComponent(id)}`,
+      headers: headers(token),
+      body: { body },
+    }),
+  };
 }
 
 /** The host and path segments of a clone URL, without `.git`, user info or port. */

@@ -5,6 +5,7 @@
 // Every Bundle Slipway creates is owned by its Project, so deleting the Project deletes its
 // history with it (the garbage collector does it) and a new Project of the same name never
 // resumes an old bundle.
+import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { API_VERSION, type BundleObject } from '../crds/index.ts';
 import { withoutControlCharacters } from './text.ts';
@@ -95,4 +96,20 @@ export function nameStamp(now: Date): string {
     .toISOString()
     .replace(/[-:TZ.]/g, '')
     .slice(0, 14);
+}
+
+const HASH_LENGTH = 12;
+
+/**
+ * A name Slipway alone gives (the slipway-writers policy reserves the pattern): `<project>-<12 hex>`
+ * of a hash of what makes the build the same (a push's webhook and commit, a preview's head commit).
+ */
+export function bundleName(projectName: string, seed: string): string {
+  const hash = createHash('sha256').update(seed).digest('hex').slice(0, HASH_LENGTH);
+  const prefix = projectName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, 63 - HASH_LENGTH - 1)
+    .replace(/^-+|-+$/g, '');
+  return prefix ? `${prefix}-${hash}` : `bundle-${hash}`;
 }

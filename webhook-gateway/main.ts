@@ -8,7 +8,7 @@ import { logger } from '../lib/log.ts';
 import { counter, histogram } from '../lib/metrics.ts';
 import { collectOrphanArchives } from './archive/collector.ts';
 import { ARCHIVE_GC_GRACE_MS, ARCHIVE_GC_INTERVAL_MS, ARCHIVE_TMP_MAX_AGE_MS } from './limits.ts';
-import { bundleWriter, ClusterAdapter } from './cluster-adapter.ts';
+import { bundleWriter, ClusterAdapter, previewWriter } from './cluster-adapter.ts';
 import { createArchiveStore, loadArchiveStoreConfig } from './archive/store-config.ts';
 import { createGatewayServer } from './index.ts';
 
@@ -69,6 +69,7 @@ const server = createGatewayServer({
   buildLogs: cluster.buildLogs,
   buildNamespace: env.SLIPWAY_BUILD_NAMESPACE,
   createBundles: bundleWriter(slipwayApi(kc), cluster.bundleByName),
+  writePreview: previewWriter(slipwayApi(kc)),
   archiveStore: store,
   archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,
   archiveSigningKey: env.SLIPWAY_ARCHIVE_URL_KEY,

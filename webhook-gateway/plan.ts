@@ -1,13 +1,13 @@
 // Decides which Bundles a push or an upload creates. Pure: the HTTP layer gathers the inputs and
 // writes the result. Names are deterministic, so a redelivery maps to the same names and the
 // API server's "already exists" is how a duplicate is recognised.
-import { createHash } from 'node:crypto';
 import type { BundleObject, Provider, WebhookObject } from '../crds/index.ts';
-import { newBundle } from '../rules/new-bundle.ts';
+import { bundleName, newBundle } from '../rules/new-bundle.ts';
 import { matchesBranch } from './matching.ts';
 import type { BranchChange } from '../providers/index.ts';
 
 export { LABEL_PROJECT, LABEL_TRIGGER, LABEL_WEBHOOK } from '../crds/labels.ts';
+export { bundleName } from '../rules/new-bundle.ts';
 
 export interface PlanProject {
   namespace: string;
@@ -52,8 +52,6 @@ export type Plan =
   | { outcome: 'ignored'; reason: string }
   | { outcome: 'unprocessable'; code: 'no_manual_bundle' | 'manual_bundle_incomplete'; message: string };
 
-const MAX_NAME_LENGTH = 63;
-const NAME_HASH_LENGTH = 12;
 const MAX_COMMENT_LENGTH = 4096;
 
 export function planBundles(input: PlanInput): Plan {
@@ -172,17 +170,6 @@ export function otherBuild(existing: BundleObject, planned: BundleObject): strin
   if (differ.length === 0) return undefined;
   const shown = (f: typeof was) => differ.map((k) => `${k} ${f[k] || '(none)'}`).join(', ');
   return `Bundle ${planned.metadata.name} already exists in namespace ${planned.metadata.namespace} for another build (${shown(was)}; this delivery: ${shown(wanted)})`;
-}
-
-/** `<project>-<12 hex>`, a DNS label of at most 63 characters. */
-export function bundleName(projectName: string, seed: string): string {
-  const hash = createHash('sha256').update(seed).digest('hex').slice(0, NAME_HASH_LENGTH);
-  const prefix = projectName
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .slice(0, MAX_NAME_LENGTH - NAME_HASH_LENGTH - 1)
-    .replace(/^-+|-+$/g, '');
-  return prefix ? `${prefix}-${hash}` : `bundle-${hash}`;
 }
 
 function compareNames(a: string, b: string): number {

@@ -29,6 +29,12 @@ export const gatewayBuildNamespaceRules: readonly PolicyRule[] = [
 export const gatewayRules: readonly PolicyRule[] = [
   {
     apiGroups: ['slipway.dev'],
+    resources: ['previews'],
+    verbs: ['get', 'create', 'patch', 'delete'],
+    why: "a pull request's Preview: made when it opens, its head commit and labels updated on each delivery (read first when it exists), deleted when it closes",
+  },
+  {
+    apiGroups: ['slipway.dev'],
     resources: ['projects', 'webhooks', 'bundles'],
     verbs: ['list', 'watch'],
     why: 'informers: projects by slug, their webhooks and their latest manual bundle',

@@ -106,6 +106,7 @@ function fetchEnv(
     env.push(
       { name: 'GIT_URL', value: project.spec.repository?.url ?? '' },
       { name: 'GIT_COMMIT', value: source.git.commit },
+      ...(source.git.fetchRef ? [{ name: 'GIT_FETCH_REF', value: source.git.fetchRef }] : []),
     );
   return env;
 }

@@ -181,7 +181,10 @@ export class ProjectReconciler implements Reconciler {
     const { informers, slipway, events, log } = this.ctx;
     const { namespace, name } = project.metadata;
     const key = objectKey(namespace, name);
-    const bundles = informers.bundles.byIndex(INDEX.project, key);
+    // A preview's bundles go with it (preview/controller.ts keeps them few).
+    const bundles = informers.bundles
+      .byIndex(INDEX.project, key)
+      .filter((b) => b.spec.trigger.type !== 'PullRequest');
     if (bundles.filter(isFinished).length <= project.spec.bundleHistoryLimit) return;
     const environments = informers.environments.byIndex(INDEX.project, key);
     const keep = protectedBundles(bundles, environments, (env) =>

@@ -11,6 +11,7 @@ export type StatusWriterName =
   | 'environment'
   | 'webhook'
   | 'bundle'
+  | 'preview'
   | 'status-page'
   /** The delivery engine's sinks: provider reports, notifications, status page subscribers. */
   | 'report'
@@ -43,6 +44,7 @@ export const STATUS_OWNERS: Record<KindName, KindOwners> = {
   Environment: { owner: 'environment' },
   Webhook: { owner: 'webhook' },
   Bundle: { owner: 'bundle', fields: { reported: 'report', notified: 'notify' } },
+  Preview: { owner: 'preview' },
   StatusPage: {
     owner: 'status-page',
     fields: { webhooks: 'subscribers' },
@@ -58,6 +60,7 @@ export const WRITER_FOLDERS: Record<StatusWriterName, readonly string[]> = {
   environment: ['operator/environment/'],
   webhook: ['operator/webhook/'],
   bundle: ['operator/bundle/'],
+  preview: ['operator/preview/'],
   'status-page': ['operator/status-page/'],
   report: ['operator/report/'],
   notify: ['operator/notify/'],

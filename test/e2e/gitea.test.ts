@@ -4,19 +4,20 @@
 // builds, the rollout serves the pushed page; and Gitea's API then shows the commit's statuses
 // going pending → success, linking to the bundle, and a signed notification says it was deployed.
 // A push that cannot build shows failure there, is notified as BuildFailed, and leaves the last
-// good page serving.
+// good page serving. A pull request with the preview label is built and served at its own host
+// through the node's ingress controller, follows a push, and is removed when it is merged.
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationNamespace } from './support/restricted.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BundleObject } from '../../crds/index.ts';
+import type { BundleObject, PreviewObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
-import { testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
+import { kubectl, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
 import { gitIn, startGitea, type Gitea } from '../support/gitea.ts';
 import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
 import { track } from './support/leftovers.ts';
@@ -63,6 +64,18 @@ async function push(files: Record<string, string | null>, message: string): Prom
   }
   await git('commit', '-qm', message);
   await git('push', '-q', gitea.pushUrl('site'), 'main');
+  return git('rev-parse', 'HEAD');
+}
+
+/** Commits `files` and pushes them to `branch` of Gitea's repository; the new commit. */
+async function pushTo(branch: string, files: Record<string, string>, message: string): Promise<string> {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(work, path, '..'), { recursive: true });
+    writeFileSync(join(work, path), content);
+    await git('add', path);
+  }
+  await git('commit', '-qm', message);
+  await git('push', '-q', gitea.pushUrl('site'), branch);
   return git('rev-parse', 'HEAD');
 }
 
@@ -257,5 +270,114 @@ describe('Gitea hosting the repository, on a real node', () => {
       notified.find((n) => n.body.bundle === bundle.metadata.name),
     );
     expect(news).toMatchObject({ signed: true, body: { event: 'BuildFailed', commit: v3 } });
+  });
+});
+
+/** What the node's ingress controller serves for `host` at /: status and body. */
+function throughIngress(host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: node.ingress.port, path: '/', headers: { host }, timeout: 10_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(chunks).toString('utf8')}`));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('a preview of a Gitea pull request, on a real node', () => {
+  const host = 'pr-1.site.preview.test';
+  const preview = () => api.get<PreviewObject>('Preview', ns.name, 'site-pr-1');
+  const served = (page: string) =>
+    waitFor(
+      `${host} to serve ${page.trim()}`,
+      async () => ((await throughIngress(host).catch(() => '')) === `200 ${page}` ? true : undefined),
+      300_000,
+      1_000,
+    );
+
+  it$(
+    'a pull request with the label is built from refs/pull/1/head and served at its host through the Ingress',
+    async () => {
+      await apply({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'site-staging' },
+        spec: {
+          selector: { app: 'site-staging' },
+          ports: [{ name: 'http', port: 80, targetPort: web.port }],
+        },
+      });
+      // Previews on, as a user turns them on (kubectl patch keeps the rest of the spec).
+      await kubectl([
+        'patch',
+        'project',
+        'site',
+        '-n',
+        ns.name,
+        '--type=merge',
+        '-p',
+        JSON.stringify({
+          spec: {
+            previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.{project}.preview.test' },
+          },
+        }),
+      ]);
+      // The webhook now also sends pull-request events, as docs/previews.md says to tick them.
+      const [hook] = await gitea.api<Array<{ id: number }>>('GET', `/repos/${gitea.user}/site/hooks`);
+      await gitea.api('PATCH', `/repos/${gitea.user}/site/hooks/${hook!.id}`, {
+        events: ['push', 'pull_request', 'pull_request_label', 'pull_request_sync'],
+      });
+      const label = await gitea.api<{ id: number }>('POST', `/repos/${gitea.user}/site/labels`, {
+        name: 'preview',
+        color: '#00aabb',
+      });
+      await git('checkout', '-qb', 'feature');
+      const head = await pushTo('feature', { 'web/index.html': '<h1>Preview one</h1>\n' }, 'Try a new page');
+      await gitea.api('POST', `/repos/${gitea.user}/site/pulls`, {
+        head: 'feature',
+        base: 'main',
+        title: 'A new page',
+        labels: [label.id],
+      });
+      await served('<h1>Preview one</h1>\n');
+      const ready = await preview();
+      expect(ready.spec).toMatchObject({
+        number: 1,
+        headCommit: head,
+        fetchRef: 'refs/pull/1/head',
+        fork: false,
+      });
+      expect(ready.status).toMatchObject({ phase: 'Ready', url: `http://${host}`, deployedCommit: head });
+      // Staging still serves main.
+      expect(await staging()).toBe('200 <h1>Gitea v2</h1>\n');
+    },
+  );
+
+  it$('a push to the pull request replaces the preview; merging it removes everything', async () => {
+    const head = await pushTo('feature', { 'web/index.html': '<h1>Preview two</h1>\n' }, 'Better page');
+    await served('<h1>Preview two</h1>\n');
+    expect((await preview()).status?.deployedCommit).toBe(head);
+    await gitea.api('POST', `/repos/${gitea.user}/site/pulls/1/merge`, { Do: 'merge' });
+    await waitFor(
+      'the preview and its Deployment, Service and Ingress to go',
+      async () => {
+        const { stdout } = await kubectl([
+          'get',
+          'previews,deployments,services,ingresses',
+          '-n',
+          ns.name,
+          '-o',
+          'name',
+        ]);
+        return /pr-1/.test(stdout) ? undefined : true;
+      },
+      60_000,
+    );
+    expect(await throughIngress(host)).not.toMatch(/^200/);
   });
 });

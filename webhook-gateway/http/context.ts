@@ -6,7 +6,14 @@ import type { ArchiveStore } from '../archive/store.ts';
 import { AUTH_FAILURE_LIMIT_PER_CLIENT } from '../limits.ts';
 import { renderUploadScript } from '../upload-script.ts';
 import { AuthFailureLimiter, type AuthFailureOptions } from './auth-failures.ts';
-import type { BuildLogs, CreateBundles, GatewayLogger, ProjectBySlug, RequestObservation } from './ports.ts';
+import type {
+  BuildLogs,
+  CreateBundles,
+  GatewayLogger,
+  ProjectBySlug,
+  RequestObservation,
+  WritePreview,
+} from './ports.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 
 export interface GatewayDependencies {
@@ -16,6 +23,8 @@ export interface GatewayDependencies {
   archiveBaseUrl?: string;
   projectBySlug: ProjectBySlug;
   createBundles: CreateBundles;
+  /** Pull-request deliveries: makes, updates or removes Previews. Without it they are answered 503. */
+  writePreview?: WritePreview;
   archiveStore: ArchiveStore;
   archiveLimits?: Partial<ArchiveLimits>;
   /** Enables GET /archives/{key}?expires=…&signature=… (see signArchiveUrl). */
@@ -44,6 +53,7 @@ export interface GatewayContext {
   archiveBaseUrl: string;
   projectBySlug: ProjectBySlug;
   createBundles: CreateBundles;
+  writePreview: WritePreview | undefined;
   store: ArchiveStore;
   limits: ArchiveLimits;
   archiveSigningKey: string | Buffer | undefined;
@@ -72,6 +82,7 @@ export function gatewayContext(deps: GatewayDependencies, maxConcurrentUploads: 
     archiveBaseUrl: (deps.archiveBaseUrl ?? deps.publicBaseUrl).replace(/\/+$/, ''),
     projectBySlug: deps.projectBySlug,
     createBundles: deps.createBundles,
+    writePreview: deps.writePreview,
     store: deps.archiveStore,
     limits: archiveLimits(deps.archiveLimits),
     archiveSigningKey: deps.archiveSigningKey,

@@ -1,4 +1,4 @@
-// POST /hooks/{slug}/{token}: a git provider's push notification.
+// POST /hooks/{slug}/{token}: a git provider's push or pull-request notification.
 // Order of checks: 413 → 503 → 404 → 503 → 415 → 401 → 400 → action; a failed authentication
 // (404 or 401) becomes 429 once the client failed too often.
 import { HOOK_BODY_TIMEOUT_MS, MAX_DELIVERY_BRANCH_CHANGES, MAX_HOOK_BODY_BYTES } from '../limits.ts';
@@ -14,6 +14,7 @@ import {
 } from '../../providers/index.ts';
 import { isWebhookToken } from '../token.ts';
 import { applyPlan } from './apply-plan.ts';
+import { applyPullRequest } from './previews.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { admitProjectRequest, authFailure } from './guards.ts';
@@ -67,6 +68,10 @@ export async function handleHook(
     exchange.observation.result = 'ignored';
     exchange.log.reason = delivery.reason;
     sendJson(exchange, 202, { result: 'ignored', reason: delivery.reason });
+    return;
+  }
+  if (delivery.kind === 'pull-request') {
+    await applyPullRequest(ctx, exchange, project, delivery.provider, delivery.pullRequest);
     return;
   }
   if (delivery.changes.length > MAX_DELIVERY_BRANCH_CHANGES)

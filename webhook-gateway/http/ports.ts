@@ -1,6 +1,12 @@
 // What the gateway needs from the rest of Slipway. The lead backs these with informer caches and
 // the Kubernetes API; tests back them with in-memory fakes.
-import type { BundleObject, Provider, WebhookObject } from '../../crds/index.ts';
+import type {
+  BundleObject,
+  PreviewObject,
+  PreviewsSettings,
+  Provider,
+  WebhookObject,
+} from '../../crds/index.ts';
 import type { PodLogs } from '../../lib/pod-logs.ts';
 
 /** A project as the gateway sees it, found by its slug. */
@@ -24,6 +30,8 @@ export interface ProjectLookup {
   latestManualBundle: BundleObject | undefined;
   /** Bundles the project pruned lately (rules/pruned-bundles.ts): a delivery making one again is a duplicate. */
   prunedBundles?: ReadonlySet<string>;
+  /** spec.previews: pull requests are previewed only when set. */
+  previews?: Partial<PreviewsSettings>;
 }
 
 /** Rejects with SecretUnavailableError when the project's webhook secret cannot be read now. */
@@ -45,6 +53,14 @@ export interface BundleCreation {
  * unavailable: with a PartialCreationError when some of them were created before that.
  */
 export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<BundleCreation[]>;
+
+/** Make or update a Preview (its delivered spec), or remove one. */
+export type PreviewChange =
+  { kind: 'apply'; preview: PreviewObject } | { kind: 'remove'; namespace: string; name: string };
+/** `unchanged`: the Preview already says what the delivery does; `absent`: there was none to remove. */
+export type PreviewWriteResult = 'created' | 'updated' | 'unchanged' | 'removed' | 'absent';
+/** Rejects when the API is unavailable. */
+export type WritePreview = (change: PreviewChange) => Promise<PreviewWriteResult>;
 
 /** The logs of the pods of build Job `job` in `namespace` (the build namespace) labelled with the bundle's uid. */
 export type BuildLogs = (namespace: string, job: string, bundleUid: string) => Promise<PodLogs[]>;
@@ -79,7 +95,7 @@ export interface RequestObservation {
   durationSeconds: number;
   /** For hooks: the recognised provider. */
   provider?: string;
-  /** created | duplicate | ignored | rejected (an error response). */
+  /** created | duplicate | ignored | rejected (an error response); for pull requests also updated | unchanged | removed. */
   result?: string;
 }
 

@@ -18,6 +18,26 @@
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
   verbs: ["create","delete","patch"]
+# an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours
+- apiGroups: ["slipway.dev"]
+  resources: ["previews"]
+  verbs: ["get","list","watch","delete"]
+# a preview's phase, URL, bundle and conditions
+- apiGroups: ["slipway.dev"]
+  resources: ["previews/status"]
+  verbs: ["patch"]
+# owner references with blockOwnerDeletion on the bundles and copies a Preview owns
+- apiGroups: ["slipway.dev"]
+  resources: ["previews/finalizers"]
+  verbs: ["update"]
+# a preview's copies of the Services that select its environment's pods (server-side apply)
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["list","create","patch"]
+# a preview's Ingress for its host (server-side apply)
+- apiGroups: ["networking.k8s.io"]
+  resources: ["ingresses"]
+  verbs: ["create","patch"]
 # the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback
 - apiGroups: ["slipway.dev"]
   resources: ["environments"]
@@ -54,10 +74,10 @@
 - apiGroups: ["rbac.authorization.k8s.io"]
   resources: ["roles","rolebindings"]
   verbs: ["get","create","update","delete"]
-# watch rollouts; set the environment container's image and the bundle annotation
+# watch rollouts; set the environment container's image and the bundle annotation; a preview's copy of its environment's Deployment (server-side apply)
 - apiGroups: ["apps"]
   resources: ["deployments"]
-  verbs: ["get","list","watch","patch"]
+  verbs: ["get","list","watch","create","patch"]
 # an Event for every step (patch bumps the count of a repeated event)
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
@@ -106,6 +126,10 @@
 
 {{/* webhook-gateway/rbac.ts: cluster-wide, or in watchNamespace when it is set. */}}
 {{- define "slipway.gateway.rules" -}}
+# a pull request's Preview: made when it opens, its head commit and labels updated on each delivery (read first when it exists), deleted when it closes
+- apiGroups: ["slipway.dev"]
+  resources: ["previews"]
+  verbs: ["get","create","patch","delete"]
 # informers: projects by slug, their webhooks and their latest manual bundle
 - apiGroups: ["slipway.dev"]
   resources: ["projects","webhooks","bundles"]

@@ -116,7 +116,9 @@ describe('kubectl slipway', () => {
     expect(hidden.stdout).toMatch(/GitHub: Repository → Settings → Webhooks → Add webhook/);
     expect(hidden.stdout).toContain(`Payload URL:   ${masked}`);
     expect(hidden.stdout).toMatch(/Content type: +application\/json/);
-    expect(hidden.stdout).toMatch(/Which events: +Just the push event/);
+    expect(hidden.stdout).toMatch(
+      /Which events: +Let me select individual events: Pushes, and Pull requests/,
+    );
     expect(hidden.stdout).toMatch(/Secret: +<hidden: add --show-secret>/);
     expect(hidden.stdout).not.toContain(secret);
     expect(hidden.stdout).not.toContain(token);

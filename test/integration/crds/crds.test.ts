@@ -90,8 +90,10 @@ describe('valid objects of every kind', () => {
   it('are explained field by field by `kubectl explain`', async () => {
     const trigger = (await kubectl(['explain', 'bundle.spec.trigger.type'])).stdout;
     expect(trigger).toMatch(
-      /Manual \(made by a person\), Webhook \(a push\), Upload \(upload.sh\) or Rollback/,
+      /Manual \(made by a person\), Webhook \(a push\), Upload \(upload.sh\), Rollback\s+\(reuses\s+an\s+earlier\s+bundle\)\s+or\s+PullRequest/,
     );
+    const preview = (await kubectl(['explain', 'preview.spec.approvedCommit'])).stdout;
+    expect(preview).toMatch(/kubectl\s+slipway\s+preview\s+approve/);
     const status = (await kubectl(['explain', 'statusnotice.status'])).stdout;
     expect(status).toMatch(/What the operator observed and did/);
     expect(status).toMatch(/beganAt/);

@@ -15,7 +15,7 @@ import { loadConfig } from '../../../operator/config.ts';
 import { Operator } from '../../../operator/operator.ts';
 import { asLocalController } from '../../../scripts/cluster/writers.ts';
 import { TEST_RECEIVERS } from '../operator/support.ts';
-import { bundleWriter, ClusterAdapter } from '../../../webhook-gateway/cluster-adapter.ts';
+import { bundleWriter, ClusterAdapter, previewWriter } from '../../../webhook-gateway/cluster-adapter.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { kubectl, waitFor } from '../../support/cluster.ts';
 import { withToken } from '../../../rules/webhook-url.ts';
@@ -49,6 +49,7 @@ export async function startGatewayAndOperator(
     projectBySlug: cluster.projectBySlug,
     bundleByName: cluster.bundleByName,
     createBundles: bundleWriter(slipwayApi(kc), cluster.bundleByName),
+    writePreview: previewWriter(slipwayApi(kc)),
     archiveStore: new FilesystemArchiveStore(archiveDir),
     isReady: () => cluster.synced(),
     archiveSigningKey: archiveUrlKey,

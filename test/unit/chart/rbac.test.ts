@@ -153,7 +153,7 @@ describe('chart RBAC', () => {
     expect(rules.flatMap((r) => r.resources ?? [])).not.toContain('secrets');
   });
 
-  it('lets the gateway create bundles (deploying where their Webhook says) and only read everything else, without Events', () => {
+  it('lets the gateway create bundles (deploying where their Webhook says) and write previews, and only read everything else, without Events', () => {
     const { of } = rbac(template());
     const rendered = of('gateway')
       .filter((b) => b.scope !== 'slipway-builds')
@@ -161,6 +161,10 @@ describe('chart RBAC', () => {
     expect(rendered.filter((g) => !/ (get|list|watch)$/.test(g))).toEqual([
       'slipway.dev/bundles create',
       'slipway.dev/environments deploy',
+      // A pull request's Preview: made, updated and removed from its deliveries.
+      'slipway.dev/previews create',
+      'slipway.dev/previews delete',
+      'slipway.dev/previews patch',
     ]);
     expect(rendered.filter((g) => /\/events /.test(g))).toEqual([]);
   });

@@ -52,6 +52,7 @@ const headings: Record<keyof typeof reasonsByKind, string> = {
   Environment: '## Environment',
   Webhook: '## Webhook',
   Bundle: '## Bundle',
+  Preview: '## Preview',
   StatusPage: '### StatusPage',
   StatusComponent: '### StatusComponent',
   StatusNotice: '### StatusNotice',

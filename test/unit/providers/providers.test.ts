@@ -435,7 +435,10 @@ describe('parsing', () => {
 
   it('ignores events that are not pushes, naming the event', () => {
     const result = parseDelivery('github', { 'x-github-event': 'issues' }, Buffer.from('{}'));
-    expect(result).toMatchObject({ kind: 'ignored', reason: "GitHub event 'issues' is not a push" });
+    expect(result).toMatchObject({
+      kind: 'ignored',
+      reason: "GitHub event 'issues' is not a push or pull_request",
+    });
     const gitlab = parseDelivery('gitlab', { 'x-gitlab-event': 'Merge Request Hook' }, Buffer.from('{}'));
     expect(gitlab).toMatchObject({
       kind: 'ignored',

@@ -60,6 +60,7 @@ describe('the writers of each status', () => {
     expect(Object.keys(STATUS_OWNERS).sort()).toEqual([
       'Bundle',
       'Environment',
+      'Preview',
       'Project',
       'StatusComponent',
       'StatusNotice',

@@ -1,0 +1,184 @@
+// What serves a preview, made from its environment's objects: a copy of the Deployment, of each
+// Service that selects its pods, and an Ingress for the preview's host. Pure: the controller
+// applies what these return. The copies select their pods by the preview's own label alone, so
+// no Service of the environment ever sends its traffic to a preview, and every copy is owned by
+// the Preview: deleting it removes them (the garbage collector does).
+import type { V1Deployment, V1Ingress, V1OwnerReference, V1Service } from '@kubernetes/client-node';
+import { API_VERSION, type PreviewObject, type PreviewsSettings } from '../../crds/index.ts';
+import {
+  ANNOTATION_BUNDLE,
+  LABEL_PREVIEW,
+  LABEL_PROJECT,
+  MANAGED_BY,
+  labelValue,
+} from '../../crds/labels.ts';
+import { previewObjectName } from '../../rules/preview-names.ts';
+import { MANAGER } from '../names.ts';
+
+export interface PreviewSource {
+  preview: PreviewObject;
+  settings: Pick<PreviewsSettings, 'ingressClassName' | 'tlsSecretRef'>;
+  deployment: V1Deployment;
+  /** The environment's container that runs the built image. */
+  container: string;
+  /** The built image, by digest, and the bundle that built it. */
+  image: string;
+  bundle: string;
+  host: string;
+}
+
+/** The controller reference of what a Preview owns: it goes with the Preview. */
+export function ownedByPreview(
+  preview: PreviewObject,
+): Required<
+  Pick<V1OwnerReference, 'apiVersion' | 'kind' | 'name' | 'uid' | 'controller' | 'blockOwnerDeletion'>
+> {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Preview',
+    name: preview.metadata.name,
+    uid: preview.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** The labels of everything that serves the preview; the pods are selected by the first alone. */
+export function previewLabels(preview: PreviewObject): Record<string, string> {
+  return {
+    [LABEL_PREVIEW]: labelValue(preview.metadata.name),
+    [LABEL_PROJECT]: labelValue(preview.spec.projectRef.name),
+    [MANAGED_BY]: MANAGER,
+  };
+}
+
+const selectorOf = (preview: PreviewObject) => ({ [LABEL_PREVIEW]: labelValue(preview.metadata.name) });
+
+function metadata(name: string, source: PreviewSource, extra: Record<string, string> = {}) {
+  return {
+    name,
+    namespace: source.preview.metadata.namespace,
+    labels: previewLabels(source.preview),
+    annotations: { [ANNOTATION_BUNDLE]: source.bundle, ...extra },
+    ownerReferences: [ownedByPreview(source.preview)],
+  };
+}
+
+/** The Deployment's copy: one replica, the built image, its own labels and selector. */
+export function deploymentCopy(source: PreviewSource): V1Deployment {
+  const { deployment, preview } = source;
+  const template = structuredClone(deployment.spec?.template ?? {});
+  const containers = (template.spec?.containers ?? []).map((c) =>
+    c.name === source.container ? { ...c, image: source.image } : c,
+  );
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: metadata(previewObjectName(deployment.metadata?.name ?? '', preview.spec.number), source),
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: selectorOf(preview) },
+      ...(deployment.spec?.progressDeadlineSeconds
+        ? { progressDeadlineSeconds: deployment.spec.progressDeadlineSeconds }
+        : {}),
+      template: {
+        metadata: {
+          // Not the environment's labels: its Services and NetworkPolicies select by them.
+          labels: previewLabels(preview),
+          annotations: { ...template.metadata?.annotations, [ANNOTATION_BUNDLE]: source.bundle },
+        },
+        spec: { ...template.spec, containers },
+      },
+    },
+  };
+}
+
+/** Whether `service` sends traffic to the pods of `deployment` (its selector matches their labels). */
+export function selectsPods(service: V1Service, deployment: V1Deployment): boolean {
+  const selector = service.spec?.selector;
+  const labels = deployment.spec?.template?.metadata?.labels ?? {};
+  if (!selector || Object.keys(selector).length === 0) return false;
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+/** A Service's copy: its ports, ClusterIP, selecting the preview's pods. */
+export function serviceCopy(source: PreviewSource, service: V1Service): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: metadata(previewObjectName(service.metadata?.name ?? '', source.preview.spec.number), source),
+    spec: {
+      type: 'ClusterIP',
+      selector: selectorOf(source.preview),
+      ports: (service.spec?.ports ?? []).map((p) => ({
+        ...(p.name ? { name: p.name } : {}),
+        port: p.port,
+        ...(p.targetPort !== undefined ? { targetPort: p.targetPort } : {}),
+        protocol: p.protocol ?? 'TCP',
+        ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+      })),
+    },
+  };
+}
+
+/** The Ingress of the preview's host, to the first copied Service's first port. */
+export function ingressFor(source: PreviewSource, service: V1Service): V1Ingress {
+  const port = service.spec?.ports?.[0];
+  const { settings } = source;
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: metadata(
+      previewObjectName(source.preview.spec.projectRef.name, source.preview.spec.number),
+      source,
+    ),
+    spec: {
+      ...(settings.ingressClassName ? { ingressClassName: settings.ingressClassName } : {}),
+      ...(settings.tlsSecretRef
+        ? { tls: [{ hosts: [source.host], secretName: settings.tlsSecretRef.name }] }
+        : {}),
+      rules: [
+        {
+          host: source.host,
+          http: {
+            paths: [
+              {
+                path: '/',
+                pathType: 'Prefix',
+                backend: {
+                  service: {
+                    name: service.metadata?.name ?? '',
+                    port: port?.name ? { name: port.name } : { number: port?.port ?? 80 },
+                  },
+                },
+              },
+            ],
+          },
+        },
+      ],
+    },
+  };
+}
+
+const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
+
+/** previews.host with its placeholders filled, or why it is not a host name. */
+export function previewHost(
+  template: string,
+  values: { number: number; branch: string; project: string; namespace: string },
+): { host: string } | { problem: string } {
+  const branch =
+    values.branch
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .slice(0, 40)
+      .replace(/^-+|-+$/g, '') || 'branch';
+  const host = template
+    .replaceAll('{number}', String(values.number))
+    .replaceAll('{branch}', branch)
+    .replaceAll('{project}', values.project)
+    .replaceAll('{namespace}', values.namespace);
+  if (!DNS_NAME.test(host))
+    return { problem: `previews.host ${template} gives ${host}, which is not a host name` };
+  return { host };
+}

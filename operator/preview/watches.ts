@@ -1,0 +1,32 @@
+// What makes the Preview controller look at a preview again: the preview itself (and, when one
+// goes, the project's others, which may now have a slot), its Project and previews Environment,
+// its bundles and the project's manual bundles (their build settings), and the Deployment copy
+// that serves it.
+import { objectKey } from '../../lib/informer.ts';
+import type { OperatorContext } from '../context.ts';
+import { INDEX } from '../informers.ts';
+import type { Controller } from '../reconcile/controller.ts';
+
+export function watchForPreviews(ctx: OperatorContext, controller: Controller): void {
+  const { informers } = ctx;
+  const ofProject = (namespace: string | undefined, project: string | undefined) => {
+    if (!namespace || !project) return;
+    for (const p of informers.previews.byIndex(INDEX.project, objectKey(namespace, project)))
+      controller.enqueue(p.metadata.namespace, p.metadata.name);
+  };
+  informers.previews.onEvent((p, type) => {
+    controller.enqueue(p.metadata.namespace, p.metadata.name);
+    if (type === 'delete') ofProject(p.metadata.namespace, p.spec?.projectRef?.name);
+  });
+  informers.projects.onEvent((p) => ofProject(p.metadata.namespace, p.metadata.name));
+  informers.environments.onEvent((e) => ofProject(e.metadata.namespace, e.spec?.projectRef?.name));
+  informers.bundles.onEvent((b) => {
+    const preview = b.spec?.trigger?.previewRef?.name;
+    if (preview) controller.enqueue(b.metadata.namespace, preview);
+    else if (b.spec?.trigger?.type === 'Manual') ofProject(b.metadata.namespace, b.spec.projectRef?.name);
+  });
+  informers.deployments.onEvent((d) => {
+    const owner = d.metadata?.ownerReferences?.find((o) => o.kind === 'Preview' && o.controller);
+    if (owner) controller.enqueue(d.metadata?.namespace, owner.name);
+  });
+}

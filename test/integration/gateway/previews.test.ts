@@ -1,0 +1,273 @@
+// Pull-request previews end to end on a real API server, with kwok playing the node: the real
+// GitHub and Gitea pull_request payloads (re-signed for the project's secret) reach the gateway
+// on a real port, and the Preview is made, built, served beside its environment, updated by a
+// push and removed when the pull request closes — what a user sees with kubectl.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CoreV1Api, NetworkingV1Api, type V1Deployment } from '@kubernetes/client-node';
+import type { BundleObject, PreviewObject } from '../../../crds/index.ts';
+import { LABEL_PREVIEW } from '../../../crds/labels.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
+import { logger } from '../../../lib/log.ts';
+import * as build from '../../support/builders.ts';
+import { createNamespace, kubectl, kubectlApply, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { loadFixture, resign } from '../../unit/webhook-gateway/support/fixtures.ts';
+import { clients, webDeployment } from '../operator/support.ts';
+import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
+
+const kc = testKubeConfig();
+const api = slipwayApi(kc);
+const core = kc.makeApiClient(CoreV1Api);
+const networking = kc.makeApiClient(NetworkingV1Api);
+const log = logger.child({ test: 'previews' }, { level: process.env.SLIPWAY_TEST_LOG_LEVEL ?? 'silent' });
+let ns: { name: string; remove: () => Promise<void> };
+let slipway: GatewayAndOperator;
+const hooks: Record<string, { url: string; secret: string }> = {};
+
+/** A real delivery of `fixture`, its body changed by `edit` (then signed as the provider would). */
+async function deliver(project: string, fixture: string, edit: (body: string) => string = (b) => b) {
+  const { headers, body } = loadFixture(`pull-requests/${fixture}`);
+  const edited = Buffer.from(edit(body.toString('utf8')));
+  const { url, secret } = hooks[project]!;
+  const res = await fetch(url, { method: 'POST', headers: resign(headers, edited, secret), body: edited });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+const preview = (name: string) => api.get<PreviewObject>('Preview', ns.name, name);
+const gone = async (read: () => Promise<unknown>) => {
+  try {
+    await read();
+    return false;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return true;
+    throw err;
+  }
+};
+
+async function previewReady(name: string, commit: string): Promise<PreviewObject> {
+  return waitFor(
+    `preview ${name} to serve ${commit.slice(0, 8)}`,
+    async () => {
+      const p = await preview(name);
+      return p.status?.phase === 'Ready' && p.status.deployedCommit === commit ? p : undefined;
+    },
+    90_000,
+  );
+}
+
+function previewSettings(extra: object) {
+  return { environmentRef: { name: 'staging' }, host: 'pr-{number}.{project}.preview.test', ...extra };
+}
+
+beforeAll(async () => {
+  ns = await createNamespace(kc, 'previews');
+  slipway = await startGatewayAndOperator(kc, ns.name, log);
+  const inNs = build.inNamespace(ns.name);
+  const suffix = ns.name.slice(-6);
+  await clients(kc).apps.createNamespacedDeployment({
+    namespace: ns.name,
+    body: webDeployment(ns.name, 'shop-web'),
+  });
+  await core.createNamespacedService({
+    namespace: ns.name,
+    body: {
+      metadata: { name: 'shop-web' },
+      spec: { selector: { app: 'shop-web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+    },
+  });
+  await kubectlApply([
+    build.project(
+      'gh',
+      inNs,
+      build.spec({
+        slug: `gh-${suffix}`,
+        provider: 'github',
+        repository: { url: 'https://github.com/Codertocat/Hello-World.git' },
+        previews: previewSettings({ trigger: 'Label', label: 'bug' }),
+      }),
+    ),
+    build.project(
+      'gt',
+      inNs,
+      build.spec({
+        slug: `gt-${suffix}`,
+        provider: 'gitea',
+        repository: { url: 'https://gitea.example.com/jcitizen/my-repo.git' },
+        previews: previewSettings({ trigger: 'Always' }),
+      }),
+    ),
+    build.environment('staging', inNs, build.spec({ projectRef: { name: 'gh' } })),
+    build.bundle('gh-manual', inNs, build.spec({ projectRef: { name: 'gh' } })),
+    build.bundle('gt-manual', inNs, build.spec({ projectRef: { name: 'gt' } })),
+  ]);
+  for (const project of ['gh', 'gt']) hooks[project] = await publishedWebhook(kc, ns.name, project);
+});
+
+afterAll(async () => {
+  await slipway?.stop();
+  await ns?.remove();
+});
+
+describe('pull-request previews', () => {
+  const first = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821';
+  const second = '1111111111111111111111111111111111111111';
+
+  it('a GitHub pull request carrying the label gets a Preview, built from refs/pull/2/head and served at its host', async () => {
+    const { status, body } = await deliver('gh', 'github-pull-request-opened');
+    expect(status).toBe(201);
+    expect(body).toEqual({ result: 'created', preview: { name: 'gh-pr-2', namespace: ns.name } });
+
+    const ready = await previewReady('gh-pr-2', first);
+    expect(ready.spec).toMatchObject({
+      projectRef: { name: 'gh' },
+      provider: 'github',
+      number: 2,
+      branch: 'changes',
+      targetBranch: 'master',
+      headCommit: first,
+      fetchRef: 'refs/pull/2/head',
+      author: 'Codertocat',
+      fork: false,
+      pullRequestUrl: 'https://github.com/Codertocat/Hello-World/pull/2',
+    });
+    expect(ready.status?.url).toBe('http://pr-2.gh.preview.test');
+    // As kubectl shows it.
+    const [header, row] = (await kubectl(['get', 'previews', '-n', ns.name])).stdout.trim().split('\n');
+    expect(header).toMatch(/NAME\s+PR\s+BRANCH\s+COMMIT\s+URL\s+READY\s+AGE/);
+    expect(row).toMatch(
+      new RegExp(`gh-pr-2\\s+2\\s+changes\\s+${first}\\s+http://pr-2.gh.preview.test\\s+True`),
+    );
+    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Served',
+    });
+
+    // The build: a PullRequest bundle of the head commit, fetched from the base repository's ref.
+    const bundle = await api.get<BundleObject>('Bundle', ns.name, ready.status!.bundle!);
+    expect(bundle.spec).toMatchObject({
+      source: { git: { commit: first, branch: 'changes', fetchRef: 'refs/pull/2/head' } },
+      trigger: { type: 'PullRequest', provider: 'github', previewRef: { name: 'gh-pr-2' } },
+      baseSoftware: { image: 'php:8.3-fpm' },
+    });
+    expect(bundle.spec.deploy).toBeUndefined();
+
+    // The copies: their own selector, the built image by digest, owned by the Preview.
+    const copy = await clients(kc).apps.readNamespacedDeployment({
+      name: 'shop-web-pr-2',
+      namespace: ns.name,
+    });
+    expect(copy.spec?.selector?.matchLabels).toEqual({ [LABEL_PREVIEW]: 'gh-pr-2' });
+    expect(copy.spec?.template?.metadata?.labels?.app).toBeUndefined();
+    expect(copy.spec?.template?.spec?.containers?.[0]?.image).toBe(bundle.status?.image);
+    expect(copy.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Preview', name: 'gh-pr-2', controller: true }),
+    ]);
+    const service = await core.readNamespacedService({ name: 'shop-web-pr-2', namespace: ns.name });
+    expect(service.spec?.selector).toEqual({ [LABEL_PREVIEW]: 'gh-pr-2' });
+    expect(service.spec?.ports?.[0]).toMatchObject({ name: 'http', port: 80, targetPort: 8080 });
+    const ingress = await networking.readNamespacedIngress({ name: 'gh-pr-2', namespace: ns.name });
+    expect(ingress.spec?.rules?.[0]).toMatchObject({
+      host: 'pr-2.gh.preview.test',
+      http: {
+        paths: [{ path: '/', backend: { service: { name: 'shop-web-pr-2', port: { name: 'http' } } } }],
+      },
+    });
+
+    // The environment's own Deployment and Service are untouched.
+    const source: V1Deployment = await clients(kc).apps.readNamespacedDeployment({
+      name: 'shop-web',
+      namespace: ns.name,
+    });
+    expect(source.spec?.template?.spec?.containers?.[0]?.image).toBe('registry.slipway.test:5000/base:old');
+    expect(
+      (await core.readNamespacedService({ name: 'shop-web', namespace: ns.name })).spec?.selector,
+    ).toEqual({
+      app: 'shop-web',
+    });
+  });
+
+  it('a redelivery changes nothing; a push to the pull request builds the new head and replaces the image', async () => {
+    expect(await deliver('gh', 'github-pull-request-opened')).toMatchObject({
+      status: 200,
+      body: { result: 'unchanged' },
+    });
+    const before = (await preview('gh-pr-2')).status!.bundle!;
+    const { status, body } = await deliver('gh', 'github-pull-request-synchronize', (b) =>
+      b.replaceAll(first, second),
+    );
+    expect(status).toBe(200);
+    expect(body.result).toBe('updated');
+    const ready = await previewReady('gh-pr-2', second);
+    expect(ready.status?.bundle).not.toBe(before);
+    const bundle = await api.get<BundleObject>('Bundle', ns.name, ready.status!.bundle!);
+    const copy = await clients(kc).apps.readNamespacedDeployment({
+      name: 'shop-web-pr-2',
+      namespace: ns.name,
+    });
+    expect(copy.spec?.template?.spec?.containers?.[0]?.image).toBe(bundle.status?.image);
+    // The bundle of the old head goes: a preview keeps only what it builds and serves.
+    await waitFor('the old head bundle to be pruned', async () =>
+      gone(() => api.get('Bundle', ns.name, before)),
+    );
+  });
+
+  it('closing the pull request removes the Preview and everything that served it', async () => {
+    const { status, body } = await deliver('gh', 'github-pull-request-closed-unmerged', (b) =>
+      b.replaceAll(first, second),
+    );
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ result: 'removed', reason: 'pull request #2 was closed' });
+    await waitFor('the preview and its copies to go', async () => {
+      const all = await Promise.all([
+        gone(() => preview('gh-pr-2')),
+        gone(() => clients(kc).apps.readNamespacedDeployment({ name: 'shop-web-pr-2', namespace: ns.name })),
+        gone(() => core.readNamespacedService({ name: 'shop-web-pr-2', namespace: ns.name })),
+        gone(() => networking.readNamespacedIngress({ name: 'gh-pr-2', namespace: ns.name })),
+      ]);
+      return all.every(Boolean) || undefined;
+    });
+    // And the environment's own objects stay.
+    await clients(kc).apps.readNamespacedDeployment({ name: 'shop-web', namespace: ns.name });
+    expect(await deliver('gh', 'github-pull-request-closed-unmerged')).toMatchObject({
+      status: 202,
+      body: { result: 'ignored' },
+    });
+  });
+
+  it('a pull request without the label gets no preview, and says why', async () => {
+    const { status, body } = await deliver('gh', 'github-pull-request-opened', (b) =>
+      b.replaceAll('"name": "bug"', '"name": "docs"'),
+    );
+    expect(status).toBe(202);
+    expect(body).toEqual({
+      result: 'ignored',
+      preview: { name: 'gh-pr-2', namespace: ns.name },
+      reason: 'pull request #2 does not carry the label bug',
+    });
+  });
+
+  it('Gitea: open makes a preview (trigger Always); a fork waits without a build; merge removes it', async () => {
+    expect(await deliver('gt', 'gitea-pull-request-opened')).toMatchObject({ status: 201 });
+    await previewReady('gt-pr-1', '2eba238e33607c1fa49253182e9fff42baafa1eb');
+
+    expect(await deliver('gt', 'gitea-pull-request-opened-fork')).toMatchObject({ status: 201 });
+    const fork = await waitFor('the fork preview to say why it waits', async () => {
+      const p = await preview('gt-pr-2');
+      return p.status?.phase === 'Waiting' ? p : undefined;
+    });
+    expect(fork.spec.fork).toBe(true);
+    expect(fork.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ForkNotAllowed',
+    });
+    const forkBundles = (await api.list<BundleObject>('Bundle', ns.name)).filter(
+      (b) => b.spec.trigger.previewRef?.name === 'gt-pr-2',
+    );
+    expect(forkBundles).toEqual([]);
+
+    expect(await deliver('gt', 'gitea-pull-request-merged')).toMatchObject({
+      status: 200,
+      body: { result: 'removed', reason: 'pull request #1 was merged' },
+    });
+    await waitFor('the Gitea preview to go', async () => (await gone(() => preview('gt-pr-1'))) || undefined);
+  });
+});

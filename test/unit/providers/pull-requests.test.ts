@@ -1,0 +1,183 @@
+// Pull-request deliveries of GitHub and Gitea, replayed from the real payloads in
+// fixtures/providers/pull-requests (provenance and field paths: SOURCES.md there).
+import { describe, expect, it } from '@jest/globals';
+import {
+  MalformedPayloadError,
+  parseDelivery,
+  recogniseProvider,
+  verifyDelivery,
+  type ParsedDelivery,
+} from '../../../providers/index.ts';
+import {
+  DOCUMENTED_SECRET,
+  TEST_SECRET,
+  loadFixture,
+  signedFixture,
+} from '../webhook-gateway/support/fixtures.ts';
+
+const fixture = (name: string) => `pull-requests/${name}`;
+
+function receive(name: string): ParsedDelivery {
+  const delivery = signedFixture(fixture(name));
+  const source = recogniseProvider(delivery.headers, delivery.body);
+  if (source === undefined || source === 'bitbucket-server') throw new Error(`${name}: not recognised`);
+  if (!verifyDelivery(source, delivery.headers, delivery.body, TEST_SECRET, source))
+    throw new Error(`${name}: not verified`);
+  return parseDelivery(source, delivery.headers, delivery.body);
+}
+
+const pr = (name: string) => {
+  const parsed = receive(name);
+  if (parsed.kind !== 'pull-request') throw new Error(`${name}: ${parsed.kind}`);
+  return parsed;
+};
+
+describe('GitHub pull_request deliveries', () => {
+  it('opened: the head commit, branches, labels, author, URL and the ref the base publishes the head under', () => {
+    expect(pr('github-pull-request-opened')).toEqual({
+      kind: 'pull-request',
+      provider: 'github',
+      deliveryId: 'da8e88d0-f9fa-5a68-951f-067125e7a081',
+      pullRequest: {
+        state: 'open',
+        action: 'opened',
+        number: 2,
+        title: 'Update the README with new information.',
+        branch: 'changes',
+        targetBranch: 'master',
+        headCommit: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
+        fetchRef: 'refs/pull/2/head',
+        author: 'Codertocat',
+        fork: false,
+        draft: false,
+        labels: ['bug'],
+        url: 'https://github.com/Codertocat/Hello-World/pull/2',
+      },
+    });
+  });
+
+  it('synchronize carries the new head; reopened and labeled are open with their labels', () => {
+    expect(pr('github-pull-request-synchronize').pullRequest).toMatchObject({
+      state: 'open',
+      action: 'synchronize',
+      headCommit: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
+    });
+    expect(pr('github-pull-request-reopened').pullRequest).toMatchObject({
+      state: 'open',
+      action: 'reopened',
+    });
+    expect(pr('github-pull-request-labeled').pullRequest).toMatchObject({
+      state: 'open',
+      action: 'labeled',
+      labels: ['bug'],
+    });
+  });
+
+  it('closed is merged or closed by pull_request.merged', () => {
+    expect(pr('github-pull-request-closed-merged').pullRequest).toMatchObject({
+      state: 'merged',
+      number: 62,
+      branch: 'anbraten-patch-3',
+      headCommit: expect.stringMatching(/^c88b9ee7/),
+    });
+    expect(pr('github-pull-request-closed-unmerged').pullRequest.state).toBe('closed');
+    expect(pr('github-pull-request-closed-unmerged-captured').pullRequest.state).toBe('closed');
+  });
+
+  it('a fork is told by repository ids (head.repo.fork is true for same-repository PRs of a forked repo too); its draft flag is read', () => {
+    expect(pr('github-pull-request-synchronize-fork').pullRequest).toMatchObject({
+      fork: true,
+      draft: true,
+      number: 305,
+      fetchRef: 'refs/pull/305/head',
+    });
+  });
+});
+
+describe('Gitea pull_request deliveries', () => {
+  it('opened, as Gitea sends it (its X-Gitea-* headers beside GitHub-compatible ones)', () => {
+    expect(pr('gitea-pull-request-opened')).toEqual({
+      kind: 'pull-request',
+      provider: 'gitea',
+      deliveryId: '1cbfd5b6-d670-579b-9003-15004f4e9b76',
+      pullRequest: {
+        state: 'open',
+        action: 'opened',
+        number: 1,
+        title: 'Add License File',
+        branch: 'feature',
+        targetBranch: 'master',
+        headCommit: '2eba238e33607c1fa49253182e9fff42baafa1eb',
+        fetchRef: 'refs/pull/1/head',
+        author: 'jcitizen',
+        fork: false,
+        draft: false,
+        labels: [],
+        url: 'https://try.gitea.io/jcitizen/my-repo/pulls/1',
+      },
+    });
+  });
+
+  it('synchronized (also the trimmed real delivery with repo_id only), reopened, closed and merged', () => {
+    expect(pr('gitea-pull-request-synchronized').pullRequest).toMatchObject({
+      state: 'open',
+      action: 'synchronized',
+    });
+    expect(pr('gitea-pull-request-synchronized-trimmed').pullRequest).toMatchObject({
+      state: 'open',
+      number: 2,
+      headCommit: '788ed8d02d3b7fcfcf6386dbcbca696aa1d4dc25',
+      labels: ['Kind/Bug', 'Kind/Security'],
+      fork: false,
+    });
+    expect(pr('gitea-pull-request-reopened').pullRequest.state).toBe('open');
+    expect(pr('gitea-pull-request-closed').pullRequest.state).toBe('closed');
+    expect(pr('gitea-pull-request-merged').pullRequest.state).toBe('merged');
+    expect(pr('gitea-pull-request-merged-captured').pullRequest.state).toBe('merged');
+  });
+
+  it('a fork by repo_id; label_updated carries the whole set of labels', () => {
+    expect(pr('gitea-pull-request-opened-fork').pullRequest).toMatchObject({
+      fork: true,
+      author: 'example2',
+    });
+    expect(pr('gitea-pull-request-label-updated-fork').pullRequest).toMatchObject({
+      action: 'label_updated',
+      fork: true,
+      labels: ['bug'],
+    });
+  });
+});
+
+describe('pull_request parsing', () => {
+  it('the published signatures verify with the documented secret', () => {
+    for (const name of ['github-pull-request-opened', 'gitea-pull-request-opened']) {
+      const delivery = loadFixture(fixture(name));
+      const source = recogniseProvider(delivery.headers, delivery.body)!;
+      expect(verifyDelivery(source, delivery.headers, delivery.body, DOCUMENTED_SECRET, undefined)).toBe(
+        true,
+      );
+    }
+  });
+
+  it('ignores actions that change nothing a preview shows, naming the action', () => {
+    const body = Buffer.from(JSON.stringify({ action: 'review_requested', number: 3, pull_request: {} }));
+    expect(parseDelivery('github', { 'x-github-event': 'pull_request' }, body)).toMatchObject({
+      kind: 'ignored',
+      reason: 'pull_request action review_requested changes nothing a preview shows',
+    });
+  });
+
+  it('a pull_request without a head commit is malformed, and the message names the field', () => {
+    const body = Buffer.from(
+      JSON.stringify({
+        action: 'opened',
+        number: 3,
+        pull_request: { state: 'open', head: { ref: 'x' }, base: { ref: 'main', sha: 'a'.repeat(40) } },
+      }),
+    );
+    const parse = () => parseDelivery('gitea', { 'x-gitea-event': 'pull_request' }, body);
+    expect(parse).toThrow(MalformedPayloadError);
+    expect(parse).toThrow(/pull_request\.head\.sha/);
+  });
+});
