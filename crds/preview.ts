@@ -69,6 +69,27 @@ export const previewStatus = z.object({
   lastPushAt: timestamp()
     .optional()
     .meta({ description: 'When Slipway first saw the current head commit (idleHours counts from it).' }),
+  reported: z
+    .array(
+      z.object({
+        id: z.string().meta({ description: 'What was reported: comment, or slipway/preview@<commit>.' }),
+        value: z
+          .string()
+          .optional()
+          .meta({ description: 'What the provider took (a state, a digest of the comment).' }),
+        remoteId: z
+          .string()
+          .max(64)
+          .optional()
+          .meta({ description: "The comment's id on the provider, edited in place." }),
+      }),
+    )
+    .max(8)
+    .optional()
+    .meta({
+      description:
+        'What the provider took for this pull request (Project spec.report): its one comment, edited in place, and the slipway/preview commit status.',
+    }),
   expiresAt: timestamp()
     .optional()
     .meta({ description: 'When the preview is removed unless a push comes first (previews.idleHours).' }),
@@ -113,5 +134,6 @@ export const previewReasons = [
   'ServiceNotFound',
   'BuildFailed',
   'RolloutFailed',
+  'Removed',
 ] as const;
 export type PreviewReason = (typeof previewReasons)[number];

@@ -31,8 +31,8 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: ['slipway.dev'],
     resources: ['previews'],
-    verbs: ['get', 'list', 'watch', 'delete'],
-    why: "an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours",
+    verbs: ['get', 'list', 'watch', 'patch', 'delete'],
+    why: "an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours; the finalizer slipway.dev/preview-comment, so a removal is told on the pull request first",
   },
   {
     apiGroups: ['slipway.dev'],

@@ -3,10 +3,12 @@
 import type { Sink, SinkDeps } from './delivery/sink.ts';
 import { notificationSink } from './notify/notification-sink.ts';
 import { providerReportSink } from './report/report-sink.ts';
+import { previewReportSink } from './report/preview-sink.ts';
 import { subscriberSink } from './subscribers/subscriber-sink.ts';
 
 export const sinks = (deps: SinkDeps): Sink[] => [
   providerReportSink(deps), // commit statuses and deployments on the git provider (Project spec.report)
+  previewReportSink(deps), // a preview's comment and slipway/preview status on its pull request (spec.report)
   notificationSink(deps), // how bundles ended (Project spec.notifications)
   subscriberSink(deps), // status page changes (StatusPage spec.webhooks)
 ];

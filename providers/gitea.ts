@@ -36,7 +36,8 @@ export const gitea: ProviderModule<'gitea'> = {
       body,
     ),
   report: {
-    token: 'an access token with the write:repository scope (Settings → Applications)',
+    token:
+      'an access token with the write:repository scope, and write:issue for previews (Settings → Applications)',
     target(url, apiUrl) {
       const at = repositoryLocation(url);
       if (!at || at.path.length !== 2) return `cannot read owner/repository from ${url}`;

@@ -44,7 +44,7 @@ export const github: ProviderModule<'github'> = {
   parse: (headers, body) => parseGitHub(headers, body),
   report: {
     token:
-      'a fine-grained token with "Commit statuses: write" on the repository, or a classic token with repo:status',
+      'a fine-grained token with "Commit statuses: write" on the repository (and "Pull requests: write" for previews), or a classic token with repo:status (repo for previews)',
     target(url, apiUrl) {
       const at = repositoryLocation(url);
       if (!at || at.path.length !== 2) return `cannot read owner/repository from ${url}`;

@@ -18,6 +18,7 @@ import { inShard } from '../shard.ts';
 import { decidePreview, type PreviewDecision, type PreviewStep } from './decide.ts';
 import { servePreview } from './serve.ts';
 import { ownedByPreview } from './copies.ts';
+import { RemovalTold } from './removal-told.ts';
 
 /** How soon a preview that waits on something not watched (a Service to copy) is looked at again. */
 const RECHECK_MS = 30_000;
@@ -25,17 +26,22 @@ const HOUR_MS = 3_600_000;
 
 export class PreviewReconciler implements Reconciler {
   private readonly ctx: OperatorContext;
+  /** The pull request hears of the removal before the Preview goes. */
+  private readonly told: RemovalTold;
 
   constructor(ctx: OperatorContext) {
     this.ctx = ctx;
+    this.told = new RemovalTold(ctx);
   }
 
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const { informers } = this.ctx;
     const preview = informers.previews.get(namespace, name);
-    if (!preview || preview.metadata.deletionTimestamp) return;
+    if (!preview) return;
     const project = informers.projects.get(namespace, preview.spec.projectRef.name);
     if (!inShard(this.ctx, project ?? preview)) return;
+    if (preview.metadata.deletionTimestamp) return this.told.removed(preview);
+    await this.told.keep(preview, project);
     const settings = project?.spec.previews;
     const environment = settings
       ? informers.environments.get(namespace, settings.environmentRef.name)

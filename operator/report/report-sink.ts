@@ -26,8 +26,8 @@ import { nextReport, type Reporting } from './report-deliveries.ts';
 
 const problem = (reason: ReportReason, message: string): Problem => ({ reason, message });
 
-/** Where a project's reports go, or why they cannot. */
-function whereTo(
+/** Where a project's reports go, or why they cannot (bundles' and previews'). */
+export function whereTo(
   project: ProjectObject,
 ): Omit<Reporting, 'bundle' | 'project' | 'commit' | 'token' | 'lane'> | Problem {
   const provider = projectProvider(project.spec);

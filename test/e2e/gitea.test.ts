@@ -136,7 +136,8 @@ beforeAll(
       // A token that may write commit statuses, made as a user makes one in Gitea's settings.
       const token = await gitea.api<{ sha1: string }>('POST', `/users/${gitea.user}/tokens`, {
         name: 'slipway',
-        scopes: ['write:repository'],
+        // Commit statuses; and comments on pull requests (issues), for previews.
+        scopes: ['write:repository', 'write:issue'],
       });
       await gitea.api('POST', '/user/repos', { name: 'site', default_branch: 'main' });
       await apply(
@@ -289,6 +290,19 @@ function throughIngress(host: string): Promise<string> {
   });
 }
 
+/** The comments on pull request 1, once one says `state` of `commit`. */
+function commentSaying(state: string, commit: string) {
+  return waitFor(`a comment on pull request 1 saying ${state} for ${commit.slice(0, 7)}`, async () => {
+    const comments = await gitea.api<Array<{ body: string }>>(
+      'GET',
+      `/repos/${gitea.user}/site/issues/1/comments`,
+    );
+    return comments.some((c) => c.body.includes(state) && c.body.includes(commit.slice(0, 12)))
+      ? comments
+      : undefined;
+  });
+}
+
 describe('a preview of a Gitea pull request, on a real node', () => {
   const host = 'pr-1.site.preview.test';
   const preview = () => api.get<PreviewObject>('Preview', ns.name, 'site-pr-1');
@@ -338,6 +352,7 @@ describe('a preview of a Gitea pull request, on a real node', () => {
       });
       await git('checkout', '-qb', 'feature');
       const head = await pushTo('feature', { 'web/index.html': '<h1>Preview one</h1>\n' }, 'Try a new page');
+      const opened = Date.now();
       await gitea.api('POST', `/repos/${gitea.user}/site/pulls`, {
         head: 'feature',
         base: 'main',
@@ -345,6 +360,7 @@ describe('a preview of a Gitea pull request, on a real node', () => {
         labels: [label.id],
       });
       await served('<h1>Preview one</h1>\n');
+      console.log(`pull request opened to preview served: ${((Date.now() - opened) / 1000).toFixed(1)} s`);
       const ready = await preview();
       expect(ready.spec).toMatchObject({
         number: 1,
@@ -355,6 +371,14 @@ describe('a preview of a Gitea pull request, on a real node', () => {
       expect(ready.status).toMatchObject({ phase: 'Ready', url: `http://${host}`, deployedCommit: head });
       // Staging still serves main.
       expect(await staging()).toBe('200 <h1>Gitea v2</h1>\n');
+      // Told on the pull request, in Gitea: one comment with the URL, and slipway/preview.
+      const [comment, ...more] = await commentSaying('ready', head);
+      expect(more).toEqual([]);
+      expect(comment!.body).toContain(`| URL | http://${host} |`);
+      const { all } = await statusesOf(head, (s) => s['slipway/preview']?.at(-1) === 'success');
+      expect(all.find((s) => s.context === 'slipway/preview' && s.status === 'success')!.target_url).toBe(
+        `http://${host}`,
+      );
     },
   );
 
@@ -362,6 +386,8 @@ describe('a preview of a Gitea pull request, on a real node', () => {
     const head = await pushTo('feature', { 'web/index.html': '<h1>Preview two</h1>\n' }, 'Better page');
     await served('<h1>Preview two</h1>\n');
     expect((await preview()).status?.deployedCommit).toBe(head);
+    // The same comment, edited in place.
+    expect(await commentSaying('ready', head)).toHaveLength(1);
     await gitea.api('POST', `/repos/${gitea.user}/site/pulls/1/merge`, { Do: 'merge' });
     await waitFor(
       'the preview and its Deployment, Service and Ingress to go',
@@ -379,5 +405,7 @@ describe('a preview of a Gitea pull request, on a real node', () => {
       60_000,
     );
     expect(await throughIngress(host)).not.toMatch(/^200/);
+    // The comment said so before the preview went.
+    expect(await commentSaying('removed', head)).toHaveLength(1);
   });
 });

@@ -7,6 +7,7 @@ import {
   API_VERSION,
   type BundleObject,
   type EnvironmentObject,
+  type PreviewObject,
   type ProjectObject,
   type StatusComponentObject,
   type StatusNoticeObject,
@@ -123,6 +124,22 @@ export const bundle = (name = 'shop-manual-1', ...modifiers: Modifier<BundleObje
       baseSoftware: { image: 'php:8.3-fpm' },
       directoryMap: { web: 'web', config: 'config', templates: 'templates' },
       trigger: { type: 'Manual' },
+    },
+    modifiers,
+  );
+
+/** The Preview of pull request 7, as the gateway makes it from a delivery. */
+export const preview = (name = 'shop-pr-7', ...modifiers: Modifier<PreviewObject>[]): PreviewObject =>
+  build(
+    'Preview',
+    name,
+    {
+      projectRef: { name: PROJECT },
+      provider: 'github',
+      number: 7,
+      branch: 'feature',
+      headCommit: 'a'.repeat(40),
+      fork: false,
     },
     modifiers,
   );

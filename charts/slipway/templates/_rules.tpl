@@ -18,10 +18,10 @@
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
   verbs: ["create","delete","patch"]
-# an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours
+# an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours; the finalizer slipway.dev/preview-comment, so a removal is told on the pull request first
 - apiGroups: ["slipway.dev"]
   resources: ["previews"]
-  verbs: ["get","list","watch","delete"]
+  verbs: ["get","list","watch","patch","delete"]
 # a preview's phase, URL, bundle and conditions
 - apiGroups: ["slipway.dev"]
   resources: ["previews/status"]

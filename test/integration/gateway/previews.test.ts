@@ -1,7 +1,10 @@
 // Pull-request previews end to end on a real API server, with kwok playing the node: the real
 // GitHub and Gitea pull_request payloads (re-signed for the project's secret) reach the gateway
 // on a real port, and the Preview is made, built, served beside its environment, updated by a
-// push and removed when the pull request closes — what a user sees with kubectl.
+// push and removed when the pull request closes — what a user sees with kubectl, and what a
+// GitHub-shaped API on a real port is told: one comment, edited in place, and slipway/preview.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, NetworkingV1Api, type V1Deployment } from '@kubernetes/client-node';
 import type { BundleObject, PreviewObject } from '../../../crds/index.ts';
@@ -22,6 +25,12 @@ const log = logger.child({ test: 'previews' }, { level: process.env.SLIPWAY_TEST
 let ns: { name: string; remove: () => Promise<void> };
 let slipway: GatewayAndOperator;
 const hooks: Record<string, { url: string; secret: string }> = {};
+/** What the GitHub-shaped API was sent: method, path and body. */
+const calls: Array<{ method: string; path: string; body: Record<string, string> }> = [];
+let github: Server;
+const REPO = '/api/v3/repos/Codertocat/Hello-World';
+const comments = () => calls.filter((c) => c.path.includes('/comments'));
+const previewStatuses = () => calls.filter((c) => c.body.context === 'slipway/preview');
 
 /** A real delivery of `fixture`, its body changed by `edit` (then signed as the provider would). */
 async function deliver(project: string, fixture: string, edit: (body: string) => string = (b) => b) {
@@ -59,6 +68,21 @@ function previewSettings(extra: object) {
 }
 
 beforeAll(async () => {
+  github = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      calls.push({
+        method: req.method!,
+        path: req.url!,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+      });
+      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+      res.end('{"id":4242}');
+    });
+  }).listen(0, '127.0.0.1');
+  await new Promise((r) => github.once('listening', r));
+  const apiUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}/api/v3`;
   ns = await createNamespace(kc, 'previews');
   slipway = await startGatewayAndOperator(kc, ns.name, log);
   const inNs = build.inNamespace(ns.name);
@@ -75,6 +99,12 @@ beforeAll(async () => {
     },
   });
   await kubectlApply([
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'github-token', namespace: ns.name },
+      stringData: { token: 'ghp_preview' },
+    },
     build.project(
       'gh',
       inNs,
@@ -82,6 +112,7 @@ beforeAll(async () => {
         slug: `gh-${suffix}`,
         provider: 'github',
         repository: { url: 'https://github.com/Codertocat/Hello-World.git' },
+        report: { tokenSecretRef: { name: 'github-token', key: 'token' }, apiUrl },
         previews: previewSettings({ trigger: 'Label', label: 'bug' }),
       }),
     ),
@@ -103,6 +134,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  github?.close();
   await slipway?.stop();
   await ns?.remove();
 });
@@ -172,6 +204,27 @@ describe('pull-request previews', () => {
       },
     });
 
+    // Told on the pull request: one comment with the URL, and slipway/preview linking to it.
+    const told = await waitFor('the comment and slipway/preview success', async () =>
+      previewStatuses().some((c) => c.body.state === 'success') ? comments() : undefined,
+    );
+    // Made once, then edited in place as the preview moved on.
+    expect(told.filter((c) => c.method === 'POST')).toEqual([
+      expect.objectContaining({ path: `${REPO}/issues/2/comments` }),
+    ]);
+    const edits = new Set(told.filter((c) => c.method === 'PATCH').map((c) => c.path));
+    expect([...edits]).toEqual([`${REPO}/issues/comments/4242`]);
+    const last = await waitFor('the comment to say ready', async () =>
+      comments().at(-1)!.body.body!.includes('ready') ? comments().at(-1) : undefined,
+    );
+    expect(last.body.body).toContain('| URL | http://pr-2.gh.preview.test |');
+    expect(last.body.body).toContain(`| Commit | \`${first.slice(0, 12)}\` |`);
+    expect(previewStatuses().at(-1)).toMatchObject({
+      path: `${REPO}/statuses/${first}`,
+      body: { state: 'success', target_url: 'http://pr-2.gh.preview.test' },
+    });
+    expect((await preview('gh-pr-2')).metadata.finalizers).toEqual(['slipway.dev/preview-comment']);
+
     // The environment's own Deployment and Service are untouched.
     const source: V1Deployment = await clients(kc).apps.readNamespacedDeployment({
       name: 'shop-web',
@@ -208,6 +261,17 @@ describe('pull-request previews', () => {
     await waitFor('the old head bundle to be pruned', async () =>
       gone(() => api.get('Bundle', ns.name, before)),
     );
+    // The same comment, edited: no second one.
+    const edited = await waitFor('the comment edited to the new head', async () =>
+      comments().find(
+        (c) =>
+          c.method === 'PATCH' &&
+          c.body.body!.includes(second.slice(0, 12)) &&
+          c.body.body!.includes('ready'),
+      ),
+    );
+    expect(edited.path).toBe(`${REPO}/issues/comments/4242`);
+    expect(comments().filter((c) => c.method === 'POST')).toHaveLength(1);
   });
 
   it('closing the pull request removes the Preview and everything that served it', async () => {
@@ -225,6 +289,9 @@ describe('pull-request previews', () => {
       ]);
       return all.every(Boolean) || undefined;
     });
+    // The comment said so before the preview went.
+    expect(comments().at(-1)).toMatchObject({ method: 'PATCH', path: `${REPO}/issues/comments/4242` });
+    expect(comments().at(-1)!.body.body).toContain('removed');
     // And the environment's own objects stay.
     await clients(kc).apps.readNamespacedDeployment({ name: 'shop-web', namespace: ns.name });
     expect(await deliver('gh', 'github-pull-request-closed-unmerged')).toMatchObject({

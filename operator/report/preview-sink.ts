@@ -1,0 +1,102 @@
+// Tells a pull request about its preview (Project spec.report): one comment, made once and then
+// edited in place (its id kept in the Preview's status.reported), and the commit status
+// slipway/preview on the head commit, linking to the preview (preview-report.ts says what). A
+// lane is a Preview; each change of it owes the lane. When a Preview is removed its comment says
+// so before the Preview goes (the Preview controller waits for it, a few minutes at most).
+import type { PreviewObject, ReportReason } from '../../crds/index.ts';
+import { registry } from '../../providers/index.ts';
+import { MAX_ATTEMPTS } from '../delivery/retry.ts';
+import { writeProjectCondition } from '../delivery/project-condition.ts';
+import type { Delivery, EngineHandle, Problem, Sink, SinkDeps } from '../delivery/sink.ts';
+import { reportsTotal } from '../metrics.ts';
+import { lanePreview, previewBook, PREVIEW_REPORTED } from './preview-book.ts';
+import {
+  COMMENT,
+  commentDigest,
+  previewCommitStatus,
+  previewComment,
+  statusReceipt,
+} from './preview-report.ts';
+import { whereTo } from './report-sink.ts';
+
+export function previewReportSink({ ctx, secrets }: SinkDeps): Sink {
+  let engine: EngineHandle;
+  const laneOf = (p: PreviewObject) => `${p.metadata.namespace}/${p.metadata.name}`;
+  const projectOf = (p: PreviewObject) =>
+    ctx.informers.projects.get(p.metadata.namespace, p.spec.projectRef.name);
+  const reports = (p: PreviewObject) => !!projectOf(p)?.spec.report;
+  return {
+    name: 'preview-report',
+    attemptsPerRound: MAX_ATTEMPTS,
+    failedReason: 'ReportFailed' satisfies ReportReason,
+    books: [previewBook(ctx)],
+    attach(handle) {
+      engine = handle;
+      ctx.informers.previews.onEvent((preview, type) => {
+        if (type !== 'delete' && reports(preview)) engine.owe(laneOf(preview), { now: true });
+      });
+    },
+    resume() {
+      for (const preview of ctx.informers.previews.list()) if (reports(preview)) engine.owe(laneOf(preview));
+    },
+    async next(lane) {
+      const preview = lanePreview(ctx, lane);
+      const project = preview && projectOf(preview);
+      if (!preview?.status?.phase || !project?.spec.report) return undefined;
+      const where = whereTo(project);
+      if ('reason' in where) return where;
+      const comments = where.report.comment;
+      if (!comments) return undefined;
+      const ref = project.spec.report.tokenSecretRef;
+      const token = await secrets.value(preview.metadata.namespace, ref.name, ref.key, true);
+      if (!token)
+        return {
+          reason: 'TokenNotFound',
+          message: `Secret ${ref.name} has no non-empty key ${ref.key} (spec.report.tokenSecretRef)`,
+        } satisfies Problem;
+      const receipts = engine.receipts(PREVIEW_REPORTED, lane);
+      const title = registry[where.provider].title;
+      const number = preview.spec.number;
+      const common = { secrets: [token], labels: { provider: where.provider } };
+      const body = previewComment(preview);
+      const digest = commentDigest(body);
+      const comment = receipts.get(COMMENT);
+      // A removal is told by editing the comment there is; none is made to say it.
+      const removing = preview.metadata.deletionTimestamp !== undefined;
+      if (comment?.value !== digest && !(removing && !comment?.remoteId))
+        return {
+          ...common,
+          request: comment?.remoteId
+            ? comments.update(where.target, number, comment.remoteId, token, body)
+            : comments.create(where.target, number, token, body),
+          ...(comment?.remoteId ? {} : { remoteId: (answer: unknown) => comments.idOf(answer) }),
+          receipt: { book: PREVIEW_REPORTED, subject: lane, id: COMMENT, value: digest },
+          refusal: `${title} did not take the preview's comment on pull request #${number}`,
+        } satisfies Delivery;
+      const status = previewCommitStatus(preview);
+      const id = statusReceipt(preview.spec.headCommit);
+      if (!status || receipts.get(id)?.value === status.state) return undefined;
+      return {
+        ...common,
+        request: where.report.commitStatus(where.target, preview.spec.headCommit, token, status),
+        receipt: { book: PREVIEW_REPORTED, subject: lane, id, value: status.state },
+        refusal: `${title} did not take ${status.context} ${status.state} for commit ${preview.spec.headCommit.slice(0, 12)} (pull request #${number})`,
+      } satisfies Delivery;
+    },
+    async settled(lane, outcome) {
+      const preview = lanePreview(ctx, lane);
+      const project = preview && projectOf(preview);
+      if (!project || outcome.ok) return;
+      await writeProjectCondition(
+        ctx,
+        project,
+        { type: 'Reported', reason: outcome.problem.reason },
+        'False',
+        outcome.problem.message,
+      );
+    },
+    count(labels, result) {
+      reportsTotal.inc({ ...labels, result });
+    },
+  };
+}

@@ -1,0 +1,116 @@
+// What serves a preview, made from its environment's objects: nothing of the environment's
+// selection reaches the copies, and the host is a host name.
+import { describe, expect, it } from '@jest/globals';
+import type { V1Deployment, V1Service } from '@kubernetes/client-node';
+import type { PreviewObject } from '../../../../crds/index.ts';
+import {
+  deploymentCopy,
+  ingressFor,
+  previewHost,
+  selectsPods,
+  serviceCopy,
+  type PreviewSource,
+} from '../../../../operator/preview/copies.ts';
+
+const preview: PreviewObject = {
+  apiVersion: 'slipway.dev/v1alpha1',
+  kind: 'Preview',
+  metadata: { name: 'shop-pr-7', namespace: 'team', uid: 'u-7' },
+  spec: {
+    projectRef: { name: 'shop' },
+    provider: 'github',
+    number: 7,
+    branch: 'f',
+    headCommit: 'a'.repeat(40),
+    fork: false,
+  },
+};
+const deployment: V1Deployment = {
+  metadata: { name: 'shop-web', namespace: 'team', labels: { app: 'shop' } },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: 'shop' } },
+    template: {
+      metadata: { labels: { app: 'shop', tier: 'web' }, annotations: { keep: 'me' } },
+      spec: {
+        containers: [
+          { name: 'web', image: 'registry/shop:old', env: [{ name: 'A', value: '1' }] },
+          { name: 'sidecar', image: 'proxy:1' },
+        ],
+      },
+    },
+  },
+};
+const source: PreviewSource = {
+  preview,
+  settings: { ingressClassName: 'nginx', tlsSecretRef: { name: 'wild' } },
+  deployment,
+  container: 'web',
+  image: 'registry/team/shop:b@sha256:' + 'f'.repeat(64),
+  bundle: 'shop-0123456789ab',
+  host: 'pr-7.shop.example.com',
+};
+
+describe('the copies of a preview', () => {
+  it("the Deployment: one replica, the built image in the environment's container alone, selected by the preview's label only", () => {
+    const copy = deploymentCopy(source);
+    expect(copy.metadata).toMatchObject({
+      name: 'shop-web-pr-7',
+      ownerReferences: [{ kind: 'Preview', name: 'shop-pr-7', uid: 'u-7', controller: true }],
+    });
+    expect(copy.spec?.replicas).toBe(1);
+    expect(copy.spec?.selector).toEqual({ matchLabels: { 'slipway.dev/preview': 'shop-pr-7' } });
+    expect(copy.spec?.template.metadata?.labels?.app).toBeUndefined();
+    expect(copy.spec?.template.metadata?.annotations).toMatchObject({
+      keep: 'me',
+      'slipway.dev/bundle': 'shop-0123456789ab',
+    });
+    expect(copy.spec?.template.spec?.containers.map((c) => c.image)).toEqual([source.image, 'proxy:1']);
+    expect(copy.spec?.template.spec?.containers[0]?.env).toEqual([{ name: 'A', value: '1' }]);
+  });
+
+  it("a Service that selects the environment's pods is copied with its ports, selecting the preview's", () => {
+    const service: V1Service = {
+      metadata: { name: 'shop' },
+      spec: {
+        type: 'NodePort',
+        clusterIP: '10.0.0.9',
+        selector: { app: 'shop' },
+        ports: [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30080 }],
+      },
+    };
+    expect(selectsPods(service, deployment)).toBe(true);
+    expect(selectsPods({ spec: { selector: { app: 'other' } } }, deployment)).toBe(false);
+    expect(selectsPods({ spec: {} }, deployment)).toBe(false);
+    const copy = serviceCopy(source, service);
+    expect(copy.spec).toEqual({
+      type: 'ClusterIP',
+      selector: { 'slipway.dev/preview': 'shop-pr-7' },
+      ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }],
+    });
+    const ingress = ingressFor(source, copy);
+    expect(ingress.spec).toMatchObject({
+      ingressClassName: 'nginx',
+      tls: [{ hosts: ['pr-7.shop.example.com'], secretName: 'wild' }],
+      rules: [
+        {
+          host: 'pr-7.shop.example.com',
+          http: { paths: [{ backend: { service: { name: 'shop-pr-7', port: { name: 'http' } } } }] },
+        },
+      ],
+    });
+  });
+
+  it('the host: placeholders filled, the branch made a DNS label, and a refusal when it is no host name', () => {
+    const values = { number: 7, branch: 'Feature/New_Page!', project: 'shop', namespace: 'team' };
+    expect(previewHost('{branch}-{number}.{project}.{namespace}.example.com', values)).toEqual({
+      host: 'feature-new-page-7.shop.team.example.com',
+    });
+    expect(previewHost('{branch}.example.com', { ...values, branch: '___' })).toEqual({
+      host: 'branch.example.com',
+    });
+    expect(previewHost('pr-{number}..example.com', values)).toEqual({
+      problem: 'previews.host pr-{number}..example.com gives pr-7..example.com, which is not a host name',
+    });
+  });
+});
