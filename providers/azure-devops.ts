@@ -13,8 +13,16 @@ import {
   readPayload,
 } from './payload.ts';
 import { headerValue, type BranchChange, type ParsedDelivery, type ProviderModule } from './provider.ts';
-import { JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
+import {
+  idField,
+  JSON_HEADERS,
+  repositoryLocation,
+  trimSlash,
+  type CommitState,
+  type ReportTarget,
+} from './report.ts';
 import { matchesSecret } from './signatures.ts';
+import { parseAzureDevOpsPullRequest } from './azure-devops-pull-request.ts';
 
 export const azureDevOps: ProviderModule<'azure-devops'> = {
   name: 'azure-devops',
@@ -42,11 +50,7 @@ export const azureDevOps: ProviderModule<'azure-devops'> = {
       return {
         method: 'POST',
         url: `${target.apiUrl}/${organization}/${project}/_apis/git/repositories/${repository}/commits/${commit}/statuses?api-version=7.1`,
-        headers: {
-          ...JSON_HEADERS,
-          accept: 'application/json',
-          authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}`,
-        },
+        headers: azureHeaders(token),
         body: {
           state: AZURE_STATES[status.state],
           description: status.description,
@@ -56,9 +60,27 @@ export const azureDevOps: ProviderModule<'azure-devops'> = {
         },
       };
     },
+    // https://learn.microsoft.com/rest/api/azure/devops/git/pull-request-threads: the comment is
+    // the first of a thread of its own; the thread's id is kept, and its comment 1 edited.
+    comment: {
+      create: (target, number, token, body) => ({
+        method: 'POST',
+        url: `${pullRequestApi(target, number)}/threads?api-version=7.1`,
+        headers: azureHeaders(token),
+        body: { comments: [{ parentCommentId: 0, content: body, commentType: 1 }], status: 'active' },
+      }),
+      idOf: idField,
+      update: (target, number, id, token, body) => ({
+        method: 'PATCH',
+        url: `${pullRequestApi(target, number)}/threads/${encodeURIComponent(id)}/comments/1?api-version=7.1`,
+        headers: azureHeaders(token),
+        body: { content: body },
+      }),
+    },
   },
   form: {
-    where: 'Project settings → Service hooks → + → Web Hooks; trigger "Code pushed"',
+    where:
+      'Project settings → Service hooks → + → Web Hooks; trigger "Code pushed" (for previews, one more of each: "Pull request created", "Pull request updated", "Pull request merge attempted")',
     fields: (url, secret) => [
       ['URL', url],
       ['HTTP headers', `X-Provider-Service-Key: ${secret}`],
@@ -67,6 +89,20 @@ export const azureDevOps: ProviderModule<'azure-devops'> = {
     ],
   },
 };
+
+function azureHeaders(token: string): Record<string, string> {
+  return {
+    ...JSON_HEADERS,
+    accept: 'application/json',
+    authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}`,
+  };
+}
+
+/** The REST path of pull request `number` of the target's repository. */
+function pullRequestApi(target: ReportTarget, number: number): string {
+  const [organization, project, repository] = target.repository.split('/');
+  return `${target.apiUrl}/${organization}/${project}/_apis/git/repositories/${repository}/pullRequests/${number}`;
+}
 
 const AZURE_STATES: Record<CommitState, string> = {
   pending: 'pending',
@@ -116,8 +152,14 @@ export function parseAzureDevOps(body: Buffer): ParsedDelivery {
   const payload = decodeJson(body);
   const event = readPayload(envelope, payload, 'Azure DevOps service hook');
   const base = { provider: 'azure-devops' as const, deliveryId: deliveryId(event.id ?? undefined) };
+  const pullRequest = parseAzureDevOpsPullRequest(base.deliveryId, event.eventType, payload);
+  if (pullRequest) return pullRequest;
   if (event.eventType !== 'git.push') {
-    return { ...base, kind: 'ignored', reason: `Azure DevOps event '${event.eventType}' is not a push` };
+    return {
+      ...base,
+      kind: 'ignored',
+      reason: `Azure DevOps event '${event.eventType}' is not a push or pull request`,
+    };
   }
 
   const { resource } = readPayload(pushPayload, payload, 'Azure DevOps git.push');

@@ -18,9 +18,10 @@ import {
   type ProviderModule,
   type RequestHeaders,
 } from './provider.ts';
-import { clip, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
+import { clip, idField, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
 import { createHash } from 'node:crypto';
 import { hmacSignatureMatches } from './signatures.ts';
+import { parseBitbucketPullRequest } from './bitbucket-pull-request.ts';
 
 // Bitbucket Server / Data Center also sends X-Event-Key. Bitbucket Cloud always adds X-Hook-UUID and
 // X-Request-UUID; Server sends X-Request-Id and its own event keys instead.
@@ -75,7 +76,7 @@ export const bitbucket: ProviderModule<'bitbucket'> = {
     commitStatus: (target, commit, token, status) => ({
       method: 'POST',
       url: `${target.apiUrl}/repositories/${target.repository}/commit/${commit}/statuses/build`,
-      headers: { ...JSON_HEADERS, accept: 'application/json', authorization: `Bearer ${token}` },
+      headers: bitbucketHeaders(token),
       body: {
         // The key names the status (at most 40 characters): a longer context is hashed.
         key:
@@ -89,6 +90,22 @@ export const bitbucket: ProviderModule<'bitbucket'> = {
         url: status.targetUrl ?? `https://bitbucket.org/${target.repository}/commits/${commit}`,
       },
     }),
+    // https://developer.atlassian.com/cloud/bitbucket/rest/api-group-pullrequests/ (comments)
+    comment: {
+      create: (target, number, token, body) => ({
+        method: 'POST',
+        url: `${target.apiUrl}/repositories/${target.repository}/pullrequests/${number}/comments`,
+        headers: bitbucketHeaders(token),
+        body: { content: { raw: body } },
+      }),
+      idOf: idField,
+      update: (target, number, id, token, body) => ({
+        method: 'PUT',
+        url: `${target.apiUrl}/repositories/${target.repository}/pullrequests/${number}/comments/${encodeURIComponent(id)}`,
+        headers: bitbucketHeaders(token),
+        body: { content: { raw: body } },
+      }),
+    },
   },
   form: {
     where: 'Repository settings → Webhooks → Add webhook',
@@ -98,11 +115,15 @@ export const bitbucket: ProviderModule<'bitbucket'> = {
         'Secret',
         `${secret} (optional, recommended: deliveries are then signed; set spec.requireSignature: true to refuse unsigned ones)`,
       ],
-      ['Triggers', 'Repository push'],
+      ['Triggers', 'Repository push; for previews also Pull request: Created, Updated, Merged, Declined'],
       ['Also', 'Status: Active'],
     ],
   },
 };
+
+function bitbucketHeaders(token: string): Record<string, string> {
+  return { ...JSON_HEADERS, accept: 'application/json', authorization: `Bearer ${token}` };
+}
 
 function isBitbucketServer(headers: RequestHeaders, eventKey: string): boolean {
   const cloudHeaders =
@@ -126,8 +147,10 @@ export function parseBitbucket(headers: RequestHeaders, body: Buffer): ParsedDel
   const base = { provider: 'bitbucket' as const, deliveryId: deliveryId(id) };
   const event = headerValue(headers, 'x-event-key') ?? '';
   const payload = decodeJson(body);
+  const pullRequest = parseBitbucketPullRequest(base.deliveryId, event, payload);
+  if (pullRequest) return pullRequest;
   if (event !== 'repo:push')
-    return { ...base, kind: 'ignored', reason: `Bitbucket event '${event}' is not a push` };
+    return { ...base, kind: 'ignored', reason: `Bitbucket event '${event}' is not a push or pull request` };
 
   const push = readPayload(pushPayload, payload, 'Bitbucket repo:push');
   const changes: BranchChange[] = [];

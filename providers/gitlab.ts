@@ -13,6 +13,7 @@ import {
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
 import { clip, idField, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
 import { matchesSecret } from './signatures.ts';
+import { parseGitLabMergeRequest } from './gitlab-merge-request.ts';
 
 export const gitlab: ProviderModule<'gitlab'> = {
   name: 'gitlab',
@@ -63,13 +64,29 @@ export const gitlab: ProviderModule<'gitlab'> = {
         body: { status: GITLAB_STATES[state] },
       }),
     },
+    // https://docs.gitlab.com/api/notes/#merge-requests
+    comment: {
+      create: (target, number, token, body) => ({
+        method: 'POST',
+        url: `${target.apiUrl}/projects/${target.repository}/merge_requests/${number}/notes`,
+        headers: { ...JSON_HEADERS, 'private-token': token },
+        body: { body },
+      }),
+      idOf: idField,
+      update: (target, number, id, token, body) => ({
+        method: 'PUT',
+        url: `${target.apiUrl}/projects/${target.repository}/merge_requests/${number}/notes/${encodeURIComponent(id)}`,
+        headers: { ...JSON_HEADERS, 'private-token': token },
+        body: { body },
+      }),
+    },
   },
   form: {
     where: 'Project → Settings → Webhooks → Add new webhook',
     fields: (url, secret) => [
       ['URL', url],
       ['Secret token', secret],
-      ['Trigger', 'Push events (any branch filter)'],
+      ['Trigger', 'Push events (any branch filter), and Merge request events for previews'],
       ['Also', 'SSL verification on'],
     ],
   },
@@ -96,8 +113,9 @@ export function parseGitLab(headers: RequestHeaders, body: Buffer): ParsedDelive
   const event = headerValue(headers, 'x-gitlab-event') ?? '';
   const payload = decodeJson(body);
   if (event === 'Tag Push Hook') return { ...base, kind: 'ignored', reason: 'tag push' };
+  if (event === 'Merge Request Hook') return parseGitLabMergeRequest(base.deliveryId, payload);
   if (event !== 'Push Hook')
-    return { ...base, kind: 'ignored', reason: `GitLab event '${event}' is not a push` };
+    return { ...base, kind: 'ignored', reason: `GitLab event '${event}' is not a push or merge request` };
 
   const push = readPayload(pushPayload, payload, 'GitLab push');
   const ref = classifyRef(push.ref);

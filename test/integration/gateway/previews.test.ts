@@ -13,9 +13,13 @@ import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, kubectlApply, testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { loadFixture, resign } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { clients, webDeployment } from '../operator/support.ts';
-import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
+import {
+  deliverPullRequest,
+  publishedWebhook,
+  startGatewayAndOperator,
+  type GatewayAndOperator,
+} from './support.ts';
 
 const kc = testKubeConfig();
 const api = slipwayApi(kc);
@@ -33,13 +37,8 @@ const comments = () => calls.filter((c) => c.path.includes('/comments'));
 const previewStatuses = () => calls.filter((c) => c.body.context === 'slipway/preview');
 
 /** A real delivery of `fixture`, its body changed by `edit` (then signed as the provider would). */
-async function deliver(project: string, fixture: string, edit: (body: string) => string = (b) => b) {
-  const { headers, body } = loadFixture(`pull-requests/${fixture}`);
-  const edited = Buffer.from(edit(body.toString('utf8')));
-  const { url, secret } = hooks[project]!;
-  const res = await fetch(url, { method: 'POST', headers: resign(headers, edited, secret), body: edited });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const deliver = (project: string, fixture: string, edit?: (body: string) => string) =>
+  deliverPullRequest(hooks[project]!, fixture, edit);
 
 const preview = (name: string) => api.get<PreviewObject>('Preview', ns.name, name);
 const gone = async (read: () => Promise<unknown>) => {

@@ -19,6 +19,7 @@ import { bundleWriter, ClusterAdapter, previewWriter } from '../../../webhook-ga
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { kubectl, waitFor } from '../../support/cluster.ts';
 import { withToken } from '../../../rules/webhook-url.ts';
+import { loadFixture, resign } from '../../unit/webhook-gateway/support/fixtures.ts';
 
 export interface GatewayAndOperator {
   baseUrl: string;
@@ -105,4 +106,23 @@ export async function publishedWebhook(
   const secret = Buffer.from(stdout, 'base64').toString('utf8');
   // status.webhook.url leaves out the token: whoever may read the Secret derives it.
   return { project, url: withToken(project.status!.webhook!.url, project.status!.slug!, secret), secret };
+}
+
+/**
+ * A real pull-request delivery of `fixture` (fixtures/providers/pull-requests) to `hook`, its body
+ * changed by `edit`, signed as the provider would with the hook's secret: the gateway's answer.
+ */
+export async function deliverPullRequest(
+  hook: { url: string; secret: string },
+  fixture: string,
+  edit: (body: string) => string = (b) => b,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { headers, body } = loadFixture(`pull-requests/${fixture}`);
+  const edited = Buffer.from(edit(body.toString('utf8')));
+  const res = await fetch(hook.url, {
+    method: 'POST',
+    headers: resign(headers, edited, hook.secret),
+    body: edited,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

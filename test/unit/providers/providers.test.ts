@@ -439,17 +439,17 @@ describe('parsing', () => {
       kind: 'ignored',
       reason: "GitHub event 'issues' is not a push or pull_request",
     });
-    const gitlab = parseDelivery('gitlab', { 'x-gitlab-event': 'Merge Request Hook' }, Buffer.from('{}'));
+    const gitlab = parseDelivery('gitlab', { 'x-gitlab-event': 'Note Hook' }, Buffer.from('{}'));
     expect(gitlab).toMatchObject({
       kind: 'ignored',
-      reason: "GitLab event 'Merge Request Hook' is not a push",
+      reason: "GitLab event 'Note Hook' is not a push or merge request",
     });
-    const bitbucket = parseDelivery('bitbucket', { 'x-event-key': 'pullrequest:created' }, Buffer.from('{}'));
+    const bitbucket = parseDelivery('bitbucket', { 'x-event-key': 'issue:created' }, Buffer.from('{}'));
     expect(bitbucket).toMatchObject({ kind: 'ignored' });
     const azure = parseDelivery('azure-devops', {}, Buffer.from('{"eventType":"build.complete","id":"x"}'));
     expect(azure).toMatchObject({
       kind: 'ignored',
-      reason: "Azure DevOps event 'build.complete' is not a push",
+      reason: "Azure DevOps event 'build.complete' is not a push or pull request",
       deliveryId: 'x',
     });
   });

@@ -181,3 +181,118 @@ describe('pull_request parsing', () => {
     expect(parse).toThrow(/pull_request\.head\.sha/);
   });
 });
+
+describe('GitLab Merge Request Hook deliveries', () => {
+  it('open: the iid, the head (last_commit), refs/merge-requests/<iid>/head, labels by title, the author who opened it', () => {
+    expect(pr('gitlab-merge-request-open')).toEqual({
+      kind: 'pull-request',
+      provider: 'gitlab',
+      deliveryId: 'ac4de8e5-8a62-5d48-9640-9abe5e415855',
+      pullRequest: {
+        state: 'open',
+        action: 'open',
+        number: 3,
+        title: 'Edit README.md for more text to read',
+        branch: 'real6543-main-patch-42541',
+        targetBranch: 'main',
+        headCommit: expect.stringMatching(/^2f7670508b[0-9a-f]{30}$/),
+        fetchRef: 'refs/merge-requests/3/head',
+        author: 'real6543',
+        fork: false,
+        draft: false,
+        labels: ['documentation'],
+        url: 'https://gitlab.com/demoaccount2-commits-group/test_ci_tmp/-/merge_requests/3',
+      },
+    });
+    expect(pr('gitlab-merge-request-open-docs').pullRequest).toMatchObject({ number: 1, labels: ['API'] });
+  });
+
+  it('update (new commits or labels) and reopen are open; merge and close end it', () => {
+    expect(pr('gitlab-merge-request-update-new-commits').pullRequest).toMatchObject({
+      state: 'open',
+      action: 'update',
+      headCommit: expect.stringMatching(/^c136499ec5/),
+      author: '',
+    });
+    expect(pr('gitlab-merge-request-update-labels').pullRequest).toMatchObject({
+      labels: ['enhancement', 'help wanted'],
+    });
+    expect(pr('gitlab-merge-request-reopen').pullRequest.state).toBe('open');
+    expect(pr('gitlab-merge-request-merge').pullRequest.state).toBe('merged');
+    expect(pr('gitlab-merge-request-close').pullRequest.state).toBe('closed');
+  });
+});
+
+describe('Bitbucket Cloud pullrequest:* deliveries', () => {
+  it('created: the 12-hex head as sent, no labels, no ref of the head, the event key as the action', () => {
+    expect(pr('bitbucket-pullrequest-created')).toEqual({
+      kind: 'pull-request',
+      provider: 'bitbucket',
+      deliveryId: '2584f7a0-13d0-5f98-8a12-c2b32f16fbf9',
+      pullRequest: {
+        state: 'open',
+        action: 'pullrequest:created',
+        number: 1,
+        title: 'Awesome new feature',
+        branch: 'develop',
+        targetBranch: 'master',
+        headCommit: '507a576e59b3',
+        fetchRef: undefined,
+        author: 'brydzewski',
+        fork: false,
+        draft: false,
+        labels: undefined,
+        url: 'https://bitbucket.org/brydzewski/foo/pull-requests/1',
+      },
+    });
+  });
+
+  it('updated carries the new head; fulfilled is merged, rejected closed; a fork by repository uuid', () => {
+    expect(pr('bitbucket-pullrequest-updated').pullRequest).toMatchObject({
+      state: 'open',
+      headCommit: '0704fc5beccc',
+    });
+    expect(pr('bitbucket-pullrequest-fulfilled').pullRequest.state).toBe('merged');
+    expect(pr('bitbucket-pullrequest-rejected').pullRequest.state).toBe('closed');
+    expect(pr('bitbucket-pullrequest-created-fork').pullRequest).toMatchObject({ fork: true, number: 3 });
+    expect(pr('bitbucket-pullrequest-updated-fork').pullRequest).toMatchObject({
+      fork: true,
+      headCommit: '63e3d18dca4c',
+    });
+  });
+});
+
+describe('Azure DevOps git.pullrequest.* deliveries', () => {
+  it('created: the head (lastMergeSourceCommit), branches from their refs, refs/pull/<id>/merge, the author', () => {
+    expect(pr('azure-devops-git-pullrequest-created')).toEqual({
+      kind: 'pull-request',
+      provider: 'azure-devops',
+      deliveryId: '2ab4e3d3-b7a6-425e-92b1-5a9982c1269e',
+      pullRequest: {
+        state: 'open',
+        action: 'git.pullrequest.created',
+        number: 1,
+        title: 'my first pull request',
+        branch: 'mytopic',
+        targetBranch: 'master',
+        headCommit: expect.stringMatching(/^53d54ac915[0-9a-f]{30}$/),
+        fetchRef: 'refs/pull/1/merge',
+        author: 'fabrikamfiber4@hotmail.com',
+        fork: false,
+        draft: false,
+        labels: [],
+        url: '',
+      },
+    });
+  });
+
+  it('completed (updated or merged) is merged; the captured delivery gives the web URL', () => {
+    expect(pr('azure-devops-git-pullrequest-updated').pullRequest.state).toBe('merged');
+    expect(pr('azure-devops-git-pullrequest-merged').pullRequest.state).toBe('merged');
+    expect(pr('azure-devops-git-pullrequest-updated-completed-captured').pullRequest).toMatchObject({
+      state: 'merged',
+      number: 22568,
+      url: 'https://dev.azure.com/dependabot/Core/_git/dependabot-sample/pullrequest/22568',
+    });
+  });
+});

@@ -263,6 +263,73 @@ describe('a rollout as a GitLab deployment', () => {
   });
 });
 
+describe("a preview's comment on its pull request", () => {
+  const BODY = '**Slipway preview** ✅ ready';
+  it.each<[keyof typeof registry, string, string, string, string, object]>([
+    [
+      'github',
+      'https://github.com/acme/shop.git',
+      'POST https://api.github.com/repos/acme/shop/issues/7/comments',
+      'PATCH https://api.github.com/repos/acme/shop/issues/comments/99',
+      `Bearer ${TOKEN}`,
+      { body: BODY },
+    ],
+    [
+      'gitea',
+      'https://gitea.example.com/acme/shop.git',
+      'POST https://gitea.example.com/api/v1/repos/acme/shop/issues/7/comments',
+      'PATCH https://gitea.example.com/api/v1/repos/acme/shop/issues/comments/99',
+      `token ${TOKEN}`,
+      { body: BODY },
+    ],
+    [
+      'gitlab',
+      'https://gitlab.com/acme/web/shop.git',
+      'POST https://gitlab.com/api/v4/projects/acme%2Fweb%2Fshop/merge_requests/7/notes',
+      'PUT https://gitlab.com/api/v4/projects/acme%2Fweb%2Fshop/merge_requests/7/notes/99',
+      '',
+      { body: BODY },
+    ],
+    [
+      'bitbucket',
+      'https://bitbucket.org/acme/shop.git',
+      'POST https://api.bitbucket.org/2.0/repositories/acme/shop/pullrequests/7/comments',
+      'PUT https://api.bitbucket.org/2.0/repositories/acme/shop/pullrequests/7/comments/99',
+      `Bearer ${TOKEN}`,
+      { content: { raw: BODY } },
+    ],
+  ])('%s: made once, then edited by its id', (provider, url, create, update, authorization, body) => {
+    const comment = registry[provider].report.comment!;
+    const made = comment.create(target(provider, url), 7, TOKEN, BODY);
+    expect(`${made.method} ${made.url}`).toBe(create);
+    expect(made.body).toEqual(body);
+    if (authorization) expect(made.headers.authorization).toBe(authorization);
+    else expect(made.headers['private-token']).toBe(TOKEN);
+    expect(comment.idOf({ id: 99 })).toBe('99');
+    const edited = comment.update(target(provider, url), 7, '99', TOKEN, BODY);
+    expect(`${edited.method} ${edited.url}`).toBe(update);
+    expect(edited.body).toEqual(body);
+  });
+
+  it('Azure DevOps: a thread of its own, whose first comment is edited', () => {
+    const comment = registry['azure-devops'].report.comment!;
+    const at = target('azure-devops', 'https://dev.azure.com/acme/web/_git/shop');
+    const made = comment.create(at, 7, TOKEN, BODY);
+    expect(made.url).toBe(
+      'https://dev.azure.com/acme/web/_apis/git/repositories/shop/pullRequests/7/threads?api-version=7.1',
+    );
+    expect(made.body).toEqual({
+      comments: [{ parentCommentId: 0, content: BODY, commentType: 1 }],
+      status: 'active',
+    });
+    const edited = comment.update(at, 7, '12', TOKEN, BODY);
+    expect(`${edited.method} ${edited.url}`).toBe(
+      'PATCH https://dev.azure.com/acme/web/_apis/git/repositories/shop/pullRequests/7/threads/12/comments/1?api-version=7.1',
+    );
+    expect(edited.headers.authorization).toBe(`Basic ${Buffer.from(`:${TOKEN}`).toString('base64')}`);
+  });
+});
+
 describe('the token', () => {
   it('goes only over https, or to this machine', () => {
     expect(cleartextApi('https://api.github.com')).toBe(false);
