@@ -11,6 +11,7 @@
 // status writes pass.
 import { GROUP } from './common.ts';
 import { MAX_NOTIFICATIONS } from './project.ts';
+import { MAX_FORK_SECRETS } from './previews-settings.ts';
 import { MAX_STATUS_WEBHOOKS } from './status.ts';
 import { writersBinding, writersConfigMap, writersPolicy } from './writers.ts';
 
@@ -233,20 +234,27 @@ const PROJECT_CHECKS: Check[] = [
  * webhook or subscriber. One validation per place in the list, as CEL allows only a few
  * authorizer calls per expression.
  */
-function listSecrets(kind: string, list: string, max: number): Extra {
+function listSecrets(kind: string, path: string[], max: number, nameField = 'secretRef.name'): Extra {
+  const list = (root: 'object' | 'oldObject') => [root, 'spec', ...path].join('.');
+  // has() of each step: the list may sit in an optional object (spec.previews.forkSecrets).
+  const present = (root: 'object' | 'oldObject') =>
+    path.map((_, i) => `has(${[root, 'spec', ...path.slice(0, i + 1)].join('.')})`).join(' && ');
+  const field = `spec.${path.join('.')}`;
   return {
     variables: [],
     validations: Array.from({ length: max }, (_, i) => {
-      const name = `object.spec.${list}[${i}].secretRef.name`;
+      const name = `${list('object')}[${i}].${nameField}`;
+      const shown =
+        nameField === 'name' ? `${field}[${i}]` : `${field}[${i}].${nameField.replace(/\.name$/, '')}`;
       return {
         expression:
-          `!has(object.spec.${list}) || size(object.spec.${list}) <= ${i} || ` +
-          `(oldObject != null && has(oldObject.spec.${list}) && ` +
-          `oldObject.spec.${list}.exists(o, o.secretRef.name == ${name})) || ` +
+          `!(${present('object')}) || size(${list('object')}) <= ${i} || ` +
+          `(oldObject != null && ${present('oldObject')} && ` +
+          `${list('oldObject')}.exists(o, o.${nameField} == ${name})) || ` +
           `authorizer.group('').resource('secrets').namespace(request.namespace).name(${name}).check('get').allowed()`,
         messageExpression:
           `'${kind} ' + object.metadata.name + ': you may not get Secret ' + ${name} + ' in namespace ' + ` +
-          `request.namespace + ', so spec.${list}[${i}].secretRef may not name it (Slipway would read it for you). ` +
+          `request.namespace + ', so ${shown} may not name it (Slipway would read it for you). ` +
           `Ask for "get" on it, or name one you may get.'`,
         reason: 'Forbidden',
       };
@@ -260,12 +268,7 @@ interface Extra {
   validations: Array<{ expression: string; messageExpression: string; reason: string }>;
 }
 
-function policy(
-  name: string,
-  resource: string,
-  checks: Check[],
-  extra: Extra = { variables: [], validations: [] },
-) {
+function policy(name: string, resource: string, checks: Check[], ...extras: Extra[]) {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingAdmissionPolicy',
@@ -284,7 +287,7 @@ function policy(
           { name: `${c.name}Context`, expression: contextOf('object', c.context) },
           { name: `${c.name}ContextBefore`, expression: contextOf('oldObject', c.context) },
         ])
-        .concat(extra.variables),
+        .concat(extras.flatMap((e) => e.variables)),
       validations: checks
         .map((c) => ({
           expression:
@@ -296,7 +299,7 @@ function policy(
           messageExpression: c.message,
           reason: 'Forbidden',
         }))
-        .concat(extra.validations),
+        .concat(extras.flatMap((e) => e.validations)),
     },
   };
 }
@@ -333,7 +336,8 @@ export function admissionPolicies(): AdmissionPolicy[] {
         PROJECT_POLICY,
         'projects',
         PROJECT_CHECKS,
-        listSecrets('Project', 'notifications', MAX_NOTIFICATIONS),
+        listSecrets('Project', ['notifications'], MAX_NOTIFICATIONS),
+        listSecrets('Project', ['previews', 'forkSecrets'], MAX_FORK_SECRETS, 'name'),
       ),
     ),
     plain(policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS)),
@@ -343,7 +347,7 @@ export function admissionPolicies(): AdmissionPolicy[] {
         STATUS_PAGE_POLICY,
         'statuspages',
         [],
-        listSecrets('StatusPage', 'webhooks', MAX_STATUS_WEBHOOKS),
+        listSecrets('StatusPage', ['webhooks'], MAX_STATUS_WEBHOOKS),
       ),
     ),
     { policy: writersPolicy(), binding: writersBinding(), params: writersConfigMap() },

@@ -167,6 +167,10 @@ export const bundleSpec = z
         }),
         provider: z.enum(providers).optional().meta({ description: 'The git provider whose push made it.' }),
         webhookRef: localRef().optional().meta({ description: 'The Webhook whose branch matched.' }),
+        fork: z.boolean().optional().meta({
+          description:
+            "PullRequest: the pull request comes from a fork. Its build uses no install cache and no build store (code from a fork never writes what the project's own builds read).",
+        }),
         previewRef: localRef().optional().meta({
           description:
             'The Preview (trigger PullRequest) this bundle builds; it is not deployed to an environment.',

@@ -5,6 +5,9 @@ import { localRef } from './common.ts';
 export const previewTriggers = ['Label', 'Always'] as const;
 export const forkPolicies = ['Deny', 'Approve'] as const;
 
+/** The most Secrets previews.forkSecrets names (the admission check covers each place). */
+export const MAX_FORK_SECRETS = 8;
+
 /** The placeholders previews.host may use. */
 export const HOST_PLACEHOLDERS = ['number', 'branch', 'project', 'namespace'] as const;
 
@@ -41,6 +44,10 @@ export const previewsSettings = z
     forks: z.enum(forkPolicies).default('Deny').meta({
       description:
         'Deny: a pull request from a fork gets no preview and says why; Approve: it is built once someone with the verb approve on previews approves its head commit (kubectl slipway preview approve).',
+    }),
+    forkSecrets: z.array(localRef()).max(MAX_FORK_SECRETS).optional().meta({
+      description:
+        "The only Secrets a fork's preview keeps of its environment's Deployment (env, envFrom and volumes naming others are left out of the copy, and no ServiceAccount token is mounted). Whatever a fork's code can read, its author can read: name only Secrets made for previews. Naming one needs get on it.",
     }),
     maxPreviews: z.number().int().min(1).max(100).default(10).meta({
       description: 'At most this many previews are built and served at once; more wait, and say so.',

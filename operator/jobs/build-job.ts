@@ -140,10 +140,13 @@ export function buildJob(
   } = {},
 ): V1Job {
   const { namespace, name } = bundle.metadata;
+  // Code from a fork's pull request neither reads nor writes what the project's builds share.
+  const fork = bundle.spec.trigger.fork === true;
   const install = bundle.spec.buildSteps?.install;
+  const cached = install !== undefined && !fork;
   const environment = bundle.spec.deploy?.environmentRef.name;
   const cacheImage = buildCacheImage(settings.registry, namespace!, bundle.spec.projectRef.name, environment);
-  const store = storeOf(bundle, project, settings);
+  const store = fork ? undefined : storeOf(bundle, project, settings);
   const mounts = buildMounts(bundle, made.secrets ?? {}, store);
   const containers = buildContainers(settings, mounts);
   const labels = buildJobLabels(bundle);
@@ -177,10 +180,10 @@ export function buildJob(
             ...(store ? [store.prepare] : []),
             containers.fetch(fetchEnv(bundle, project, image, settings, made.archiveUrl)),
             containers.build(buildArgs(bundle), [
-              ...(install ? cacheEnv(cacheImage) : []),
+              ...(cached ? cacheEnv(cacheImage) : []),
               ...(store?.env ?? []),
             ]),
-            ...(install ? [containers.push(PUSH_CACHE_CONTAINER, CACHE_LAYOUT, cacheImage)] : []),
+            ...(cached ? [containers.push(PUSH_CACHE_CONTAINER, CACHE_LAYOUT, cacheImage)] : []),
           ],
           // The image stays the fourth word (kwok's simulated report reads it there: kwok-stages.ts).
           containers: [

@@ -147,7 +147,12 @@ export class PreviewReconciler implements Reconciler {
           ...(spec.fetchRef ? { fetchRef: spec.fetchRef } : {}),
         },
       },
-      trigger: { type: 'PullRequest', provider: spec.provider, previewRef: { name: preview.metadata.name } },
+      trigger: {
+        type: 'PullRequest',
+        provider: spec.provider,
+        ...(spec.fork ? { fork: true } : {}),
+        previewRef: { name: preview.metadata.name },
+      },
       comment: `#${spec.number} ${spec.title ?? ''}`.trim(),
       settingsFrom: newestManual(this.ctx, project)!,
     });

@@ -2,7 +2,8 @@
 // Service that selects its pods, and an Ingress for the preview's host. Pure: the controller
 // applies what these return. The copies select their pods by the preview's own label alone, so
 // no Service of the environment ever sends its traffic to a preview, and every copy is owned by
-// the Preview: deleting it removes them (the garbage collector does).
+// the Preview: deleting it removes them (the garbage collector does). A fork's copy keeps no
+// Secret but those previews.forkSecrets names (fork-secrets.ts).
 import type { V1Deployment, V1Ingress, V1OwnerReference, V1Service } from '@kubernetes/client-node';
 import { API_VERSION, type PreviewObject, type PreviewsSettings } from '../../crds/index.ts';
 import {
@@ -14,10 +15,11 @@ import {
 } from '../../crds/labels.ts';
 import { previewObjectName } from '../../rules/preview-names.ts';
 import { MANAGER } from '../names.ts';
+import { withoutSecrets } from './fork-secrets.ts';
 
 export interface PreviewSource {
   preview: PreviewObject;
-  settings: Pick<PreviewsSettings, 'ingressClassName' | 'tlsSecretRef'>;
+  settings: Pick<PreviewsSettings, 'ingressClassName' | 'tlsSecretRef' | 'forkSecrets'>;
   deployment: V1Deployment;
   /** The environment's container that runs the built image. */
   container: string;
@@ -87,7 +89,12 @@ export function deploymentCopy(source: PreviewSource): V1Deployment {
           labels: previewLabels(preview),
           annotations: { ...template.metadata?.annotations, [ANNOTATION_BUNDLE]: source.bundle },
         },
-        spec: { ...template.spec, containers },
+        spec: preview.spec.fork
+          ? withoutSecrets(
+              { ...template.spec, containers },
+              new Set(source.settings.forkSecrets?.map((s) => s.name)),
+            )
+          : { ...template.spec, containers },
       },
     },
   };

@@ -17,6 +17,7 @@ import {
 
 const TENANT = 'preview-tenant';
 const APPROVER = 'preview-approver';
+const DEPLOYER = 'preview-deployer';
 const HEAD = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821';
 const kc = testKubeConfig();
 let ns: { name: string; remove: () => Promise<void> };
@@ -53,8 +54,10 @@ beforeAll(async () => {
   await kubectlApply([
     role('everything-but-deploy-and-approve', everything),
     role('approver', [...everything, 'approve']),
+    role('deployer', [...everything, 'deploy']),
     binding(TENANT, 'everything-but-deploy-and-approve'),
     binding(APPROVER, 'approver'),
+    binding(DEPLOYER, 'deployer'),
   ]);
   await kubectlApply([
     build.project('shop', build.inNamespace(ns.name)),
@@ -128,5 +131,27 @@ describe('previews in a shared cluster', () => {
     expect(ok).toBe(false);
     expect(out).toContain('you may not deploy to Environment staging');
     expect(out).toContain('spec.previews.environmentRef');
+  });
+
+  it('one who may deploy there turns previews on, but may not name a Secret they cannot read in forkSecrets', async () => {
+    const previews = {
+      environmentRef: { name: 'staging' },
+      host: 'pr-{number}.preview.test',
+      forks: 'Approve',
+    };
+    const patch = (extra: object) =>
+      as(DEPLOYER, [
+        'patch',
+        'project',
+        'shop',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { previews: { ...previews, ...extra } } }),
+      ]);
+    const refused = await patch({ forkSecrets: [{ name: 'prod-db' }] });
+    expect(refused.ok).toBe(false);
+    expect(refused.out).toContain('you may not get Secret prod-db');
+    expect(refused.out).toContain('spec.previews.forkSecrets[0]');
+    expect(await patch({})).toMatchObject({ ok: true });
   });
 });

@@ -401,6 +401,26 @@ describe('an install phase', () => {
     expect(mountsOf(containerOf(j, 'build'))).not.toContain('registry-push');
   });
 
+  it("a fork's pull request neither reads nor writes the cache, and gets no build store", () => {
+    const stored$ = loadConfig({
+      SLIPWAY_REGISTRY: 'registry.test:5000',
+      SLIPWAY_BUILD_STORE: '/var/lib/slipway',
+    });
+    const of = (fork: boolean) => {
+      const b = withInstall(install);
+      b.spec.trigger = { type: 'PullRequest', provider: 'github', previewRef: { name: 'shop-pr-7' }, fork };
+      return buildJob(b, project(undefined, stored()), 'registry.test:5000/team/shop:b1', stored$);
+    };
+    const names = (j: ReturnType<typeof buildJob>) =>
+      j.spec!.template.spec!.initContainers!.map((c) => c.name);
+    expect(names(of(false))).toContain('push-cache');
+    expect(envOf(of(false), 'build').CACHE_FROM).toBeDefined();
+    expect(JSON.stringify(of(false).spec!.template.spec!.volumes)).toContain('/var/lib/slipway');
+    expect(names(of(true))).toEqual(['fetch', 'build']);
+    expect(envOf(of(true), 'build').CACHE_FROM).toBeUndefined();
+    expect(JSON.stringify(of(true).spec!.template.spec!.volumes)).not.toContain('/var/lib/slipway');
+  });
+
   it('has the fetch step check that its files are in the source', () => {
     expect(envOf(job(), 'fetch').INSTALL_FILES).toBe('composer.json\ncomposer.lock\npackages');
   });

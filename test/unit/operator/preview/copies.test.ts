@@ -101,6 +101,49 @@ describe('the copies of a preview', () => {
     });
   });
 
+  it("a fork's copy keeps no Secret but those forkSecrets names, and mounts no ServiceAccount token", () => {
+    const pod = structuredClone(deployment);
+    pod.spec!.template.spec = {
+      containers: [
+        {
+          name: 'web',
+          image: 'x',
+          env: [
+            { name: 'PLAIN', value: '1' },
+            { name: 'DB', valueFrom: { secretKeyRef: { name: 'prod-db', key: 'password' } } },
+            { name: 'TEST', valueFrom: { secretKeyRef: { name: 'preview-keys', key: 'k' } } },
+          ],
+          envFrom: [{ secretRef: { name: 'prod-env' } }, { configMapRef: { name: 'settings' } }],
+          volumeMounts: [
+            { name: 'tls', mountPath: '/tls' },
+            { name: 'token', mountPath: '/var/run/token' },
+            { name: 'data', mountPath: '/data' },
+          ],
+        },
+      ],
+      volumes: [
+        { name: 'tls', secret: { secretName: 'prod-tls' } },
+        { name: 'token', projected: { sources: [{ serviceAccountToken: { path: 't' } }] } },
+        { name: 'data', emptyDir: {} },
+      ],
+    };
+    const fork = { ...preview, spec: { ...preview.spec, fork: true } };
+    const copy = deploymentCopy({
+      ...source,
+      preview: fork,
+      deployment: pod,
+      settings: { forkSecrets: [{ name: 'preview-keys' }] },
+    });
+    const spec = copy.spec!.template.spec!;
+    expect(spec.automountServiceAccountToken).toBe(false);
+    expect(spec.containers[0]!.env!.map((e) => e.name)).toEqual(['PLAIN', 'TEST']);
+    expect(spec.containers[0]!.envFrom).toEqual([{ configMapRef: { name: 'settings' } }]);
+    expect(spec.volumes!.map((v) => v.name)).toEqual(['data']);
+    expect(spec.containers[0]!.volumeMounts!.map((m) => m.name)).toEqual(['data']);
+    // A pull request from the repository itself keeps its environment's pod as it is.
+    expect(deploymentCopy({ ...source, deployment: pod }).spec!.template.spec!.volumes).toHaveLength(3);
+  });
+
   it('the host: placeholders filled, the branch made a DNS label, and a refusal when it is no host name', () => {
     const values = { number: 7, branch: 'Feature/New_Page!', project: 'shop', namespace: 'team' };
     expect(previewHost('{branch}-{number}.{project}.{namespace}.example.com', values)).toEqual({
