@@ -6,6 +6,7 @@ import { historyCommand } from './history.ts';
 import { hookCommand } from './hook.ts';
 import { logsCommand } from './logs.ts';
 import { noticeCommand } from './notice.ts';
+import { previewCommand } from './preview.ts';
 import { rollbackCommand } from './rollback.ts';
 import { statusCommand } from './status.ts';
 import { waitCommand } from './wait.ts';
@@ -20,6 +21,7 @@ export const commands: readonly Command[] = [
   waitCommand,
   rollbackCommand,
   historyCommand,
+  previewCommand,
   noticeCommand,
   statusCommand,
 ];

@@ -6,12 +6,15 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { BundleObject, EnvironmentObject, ProjectObject } from '../../../crds/index.ts';
+import type { BundleObject, EnvironmentObject, PreviewObject, ProjectObject } from '../../../crds/index.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { withToken } from '../../../rules/webhook-url.ts';
-import { bundle, statusComponent, statusPage, inNamespace, spec } from '../../support/builders.ts';
+import { bundle, preview, statusComponent, statusPage, inNamespace, spec } from '../../support/builders.ts';
 import {
+  controllerKubeConfig,
   createNamespace,
+  kubectl,
   testKubeConfig,
   waitFor,
   webhookSecretValue,
@@ -78,6 +81,7 @@ describe('kubectl slipway', () => {
       'wait',
       'rollback',
       'history',
+      'preview',
       'notice',
       'status',
       'completion',
@@ -311,5 +315,46 @@ describe('kubectl slipway', () => {
     const refused = await cli('notice', 'update', name, '--state', 'complete', '--message', 'x');
     expect(refused).toEqual(expect.objectContaining({ code: 1 }));
     expect(refused.stderr).toMatch(/an unplanned notice allows only the states/);
+  });
+  it('preview list, approve and remove: a fork waits for its head commit to be approved, then builds', async () => {
+    await kubectl([
+      'patch',
+      'project',
+      'shop',
+      '-n',
+      ns.name,
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        spec: {
+          previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.test', forks: 'Approve' },
+        },
+      }),
+    ]);
+    // As the gateway makes it from a fork's pull request.
+    await slipwayApi(controllerKubeConfig()).create(
+      'Preview',
+      preview('shop-pr-9', inNamespace(ns.name), spec({ number: 9, fork: true, title: 'From a fork' })),
+    );
+    await waitFor('the fork to wait for an approval', async () => {
+      const listed = await cli('preview', 'list', '-o', 'wide');
+      return /WaitingForApproval/.test(listed.stdout) ? listed : undefined;
+    });
+    const listed = await cli('preview', 'list');
+    expect(listed.stdout).toMatch(/NAME\s+PROJECT\s+PR\s+BRANCH\s+COMMIT\s+FORK\s+PHASE\s+URL\s+AGE/);
+    expect(listed.stdout).toMatch(/shop-pr-9\s+shop\s+9\s+feature\s+aaaaaaaaaaaa\s+yes\s+Waiting/);
+    const approved = await cli('preview', 'approve', 'shop', '9');
+    expect(approved).toEqual(expect.objectContaining({ code: 0, stdout: 'shop-pr-9\n' }));
+    expect(approved.stderr).toContain('approved head commit aaaaaaaaaaaa of pull request #9');
+    const stored = await slipway.get<PreviewObject>('Preview', ns.name, 'shop-pr-9');
+    expect(stored.spec.approvedCommit).toBe('a'.repeat(40));
+    await waitFor('the approved fork to build', async () =>
+      (await slipway.get<PreviewObject>('Preview', ns.name, 'shop-pr-9')).status?.bundle ? true : undefined,
+    );
+    expect((await cli('preview', 'approve', 'shop', 'nine')).code).toBe(2);
+    expect(await cli('preview', 'remove', 'shop', '9')).toEqual(expect.objectContaining({ code: 0 }));
+    expect((await cli('preview', 'remove', 'shop', '9')).stderr).toContain(
+      'Preview ' + ns.name + '/shop-pr-9 not found',
+    );
   });
 });

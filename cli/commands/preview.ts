@@ -1,0 +1,119 @@
+// kubectl slipway preview list|approve|remove: the previews of pull requests (docs/previews.md).
+// "approve" sets spec.approvedCommit to the head commit the Preview has now, at the version read
+// (a push in between is not approved by mistake): the admission policy slipway-writers allows it
+// only with the verb approve on previews. "remove" deletes the Preview, and with it what serves it.
+import type { PreviewObject } from '../../crds/index.ts';
+import { apiMessage, isConflict } from '../../lib/kube.ts';
+import { previewName } from '../../rules/preview-names.ts';
+import type { CliContext } from '../context.ts';
+import { CommandError, UsageError } from '../errors.ts';
+import { age, printList, type Column } from '../print.ts';
+import { readObject } from '../read.ts';
+import { positionals, type Command } from './command.ts';
+
+const ready = (p: PreviewObject) => p.status?.conditions?.find((c) => c.type === 'Ready');
+
+const columns = (allNamespaces: boolean): Column<PreviewObject>[] => [
+  ...(allNamespaces ? [{ header: 'NAMESPACE', value: (p: PreviewObject) => p.metadata.namespace }] : []),
+  { header: 'NAME', value: (p) => p.metadata.name },
+  { header: 'PROJECT', value: (p) => p.spec.projectRef.name },
+  { header: 'PR', value: (p) => String(p.spec.number) },
+  { header: 'BRANCH', value: (p) => p.spec.branch },
+  { header: 'COMMIT', value: (p) => p.spec.headCommit.slice(0, 12) },
+  { header: 'FORK', value: (p) => (p.spec.fork ? 'yes' : 'no') },
+  { header: 'PHASE', value: (p) => p.status?.phase ?? '' },
+  { header: 'URL', value: (p) => p.status?.url ?? '' },
+  { header: 'REASON', value: (p) => ready(p)?.reason ?? '', wide: true },
+  { header: 'TITLE', value: (p) => (p.spec.title ?? '').slice(0, 60), wide: true },
+  { header: 'AGE', value: (p) => age(p.metadata.creationTimestamp) },
+];
+
+/** The Preview a project and pull request number name. */
+function named(args: string[]): string {
+  const [project, number] = positionals(args, ['project', 'number']);
+  const n = Number(number);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`"${number}" is not a pull request number`);
+  return previewName(project!, n);
+}
+
+async function approve(ctx: CliContext, name: string): Promise<void> {
+  const preview = await readObject<PreviewObject>(ctx, 'Preview', name);
+  const head = preview.spec.headCommit;
+  if (!preview.spec.fork) ctx.err(`preview ${name} is not from a fork: it builds without an approval`);
+  if (preview.spec.approvedCommit === head) {
+    ctx.err(`preview ${name}: head commit ${head.slice(0, 12)} is approved already`);
+    return;
+  }
+  try {
+    await ctx.slipway.patch('Preview', ctx.namespace, name, {
+      metadata: { resourceVersion: preview.metadata.resourceVersion },
+      spec: { approvedCommit: head },
+    });
+  } catch (error) {
+    if (isConflict(error))
+      throw new CommandError(
+        `preview ${name} changed meanwhile (a push?): look at its head commit, then approve again`,
+      );
+    const code = (error as { code?: number }).code;
+    if (code === 403 || code === 422) throw new CommandError(apiMessage(error));
+    throw error;
+  }
+  ctx.out(name);
+  ctx.err(
+    `approved head commit ${head.slice(0, 12)} of pull request #${preview.spec.number} (${preview.spec.branch}): it is built now; a new push needs approving again`,
+  );
+}
+
+export const previewCommand: Command = {
+  name: 'preview',
+  summary: 'list, approve and remove the previews of pull requests',
+  usage: `preview list [-A] [-o wide|json|yaml]
+       kubectl slipway preview approve <project> <number>
+       kubectl slipway preview remove <project> <number>`,
+  help: `"approve" lets a fork's pull request be built (Project spec.previews.forks: Approve): it
+approves the head commit the Preview has now, and needs the verb approve on previews.slipway.dev.
+A new push to the pull request needs approving again. "remove" deletes the Preview and what
+serves it; the next delivery of the pull request makes it again.
+
+Example: kubectl slipway -n shop preview approve site 42`,
+  completions: ['list', 'approve', 'remove'],
+  async run(ctx, args) {
+    const [action, ...rest] = args;
+    switch (action) {
+      case 'list': {
+        positionals(rest, []);
+        const previews = await ctx.slipway.list<PreviewObject>(
+          'Preview',
+          ctx.allNamespaces ? undefined : ctx.namespace,
+        );
+        previews.sort(
+          (a, b) =>
+            a.spec.projectRef.name.localeCompare(b.spec.projectRef.name) || a.spec.number - b.spec.number,
+        );
+        printList(
+          ctx,
+          previews,
+          columns(ctx.allNamespaces),
+          ctx.allNamespaces ? 'No previews in any namespace.' : `No previews in namespace ${ctx.namespace}.`,
+        );
+        return;
+      }
+      case 'approve':
+        return approve(ctx, named(rest));
+      case 'remove': {
+        const name = named(rest);
+        await readObject<PreviewObject>(ctx, 'Preview', name);
+        await ctx.slipway.delete('Preview', ctx.namespace, name);
+        ctx.out(name);
+        ctx.err(`removed preview ${name}: its Deployment, Services and Ingress go with it`);
+        return;
+      }
+      default:
+        throw new UsageError(
+          action === undefined
+            ? 'missing action: list, approve or remove'
+            : `unknown action "${action}": list, approve or remove`,
+        );
+    }
+  },
+};
