@@ -17,7 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BundleObject, PreviewObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
-import { kubectl, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
+import {
+  kubectl,
+  kubectlPatch,
+  testKubeConfig,
+  testState,
+  waitFor,
+  kubectlApply,
+} from '../support/cluster.ts';
 import { gitIn, startGitea, type Gitea } from '../support/gitea.ts';
 import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
 import { track } from './support/leftovers.ts';
@@ -327,20 +334,11 @@ describe('a preview of a Gitea pull request, on a real node', () => {
         },
       });
       // Previews on, as a user turns them on (kubectl patch keeps the rest of the spec).
-      await kubectl([
-        'patch',
-        'project',
-        'site',
-        '-n',
-        ns.name,
-        '--type=merge',
-        '-p',
-        JSON.stringify({
-          spec: {
-            previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.{project}.preview.test' },
-          },
-        }),
-      ]);
+      await kubectlPatch('project', 'site', ns.name, {
+        spec: {
+          previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.{project}.preview.test' },
+        },
+      });
       // The webhook now also sends pull-request events, as docs/previews.md says to tick them.
       const [hook] = await gitea.api<Array<{ id: number }>>('GET', `/repos/${gitea.user}/site/hooks`);
       await gitea.api('PATCH', `/repos/${gitea.user}/site/hooks/${hook!.id}`, {

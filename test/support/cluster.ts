@@ -60,6 +60,11 @@ export async function kubectl(args: string[], input?: string): Promise<{ stdout:
  * `kubectl apply -f -` of `objects` as one YAML stream, as a user applies a file; `flags` go
  * before it (`-n`, `--as`). Rejects with kubectl's message when it refuses.
  */
+/** `kubectl patch <kind> <name> -n <namespace> --type=merge -p <body>`, as a user changes one field. */
+export function kubectlPatch(kind: string, name: string, namespace: string, body: object) {
+  return kubectl(['patch', kind, name, '-n', namespace, '--type=merge', '-p', JSON.stringify(body)]);
+}
+
 export function kubectlApply(objects: readonly unknown[], ...flags: string[]) {
   return kubectl(['apply', ...flags, '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
 }

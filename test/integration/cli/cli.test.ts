@@ -14,7 +14,7 @@ import { bundle, preview, statusComponent, statusPage, inNamespace, spec } from 
 import {
   controllerKubeConfig,
   createNamespace,
-  kubectl,
+  kubectlPatch,
   testKubeConfig,
   waitFor,
   webhookSecretValue,
@@ -317,20 +317,11 @@ describe('kubectl slipway', () => {
     expect(refused.stderr).toMatch(/an unplanned notice allows only the states/);
   });
   it('preview list, approve and remove: a fork waits for its head commit to be approved, then builds', async () => {
-    await kubectl([
-      'patch',
-      'project',
-      'shop',
-      '-n',
-      ns.name,
-      '--type=merge',
-      '-p',
-      JSON.stringify({
-        spec: {
-          previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.test', forks: 'Approve' },
-        },
-      }),
-    ]);
+    await kubectlPatch('project', 'shop', ns.name, {
+      spec: {
+        previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.test', forks: 'Approve' },
+      },
+    });
     // As the gateway makes it from a fork's pull request.
     await slipwayApi(controllerKubeConfig()).create(
       'Preview',

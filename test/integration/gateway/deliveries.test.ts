@@ -17,7 +17,14 @@ import { PartialCreationError } from '../../../webhook-gateway/index.ts';
 import { FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
 import * as build from '../../support/builders.ts';
-import { createNamespace, kubectl, testKubeConfig, waitFor, kubectlApply } from '../../support/cluster.ts';
+import {
+  createNamespace,
+  kubectl,
+  kubectlPatch,
+  testKubeConfig,
+  waitFor,
+  kubectlApply,
+} from '../../support/cluster.ts';
 import { loadFixture, signedFixture } from '../../unit/webhook-gateway/support/fixtures.ts';
 import { LABEL_PROJECT, labelValue } from '../../../crds/labels.ts';
 import { archiveKeyFromPath } from '../../../rules/archive-url.ts';
@@ -272,32 +279,16 @@ describe("the project's provider", () => {
       webhookRef: { name: 'bb-push' },
     });
     // With spec.requireSignature the same delivery is refused; signed, it is taken.
-    await kubectl([
-      'patch',
-      'project',
-      'bb',
-      '-n',
-      ns.name,
-      '--type=merge',
-      '-p',
-      '{"spec":{"requireSignature":true}}',
-    ]);
+    await kubectlPatch('project', 'bb', ns.name, { spec: { requireSignature: true } });
     await waitFor('the gateway to require signatures', async () =>
       (await fetch(url, { method: 'POST', headers, body })).status === 401 ? true : undefined,
     );
   });
 
   it('a GitHub project refuses a Bitbucket-dressed delivery without a signature, and any other provider, with 401', async () => {
-    await kubectl([
-      'patch',
-      'project',
-      'shop',
-      '-n',
-      ns.name,
-      '--type=merge',
-      '-p',
-      '{"spec":{"repository":{"url":"https://github.com/acme/shop.git"}}}',
-    ]);
+    await kubectlPatch('project', 'shop', ns.name, {
+      spec: { repository: { url: 'https://github.com/acme/shop.git' } },
+    });
     const bitbucket = signedFixture('bitbucket-repo-push', secret);
     const unsigned = Object.fromEntries(
       Object.entries(bitbucket.headers).filter(([name]) => name.toLowerCase() !== 'x-hub-signature'),
