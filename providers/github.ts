@@ -74,6 +74,8 @@ export const github: ProviderModule<'github'> = {
           auto_merge: false,
           required_contexts: [],
           production_environment: /^prod(uction)?$/i.test(environment),
+          // A pull request's preview goes when the pull request closes.
+          ...(environment.startsWith('preview/') ? { transient_environment: true } : {}),
         },
       }),
       idOf: idField,

@@ -10,6 +10,10 @@ export const PREVIEW_CONTEXT = 'slipway/preview';
 export const COMMENT = 'comment';
 /** The receipt id of the commit status of `commit`. */
 export const statusReceipt = (commit: string) => `${PREVIEW_CONTEXT}@${commit}`;
+/** The receipt id of the deployment of `commit` (its id the receipt's remoteId). */
+export const deploymentReceipt = (commit: string) => `deployment@${commit}`;
+/** The provider's environment of pull request `number`'s preview. */
+export const previewEnvironment = (number: number) => `preview/pr-${number}`;
 
 const short = (commit: string | undefined) => (commit ?? '').slice(0, 12);
 

@@ -1,6 +1,7 @@
 // Tells a pull request about its preview (Project spec.report): one comment, made once and then
-// edited in place (its id kept in the Preview's status.reported), and the commit status
-// slipway/preview on the head commit, linking to the preview (preview-report.ts says what). A
+// edited in place (its id kept in the Preview's status.reported), a deployment to the environment
+// preview/pr-<n> where the provider has them (GitHub, GitLab) with the preview's URL, and the
+// commit status slipway/preview on the head commit, linking to the preview (preview-report.ts). A
 // lane is a Preview; each change of it owes the lane. When a Preview is removed its comment says
 // so before the Preview goes (the Preview controller waits for it, a few minutes at most).
 import type { PreviewObject, ReportReason } from '../../crds/index.ts';
@@ -13,10 +14,13 @@ import { lanePreview, previewBook, PREVIEW_REPORTED } from './preview-book.ts';
 import {
   COMMENT,
   commentDigest,
+  deploymentReceipt,
   previewCommitStatus,
   previewComment,
+  previewEnvironment,
   statusReceipt,
 } from './preview-report.ts';
+import { alreadyDone } from './report-deliveries.ts';
 import { whereTo } from './report-sink.ts';
 
 export function previewReportSink({ ctx, secrets }: SinkDeps): Sink {
@@ -74,8 +78,45 @@ export function previewReportSink({ ctx, secrets }: SinkDeps): Sink {
           refusal: `${title} did not take the preview's comment on pull request #${number}`,
         } satisfies Delivery;
       const status = previewCommitStatus(preview);
+      if (!status) return undefined;
+      const deployment = where.report.deployment;
+      const deploymentId = deploymentReceipt(preview.spec.headCommit);
+      const deployed = receipts.get(deploymentId);
+      if (deployment && !deployed?.remoteId)
+        return {
+          ...common,
+          request: deployment.create(
+            where.target,
+            preview.spec.headCommit,
+            token,
+            previewEnvironment(number),
+            status.description,
+            preview.spec.branch,
+          ),
+          remoteId: (answer: unknown) => deployment.idOf(answer),
+          // A deployment made running (GitLab's) already says pending.
+          receipt: {
+            book: PREVIEW_REPORTED,
+            subject: lane,
+            id: deploymentId,
+            ...(deployment.createsRunning && status.state === 'pending' ? { value: status.state } : {}),
+          },
+          refusal: `${title} did not take the deployment ${previewEnvironment(number)} of commit ${preview.spec.headCommit.slice(0, 12)}`,
+          alreadyDone,
+        } satisfies Delivery;
+      if (deployment && deployed?.remoteId && deployed.value !== status.state)
+        return {
+          ...common,
+          request: deployment.status(where.target, deployed.remoteId, token, status.state, {
+            description: status.description,
+            ...(status.targetUrl ? { environmentUrl: status.targetUrl } : {}),
+          }),
+          receipt: { book: PREVIEW_REPORTED, subject: lane, id: deploymentId, value: status.state },
+          refusal: `${title} did not take ${status.state} for the deployment ${previewEnvironment(number)}`,
+          alreadyDone,
+        } satisfies Delivery;
       const id = statusReceipt(preview.spec.headCommit);
-      if (!status || receipts.get(id)?.value === status.state) return undefined;
+      if (receipts.get(id)?.value === status.state) return undefined;
       return {
         ...common,
         request: where.report.commitStatus(where.target, preview.spec.headCommit, token, status),

@@ -222,6 +222,21 @@ describe('pull-request previews', () => {
       path: `${REPO}/statuses/${first}`,
       body: { state: 'success', target_url: 'http://pr-2.gh.preview.test' },
     });
+    // A GitHub deployment to preview/pr-2, its last status success with the preview's URL.
+    expect(calls.find((c) => c.path === `${REPO}/deployments`)?.body).toMatchObject({
+      ref: first,
+      environment: 'preview/pr-2',
+      transient_environment: true,
+      production_environment: false,
+    });
+    await waitFor('the deployment to be success', async () =>
+      calls.find(
+        (c) =>
+          c.path === `${REPO}/deployments/4242/statuses` &&
+          c.body.state === 'success' &&
+          c.body.environment_url === 'http://pr-2.gh.preview.test',
+      ),
+    );
     expect((await preview('gh-pr-2')).metadata.finalizers).toEqual(['slipway.dev/preview-comment']);
 
     // The environment's own Deployment and Service are untouched.
