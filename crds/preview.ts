@@ -90,6 +90,22 @@ export const previewStatus = z.object({
       description:
         'What the provider took for this pull request (Project spec.report): its one comment, edited in place, and the slipway/preview commit status.',
     }),
+  notified: z
+    .array(
+      z.object({
+        name: z.string().meta({ description: "The receiver (the Project's spec.notifications name)." }),
+        event: z
+          .string()
+          .meta({ description: 'The event it took: PreviewReady, PreviewFailed or PreviewRemoved.' }),
+        commit: z.string().optional().meta({ description: 'The head commit the event was about.' }),
+      }),
+    )
+    .max(16)
+    .optional()
+    .meta({
+      description:
+        'The notifications receivers took for this preview (Project spec.notifications): each event once per head commit.',
+    }),
   expiresAt: timestamp()
     .optional()
     .meta({ description: 'When the preview is removed unless a push comes first (previews.idleHours).' }),

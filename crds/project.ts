@@ -19,7 +19,8 @@ export type NotificationType = (typeof notificationTypes)[number];
 
 /**
  * The events a bundle's end makes: Built (a bundle that deploys nothing), Deployed, RolledBack
- * (a rollback bundle deployed), and the failure of its build, backup or rollout.
+ * (a rollback bundle deployed), and the failure of its build, backup or rollout; and those of a
+ * pull request's preview.
  */
 export const notificationEvents = [
   'Built',
@@ -28,6 +29,10 @@ export const notificationEvents = [
   'Deployed',
   'RolloutFailed',
   'RolledBack',
+  // A pull request's preview (docs/previews.md): served, failed, removed.
+  'PreviewReady',
+  'PreviewFailed',
+  'PreviewRemoved',
 ] as const;
 export type NotificationEvent = (typeof notificationEvents)[number];
 

@@ -2,6 +2,7 @@
 // (delivery/engine.ts) runs them all. A new kind is a sink (delivery/sink.ts) and a line here.
 import type { Sink, SinkDeps } from './delivery/sink.ts';
 import { notificationSink } from './notify/notification-sink.ts';
+import { previewNotificationSink } from './notify/preview-notification-sink.ts';
 import { providerReportSink } from './report/report-sink.ts';
 import { previewReportSink } from './report/preview-sink.ts';
 import { subscriberSink } from './subscribers/subscriber-sink.ts';
@@ -10,5 +11,6 @@ export const sinks = (deps: SinkDeps): Sink[] => [
   providerReportSink(deps), // commit statuses and deployments on the git provider (Project spec.report)
   previewReportSink(deps), // a preview's comment and slipway/preview status on its pull request (spec.report)
   notificationSink(deps), // how bundles ended (Project spec.notifications)
+  previewNotificationSink(deps), // what previews did (Project spec.notifications)
   subscriberSink(deps), // status page changes (StatusPage spec.webhooks)
 ];

@@ -27,3 +27,13 @@ export async function writeProjectCondition(
     ctx.log.debug({ err, condition: type }, 'writing a Project condition failed; the next round writes it');
   }
 }
+
+/** A round that failed, shown on the Project: the condition False with the problem's reason. */
+export function writeProjectProblem(
+  ctx: OperatorContext,
+  project: ProjectObject,
+  type: 'Reported' | 'Notified',
+  problem: { reason: string; message: string },
+): Promise<void> {
+  return writeProjectCondition(ctx, project, { type, reason: problem.reason }, 'False', problem.message);
+}

@@ -25,7 +25,8 @@ const firstLine = (text: string | undefined) => (text ?? '').split('\n')[0]!.tri
 export function bundleEnding(bundle: BundleObject): BundleEnding | undefined {
   const status = bundle.status;
   const at = status?.finishedAt;
-  if (!status || !at) return undefined;
+  // A pull request's bundle: its preview tells (preview-ending.ts).
+  if (!status || !at || bundle.spec.trigger.type === 'PullRequest') return undefined;
   const conditions = status.conditions;
   const environment = bundle.spec.deploy?.environmentRef.name;
   const message = firstLine(findCondition(conditions, 'Ready')?.message);

@@ -38,6 +38,9 @@ export function headline(facts: NotificationFacts): string {
     BuildFailed: `the build of ${bundle} failed`,
     BackupFailed: `the backup before deploying ${bundle} to ${to} failed`,
     RolloutFailed: `the rollout of ${bundle} to ${to} failed`,
+    PreviewReady: `${to} is ready (${bundle})`,
+    PreviewFailed: `${to} failed (${bundle})`,
+    PreviewRemoved: `${to} was removed`,
   };
   return `${project}: ${lines[facts.event]}`;
 }

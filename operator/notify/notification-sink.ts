@@ -6,7 +6,7 @@
 // either; what could not be sent shows on the Project (condition Notified). Receiver URLs and
 // HMAC keys are read from their Secret when needed and never appear in objects, Events, logs or
 // metric labels.
-import type { BundleObject, NotificationEvent, NotifyReason, ProjectObject } from '../../crds/index.ts';
+import type { BundleObject, NotifyReason, ProjectObject } from '../../crds/index.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import {
   bundleBranch,
@@ -19,23 +19,20 @@ import {
   RETRY_WINDOW_MS,
 } from '../delivery/bundles.ts';
 import { writeProjectCondition } from '../delivery/project-condition.ts';
-import { receiverSecrets, receiverUrlProblem } from '../delivery/receiver.ts';
+import { receiverSecrets } from '../delivery/receiver.ts';
+import { readReceiver, wants } from './receivers.ts';
 import type { EngineHandle, Problem, Sink, SinkDeps } from '../delivery/sink.ts';
 import { notificationsTotal } from '../metrics.ts';
 import { bundleEnding, severityOf, type BundleEnding } from './bundle-ending.ts';
 import { NOTIFIED, notifiedBook } from './notified-book.ts';
 import type { NotificationFacts, Receiver } from './facts.ts';
-import { notificationFormats, notificationRequest } from './types/index.ts';
-
-type Notification = NonNullable<ProjectObject['spec']['notifications']>[number];
+import { notificationRequest } from './types/index.ts';
 
 /** After a restart, bundles that finished longer ago than this are not notified. */
 const RESUME_WINDOW_MS = 3600_000;
 /** The life-cycle events that end a bundle (the only ones with something to tell). */
 const ENDINGS = new Set(['Built', 'Deployed', 'RolledBack', 'Failed']);
 
-const wants = (notification: Notification, event: NotificationEvent) =>
-  !notification.events || notification.events.includes(event);
 const problem = (reason: NotifyReason, message: string): Problem => ({ reason, message });
 
 export function notificationSink({ ctx, secrets, lifecycle }: SinkDeps): Sink {
@@ -70,19 +67,6 @@ export function notificationSink({ ctx, secrets, lifecycle }: SinkDeps): Sink {
     };
   };
 
-  /** The receiver's URL and key from its Secret, or why they cannot be used (no value in it). */
-  const receiverOf = async (namespace: string, notification: Notification): Promise<Receiver | string> => {
-    const secret = notification.secretRef.name;
-    const where = `notification ${notification.name}: Secret ${secret}`;
-    const url = await secrets.value(namespace, secret, 'url', true);
-    const urlProblem = receiverUrlProblem(url, where, 'put them in the path or use generic-hmac');
-    if (urlProblem || !url) return urlProblem!;
-    if (!notificationFormats[notification.type].signed) return { type: notification.type, url };
-    const hmacKey = await secrets.value(namespace, secret, 'hmacKey');
-    if (!hmacKey) return `${where} has no non-empty key hmacKey (type ${notification.type} signs with it)`;
-    return { type: notification.type, url, hmacKey };
-  };
-
   return {
     name: 'notification',
     failedReason: 'NotificationFailed' satisfies NotifyReason,
@@ -109,7 +93,7 @@ export function notificationSink({ ctx, secrets, lifecycle }: SinkDeps): Sink {
       if (engine.receipts(NOTIFIED, `${namespace}/${name}`).has(notification.name)) return undefined;
       let receiver: Receiver | string;
       try {
-        receiver = await receiverOf(namespace, notification);
+        receiver = await readReceiver(secrets, namespace, notification);
       } catch (err) {
         // The API server cannot be reached now: try again later.
         return problem('NotificationFailed', `notification ${notification.name}: ${(err as Error).message}`);

@@ -1,8 +1,9 @@
-// A removed preview's pull request hears of it: while its Project reports to the provider, a
-// Preview carries the finalizer slipway.dev/preview-comment, and when it is deleted the
-// operator says Removing until the provider has taken the comment's last edit (the preview
-// sink, operator/report/preview-sink.ts), then lets it go — after REMOVAL_WAIT_MS at the most,
-// so an unreachable provider never keeps a preview's pods running.
+// A removed preview's pull request and receivers hear of it: while its Project reports to the
+// provider or has a receiver of PreviewRemoved, a Preview carries the finalizer
+// slipway.dev/preview-comment, and when it is deleted the operator says Removing until the
+// provider has taken the comment's last edit (operator/report/preview-sink.ts) and the receivers
+// PreviewRemoved (operator/notify/preview-notification-sink.ts), then lets it go — after
+// REMOVAL_WAIT_MS at the most, so an unreachable receiver never keeps a preview's pods running.
 import { API_VERSION, type PreviewObject, type ProjectObject } from '../../crds/index.ts';
 import { isConflict, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
@@ -21,10 +22,14 @@ export class RemovalTold {
     this.ctx = ctx;
   }
 
-  /** The finalizer on while the project reports (a comment may need its last edit), off otherwise. */
+  /**
+   * The finalizer on while someone is to hear of a removal (the project reports to the provider,
+   * or a receiver takes PreviewRemoved), off otherwise.
+   */
   async keep(preview: PreviewObject, project: ProjectObject | undefined): Promise<void> {
     const has = preview.metadata.finalizers?.includes(FINALIZER_PREVIEW_COMMENT) === true;
-    if (has === !!project?.spec.report) return;
+    const needed = !!project?.spec.report || removalReceivers(project).length > 0;
+    if (has === needed) return;
     await this.setFinalizer(preview, !has);
   }
 
@@ -34,13 +39,17 @@ export class RemovalTold {
     const current = { ...preview, status };
     const comment = status?.reported?.find((r) => r.id === COMMENT);
     const waited = this.ctx.now().getTime() - (timeMs(preview.metadata.deletionTimestamp) ?? 0);
-    const told = !comment?.remoteId || comment.value === commentDigest(previewComment(current));
+    const project = this.ctx.informers.projects.get(preview.metadata.namespace, preview.spec.projectRef.name);
+    const notified = new Map((status?.notified ?? []).map((n) => [n.name, n.event]));
+    const told =
+      (!comment?.remoteId || comment.value === commentDigest(previewComment(current))) &&
+      removalReceivers(project).every((name) => notified.get(name) === 'PreviewRemoved');
     if (told || waited >= REMOVAL_WAIT_MS) {
       if (!told)
         void this.ctx.events.warning(
           { apiVersion: API_VERSION, kind: 'Preview', metadata: preview.metadata },
           'RemovalNotReported',
-          `the pull request's comment could not be edited within ${REMOVAL_WAIT_MS / 60_000} minutes: removed all the same`,
+          `the pull request's comment or a PreviewRemoved notification could not be sent within ${REMOVAL_WAIT_MS / 60_000} minutes: removed all the same`,
         );
       return this.setFinalizer(preview, false);
     }
@@ -67,4 +76,11 @@ export class RemovalTold {
       throw err;
     }
   }
+}
+
+/** The receivers of the project that take PreviewRemoved. */
+function removalReceivers(project: ProjectObject | undefined): string[] {
+  return (project?.spec.notifications ?? [])
+    .filter((n) => !n.events || n.events.includes('PreviewRemoved'))
+    .map((n) => n.name);
 }

@@ -44,7 +44,7 @@ export const STATUS_OWNERS: Record<KindName, KindOwners> = {
   Environment: { owner: 'environment' },
   Webhook: { owner: 'webhook' },
   Bundle: { owner: 'bundle', fields: { reported: 'report', notified: 'notify' } },
-  Preview: { owner: 'preview', fields: { reported: 'report' } },
+  Preview: { owner: 'preview', fields: { reported: 'report', notified: 'notify' } },
   StatusPage: {
     owner: 'status-page',
     fields: { webhooks: 'subscribers' },

@@ -7,7 +7,7 @@
 import type { PreviewObject, ReportReason } from '../../crds/index.ts';
 import { registry } from '../../providers/index.ts';
 import { MAX_ATTEMPTS } from '../delivery/retry.ts';
-import { writeProjectCondition } from '../delivery/project-condition.ts';
+import { writeProjectProblem } from '../delivery/project-condition.ts';
 import type { Delivery, EngineHandle, Problem, Sink, SinkDeps } from '../delivery/sink.ts';
 import { reportsTotal } from '../metrics.ts';
 import { lanePreview, previewBook, PREVIEW_REPORTED } from './preview-book.ts';
@@ -128,13 +128,7 @@ export function previewReportSink({ ctx, secrets }: SinkDeps): Sink {
       const preview = lanePreview(ctx, lane);
       const project = preview && projectOf(preview);
       if (!project || outcome.ok) return;
-      await writeProjectCondition(
-        ctx,
-        project,
-        { type: 'Reported', reason: outcome.problem.reason },
-        'False',
-        outcome.problem.message,
-      );
+      await writeProjectProblem(ctx, project, 'Reported', outcome.problem);
     },
     count(labels, result) {
       reportsTotal.inc({ ...labels, result });

@@ -17,7 +17,7 @@ import {
   projectOf,
   RETRY_WINDOW_MS,
 } from '../delivery/bundles.ts';
-import { writeProjectCondition } from '../delivery/project-condition.ts';
+import { writeProjectCondition, writeProjectProblem } from '../delivery/project-condition.ts';
 import { MAX_ATTEMPTS } from '../delivery/retry.ts';
 import type { DeliveryResult, EngineHandle, Problem, Sink, SinkDeps } from '../delivery/sink.ts';
 import { reportsTotal } from '../metrics.ts';
@@ -91,14 +91,7 @@ export function providerReportSink({ ctx, secrets, lifecycle }: SinkDeps): Sink 
       const { namespace, name: bundleName } = laneBundle(lane);
       const project = newestBundle(ctx, namespace, bundleName)?.project;
       if (!project) return;
-      if (!outcome.ok)
-        return writeProjectCondition(
-          ctx,
-          project,
-          { type: 'Reported', reason: outcome.problem.reason },
-          'False',
-          outcome.problem.message,
-        );
+      if (!outcome.ok) return writeProjectProblem(ctx, project, 'Reported', outcome.problem);
       const where = whereTo(project);
       if (outcome.sent.length === 0 || 'reason' in where) return;
       await writeProjectCondition(

@@ -35,6 +35,8 @@ let github: Server;
 const REPO = '/api/v3/repos/Codertocat/Hello-World';
 const comments = () => calls.filter((c) => c.path.includes('/comments'));
 const previewStatuses = () => calls.filter((c) => c.body.context === 'slipway/preview');
+const notified = () =>
+  calls.filter((c) => c.path === '/notify').map((c) => `${c.body.event}@${c.body.commit}`);
 
 /** A real delivery of `fixture`, its body changed by `edit` (then signed as the provider would). */
 const deliver = (project: string, fixture: string, edit?: (body: string) => string) =>
@@ -104,6 +106,12 @@ beforeAll(async () => {
       metadata: { name: 'github-token', namespace: ns.name },
       stringData: { token: 'ghp_preview' },
     },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'team-hook', namespace: ns.name },
+      stringData: { url: `${apiUrl.replace('/api/v3', '')}/notify` },
+    },
     build.project(
       'gh',
       inNs,
@@ -112,6 +120,14 @@ beforeAll(async () => {
         provider: 'github',
         repository: { url: 'https://github.com/Codertocat/Hello-World.git' },
         report: { tokenSecretRef: { name: 'github-token', key: 'token' }, apiUrl },
+        notifications: [
+          {
+            name: 'team',
+            type: 'generic',
+            secretRef: { name: 'team-hook' },
+            events: ['PreviewReady', 'PreviewFailed', 'PreviewRemoved'],
+          },
+        ],
         previews: previewSettings({ trigger: 'Label', label: 'bug' }),
       }),
     ),
@@ -306,6 +322,17 @@ describe('pull-request previews', () => {
     // The comment said so before the preview went.
     expect(comments().at(-1)).toMatchObject({ method: 'PATCH', path: `${REPO}/issues/comments/4242` });
     expect(comments().at(-1)!.body.body).toContain('removed');
+    // The receiver heard each head commit served once, then the removal, before the Preview went.
+    expect(notified()).toEqual([
+      `PreviewReady@${first}`,
+      `PreviewReady@${second}`,
+      `PreviewRemoved@${second}`,
+    ]);
+    expect(calls.find((c) => c.path === '/notify')!.body).toMatchObject({
+      project: 'gh',
+      environment: 'preview/pr-2',
+      url: 'http://pr-2.gh.preview.test',
+    });
     // And the environment's own objects stay.
     await clients(kc).apps.readNamespacedDeployment({ name: 'shop-web', namespace: ns.name });
     expect(await deliver('gh', 'github-pull-request-closed-unmerged')).toMatchObject({
