@@ -148,6 +148,7 @@ export const previewReasons = [
   'MaxPreviewsReached',
   'InvalidHost',
   'ServiceNotFound',
+  'NameTaken',
   'BuildFailed',
   'RolloutFailed',
   'Removed',

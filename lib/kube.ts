@@ -9,6 +9,7 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   EventsV1Api,
+  NetworkingV1Api,
   RbacAuthorizationV1Api,
   KubeConfig,
   HttpMethod,
@@ -113,6 +114,7 @@ export function kubeClients(kc: KubeConfig) {
     coordination: kc.makeApiClient(CoordinationV1Api),
     events: kc.makeApiClient(EventsV1Api),
     rbac: kc.makeApiClient(RbacAuthorizationV1Api),
+    networking: kc.makeApiClient(NetworkingV1Api),
     apply: serverSideApply(kc),
   };
 }

@@ -2,9 +2,9 @@
 // a notification receiver, a status page subscriber. Providers and notification types build it
 // (pure); the operator's delivery engine (operator/delivery/) sends it.
 export interface OutboundRequest {
-  method: 'POST' | 'PUT' | 'PATCH';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   url: string;
   headers: Record<string, string>;
-  /** A string is sent as it is; anything else as JSON. */
-  body: unknown;
+  /** A string is sent as it is; anything else as JSON; none for a GET. */
+  body?: unknown;
 }

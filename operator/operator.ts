@@ -27,6 +27,7 @@ import { watchStatusPageEntries } from './status-page/watches.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
 import { PreviewReconciler } from './preview/controller.ts';
 import { watchForPreviews } from './preview/watches.ts';
+import { PullRequestPoll, watchForPolls } from './preview/poll.ts';
 import { DeliveryEngine } from './delivery/engine.ts';
 import { sinks } from './sinks.ts';
 import type { QueueTimers } from '../lib/queue.ts';
@@ -52,6 +53,8 @@ export class Operator {
     webhooks: Controller;
     bundles: Controller;
     previews: Controller;
+    /** The periodic look at each previewing project's open pull requests. */
+    pullRequestPolls: Controller;
     statusPages: Controller;
     statusComponents: Controller;
     statusNotices: Controller;
@@ -107,13 +110,14 @@ export class Operator {
     // Every outbound call connects only where the guard lets it (outbound/address-guard.ts), and
     // goes through the one delivery engine, outside the reconcile (operator/sinks.ts lists them).
     const guard = new AddressGuard(config.outbound);
+    const outbound = guardedFetch(guard);
     this.clusterRanges = new ClusterRanges(kc, guard, log);
     this.deliveries = new DeliveryEngine(
       sinks({ ctx, secrets: this.secrets, lifecycle: this.bundleLifecycle }),
       {
         log,
         now,
-        fetch: guardedFetch(guard),
+        fetch: outbound,
         ...(options.deliveryTimers ? { timers: options.deliveryTimers } : {}),
       },
     );
@@ -124,6 +128,12 @@ export class Operator {
       webhooks: new Controller('webhook', new WebhookReconciler(ctx), config.workers, log),
       bundles: new Controller('bundle', new BundleReconciler(ctx, this.bundleLifecycle), config.workers, log),
       previews: new Controller('preview', new PreviewReconciler(ctx), config.workers, log),
+      pullRequestPolls: new Controller(
+        'pull-request-poll',
+        new PullRequestPoll(ctx, this.secrets, outbound),
+        1,
+        log,
+      ),
       statusPages: new Controller('statuspage', new StatusPageReconciler(ctx), config.workers, log),
       statusComponents: new Controller(
         'statuscomponent',
@@ -143,6 +153,7 @@ export class Operator {
     watchForWebhooks(ctx, this.controllers.webhooks);
     watchForBundles(ctx, this.controllers.bundles);
     watchForPreviews(ctx, this.controllers.previews);
+    watchForPolls(ctx, this.controllers.pullRequestPolls);
     watchStatusPageEntries(
       informers,
       this.controllers.statusComponents,
@@ -249,6 +260,7 @@ export class Operator {
       [this.controllers.webhooks, informers.webhooks],
       [this.controllers.bundles, informers.bundles],
       [this.controllers.previews, informers.previews],
+      [this.controllers.pullRequestPolls, informers.projects],
       [this.controllers.statusPages, informers.statusPages],
       [this.controllers.statusComponents, informers.statusComponents],
       [this.controllers.statusNotices, informers.statusNotices],

@@ -31,8 +31,8 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: ['slipway.dev'],
     resources: ['previews'],
-    verbs: ['get', 'list', 'watch', 'patch', 'delete'],
-    why: "an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours; the finalizer slipway.dev/preview-comment, so a removal is told on the pull request first",
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    why: "an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours; the finalizer slipway.dev/preview-comment, so a removal is told on the pull request first; the periodic look at the provider's open pull requests makes, updates and removes them as deliveries would",
   },
   {
     apiGroups: ['slipway.dev'],
@@ -55,8 +55,8 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: ['networking.k8s.io'],
     resources: ['ingresses'],
-    verbs: ['create', 'patch'],
-    why: "a preview's Ingress for its host (server-side apply)",
+    verbs: ['get', 'create', 'patch'],
+    why: "a preview's Ingress for its host (server-side apply), after reading that no Ingress of its name is someone else's",
   },
   {
     apiGroups: ['slipway.dev'],

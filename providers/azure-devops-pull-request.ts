@@ -4,7 +4,8 @@
 // second parent is the head commit: the build fetches it from there, a fork's too.
 import { z } from 'zod';
 import { branchName, classifyRef, commitId, readPayload } from './payload.ts';
-import { MalformedPayloadError, type ParsedDelivery } from './provider.ts';
+import { MalformedPayloadError, type ParsedDelivery, type PullRequestState } from './provider.ts';
+import { readEach } from './report.ts';
 
 const EVENTS = new Set(['git.pullrequest.created', 'git.pullrequest.updated', 'git.pullrequest.merged']);
 
@@ -63,4 +64,13 @@ export function parseAzureDevOpsPullRequest(
       url: web.slice(0, 2048),
     },
   };
+}
+
+/** The open pull requests of Azure DevOps' list API (`value` of GET …/pullrequests?searchCriteria.status=active). */
+export function azureDevOpsPullRequests(answer: unknown): PullRequestState[] {
+  const value = (answer as { value?: unknown } | undefined)?.value;
+  return readEach(value, (item) => {
+    const parsed = parseAzureDevOpsPullRequest(undefined, 'git.pullrequest.updated', { resource: item });
+    return parsed?.kind === 'pull-request' ? parsed.pullRequest : undefined;
+  });
 }

@@ -22,7 +22,7 @@ import {
   type ReportTarget,
 } from './report.ts';
 import { matchesSecret } from './signatures.ts';
-import { parseAzureDevOpsPullRequest } from './azure-devops-pull-request.ts';
+import { azureDevOpsPullRequests, parseAzureDevOpsPullRequest } from './azure-devops-pull-request.ts';
 
 export const azureDevOps: ProviderModule<'azure-devops'> = {
   name: 'azure-devops',
@@ -59,6 +59,19 @@ export const azureDevOps: ProviderModule<'azure-devops'> = {
           context: { genre: 'slipway', name: status.context.replace(/^slipway\//, '') },
         },
       };
+    },
+    // https://learn.microsoft.com/rest/api/azure/devops/git/pull-requests/get-pull-requests
+    openPullRequests: {
+      request: (target, token) => {
+        const [organization, project, repository] = target.repository.split('/');
+        return {
+          method: 'GET',
+          url: `${target.apiUrl}/${organization}/${project}/_apis/git/repositories/${repository}/pullrequests?searchCriteria.status=active&$top=100&api-version=7.1`,
+          headers: azureHeaders(token),
+        };
+      },
+      parse: azureDevOpsPullRequests,
+      pageSize: 100,
     },
     // https://learn.microsoft.com/rest/api/azure/devops/git/pull-request-threads: the comment is
     // the first of a thread of its own; the thread's id is kept, and its comment 1 edited.

@@ -5,7 +5,8 @@
 // the hash starts with, which a fork's branch is not in (docs/previews.md).
 import { z } from 'zod';
 import { branchName, commitId, readPayload } from './payload.ts';
-import type { ParsedDelivery } from './provider.ts';
+import type { ParsedDelivery, PullRequestState } from './provider.ts';
+import { readEach } from './report.ts';
 
 const STATES: Record<string, 'open' | 'closed' | 'merged'> = {
   'pullrequest:created': 'open',
@@ -67,4 +68,13 @@ export function parseBitbucketPullRequest(
       url: (pr.links?.html?.href ?? '').slice(0, 2048),
     },
   };
+}
+
+/** The open pull requests of Bitbucket's list API (`values` of GET …/pullrequests?state=OPEN). */
+export function bitbucketPullRequests(answer: unknown): PullRequestState[] {
+  const values = (answer as { values?: unknown } | undefined)?.values;
+  return readEach(values, (item) => {
+    const parsed = parseBitbucketPullRequest(undefined, 'pullrequest:updated', { pullrequest: item });
+    return parsed?.kind === 'pull-request' ? parsed.pullRequest : undefined;
+  });
 }

@@ -21,7 +21,7 @@ import {
 import { clip, idField, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
 import { createHash } from 'node:crypto';
 import { hmacSignatureMatches } from './signatures.ts';
-import { parseBitbucketPullRequest } from './bitbucket-pull-request.ts';
+import { bitbucketPullRequests, parseBitbucketPullRequest } from './bitbucket-pull-request.ts';
 
 // Bitbucket Server / Data Center also sends X-Event-Key. Bitbucket Cloud always adds X-Hook-UUID and
 // X-Request-UUID; Server sends X-Request-Id and its own event keys instead.
@@ -90,7 +90,16 @@ export const bitbucket: ProviderModule<'bitbucket'> = {
         url: status.targetUrl ?? `https://bitbucket.org/${target.repository}/commits/${commit}`,
       },
     }),
-    // https://developer.atlassian.com/cloud/bitbucket/rest/api-group-pullrequests/ (comments)
+    // https://developer.atlassian.com/cloud/bitbucket/rest/api-group-pullrequests/ (list, comments)
+    openPullRequests: {
+      request: (target, token) => ({
+        method: 'GET',
+        url: `${target.apiUrl}/repositories/${target.repository}/pullrequests?state=OPEN&pagelen=50`,
+        headers: bitbucketHeaders(token),
+      }),
+      parse: bitbucketPullRequests,
+      pageSize: 50,
+    },
     comment: {
       create: (target, number, token, body) => ({
         method: 'POST',

@@ -5,6 +5,7 @@
 // The push and pull_request payloads have GitHub's shape (ref, after, head_commit; pull_request).
 // https://docs.gitea.com/usage/webhooks
 import { githubStatusBody, parseGitHubStyleDelivery } from './github.ts';
+import { gitHubStylePullRequests } from './github-pull-request.ts';
 import { headerValue, type ProviderModule, type RequestHeaders } from './provider.ts';
 import { issueComments, JSON_HEADERS, repositoryLocation, trimSlash } from './report.ts';
 import { hexHmacMatches } from './signatures.ts';
@@ -55,6 +56,16 @@ export const gitea: ProviderModule<'gitea'> = {
       body: githubStatusBody(status),
     }),
     comment: issueComments(giteaHeaders),
+    // https://docs.gitea.com/api (repoListPullRequests); Gitea pages at 50 at most by default.
+    openPullRequests: {
+      request: (target, token) => ({
+        method: 'GET',
+        url: `${target.apiUrl}/repos/${target.repository}/pulls?state=open&limit=50`,
+        headers: giteaHeaders(token),
+      }),
+      parse: (answer) => gitHubStylePullRequests({ provider: 'gitea', title: 'Gitea' }, answer),
+      pageSize: 50,
+    },
   },
   form: {
     where: 'Repository → Settings → Webhooks → Add webhook → Gitea (Forgejo: Forgejo)',

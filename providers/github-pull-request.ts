@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { branchName, commitId, readPayload } from './payload.ts';
 import type { ParsedDelivery, Provider, PullRequestState } from './provider.ts';
+import { readEach } from './report.ts';
 
 /** Actions that change what a preview shows or whether there is one; the rest are ignored. */
 const ACTIONS = new Set([
@@ -85,4 +86,23 @@ export function parseGitHubStylePullRequest(
     url: (pr.html_url ?? '').slice(0, 2048),
   };
   return { ...base, kind: 'pull-request', pullRequest };
+}
+
+/**
+ * The open pull requests of GitHub's and Gitea's list API (GET /repos/{owner}/{repo}/pulls): each
+ * item is the pull_request object a delivery carries.
+ */
+export function gitHubStylePullRequests(
+  source: { provider: Extract<Provider, 'github' | 'gitea'>; title: string },
+  answer: unknown,
+): PullRequestState[] {
+  return readEach(answer, (item) => {
+    const number = (item as { number?: unknown }).number;
+    const parsed = parseGitHubStylePullRequest(source, undefined, {
+      action: 'synchronize',
+      number,
+      pull_request: item,
+    });
+    return parsed.kind === 'pull-request' ? parsed.pullRequest : undefined;
+  });
 }

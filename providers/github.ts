@@ -21,7 +21,7 @@ import {
   type CommitStatus,
 } from './report.ts';
 import { hmacSignatureMatches } from './signatures.ts';
-import { parseGitHubStylePullRequest } from './github-pull-request.ts';
+import { gitHubStylePullRequests, parseGitHubStylePullRequest } from './github-pull-request.ts';
 
 function githubHeaders(token: string): Record<string, string> {
   return {
@@ -92,6 +92,16 @@ export const github: ProviderModule<'github'> = {
       }),
     },
     comment: issueComments(githubHeaders),
+    // https://docs.github.com/rest/pulls/pulls#list-pull-requests
+    openPullRequests: {
+      request: (target, token) => ({
+        method: 'GET',
+        url: `${target.apiUrl}/repos/${target.repository}/pulls?state=open&per_page=100`,
+        headers: githubHeaders(token),
+      }),
+      parse: (answer) => gitHubStylePullRequests({ provider: 'github', title: 'GitHub' }, answer),
+      pageSize: 100,
+    },
   },
   form: {
     where: 'Repository → Settings → Webhooks → Add webhook',

@@ -4,7 +4,8 @@
 // too, in the target project as refs/merge-requests/<iid>/head.
 import { z } from 'zod';
 import { branchName, commitId, readPayload } from './payload.ts';
-import type { ParsedDelivery } from './provider.ts';
+import type { ParsedDelivery, PullRequestState } from './provider.ts';
+import { readEach } from './report.ts';
 
 /** Actions that change what a preview shows or whether there is one (approvals do not). */
 const ACTIONS = new Set(['open', 'reopen', 'update', 'close', 'merge']);
@@ -60,4 +61,35 @@ export function parseGitLabMergeRequest(deliveryId: string | undefined, payload:
       url: (mr.url ?? '').slice(0, 2048),
     },
   };
+}
+
+/** A merge request as the list API gives it: the hook's fields, the head as sha, labels as names. */
+const listed = mergeRequestPayload.shape.object_attributes
+  .omit({ action: true, last_commit: true, url: true })
+  .extend({
+    sha: z.string(),
+    web_url: z.string().nullish(),
+    author: z.object({ username: z.string().nullish() }).nullish(),
+    labels: z.array(z.string()).nullish(),
+  });
+
+/**
+ * The open merge requests of GitLab's list API (GET /projects/{id}/merge_requests?state=opened):
+ * read as the Merge Request Hook of one opened.
+ */
+export function gitLabMergeRequests(answer: unknown): PullRequestState[] {
+  return readEach(answer, (item) => {
+    const mr = listed.parse(item);
+    const parsed = parseGitLabMergeRequest(undefined, {
+      user: { username: mr.author?.username },
+      labels: (mr.labels ?? []).map((title) => ({ title })),
+      object_attributes: {
+        ...mr,
+        action: 'open',
+        last_commit: { id: mr.sha },
+        url: mr.web_url,
+      },
+    });
+    return parsed.kind === 'pull-request' ? parsed.pullRequest : undefined;
+  });
 }

@@ -13,7 +13,7 @@ import {
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
 import { clip, idField, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
 import { matchesSecret } from './signatures.ts';
-import { parseGitLabMergeRequest } from './gitlab-merge-request.ts';
+import { gitLabMergeRequests, parseGitLabMergeRequest } from './gitlab-merge-request.ts';
 
 export const gitlab: ProviderModule<'gitlab'> = {
   name: 'gitlab',
@@ -63,6 +63,16 @@ export const gitlab: ProviderModule<'gitlab'> = {
         headers: { ...JSON_HEADERS, 'private-token': token },
         body: { status: GITLAB_STATES[state] },
       }),
+    },
+    // https://docs.gitlab.com/api/merge_requests/#list-project-merge-requests
+    openPullRequests: {
+      request: (target, token) => ({
+        method: 'GET',
+        url: `${target.apiUrl}/projects/${target.repository}/merge_requests?state=opened&per_page=100`,
+        headers: { ...JSON_HEADERS, 'private-token': token },
+      }),
+      parse: gitLabMergeRequests,
+      pageSize: 100,
     },
     // https://docs.gitlab.com/api/notes/#merge-requests
     comment: {

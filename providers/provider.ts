@@ -4,6 +4,9 @@
 // The gateway, the CLI and (next) the operator's reporting read providers only through it.
 import type { Provider } from '../crds/index.ts';
 import type { ReportApi } from './report.ts';
+import type { PullRequestState } from '../rules/preview-plan.ts';
+
+export type { PullRequestState } from '../rules/preview-plan.ts';
 
 export type { Provider } from '../crds/index.ts';
 
@@ -55,33 +58,6 @@ export interface BranchChange {
   commit: string;
   /** First line of the head commit's message; empty when the provider sent none. */
   comment: string;
-}
-
-/**
- * A pull request as a delivery left it: the gateway makes, updates or removes its Preview from
- * this state alone (not from the action), so a redelivery or deliveries out of order end the same.
- */
-export interface PullRequestState {
-  /** open: to be previewed (when not a draft and, with trigger Label, labelled); closed and merged: to be removed. */
-  state: 'open' | 'closed' | 'merged';
-  /** The provider's own word for what happened (opened, synchronize, label_updated…), for logs. */
-  action: string;
-  number: number;
-  title: string;
-  /** The head (source) branch. */
-  branch: string;
-  targetBranch: string;
-  /** The head commit: 40 hex digits, or 12 on Bitbucket Cloud. */
-  headCommit: string;
-  /** The ref the base repository publishes the head under (refs/pull/<n>/head), when it has one. */
-  fetchRef: string | undefined;
-  author: string;
-  /** The head is in another repository than the base (compared by repository id). */
-  fork: boolean;
-  draft: boolean;
-  /** The pull request's labels; undefined where the provider has none (Bitbucket Cloud). */
-  labels: string[] | undefined;
-  url: string;
 }
 
 /** A verified delivery, reduced to what builds bundles. */

@@ -6,6 +6,7 @@
 //   Azure DevOps POST {api}/{org}/{project}/_apis/git/repositories/{repo}/commits/{sha}/statuses?api-version=7.1   Basic :PAT
 //   Gitea        POST {api}/repos/{owner}/{repo}/statuses/{sha}                     Authorization: token
 import type { OutboundRequest } from '../lib/outbound-request.ts';
+import type { PullRequestState } from './provider.ts';
 
 /** What a commit status says, in GitHub's words; each provider maps the state to its own. */
 export type CommitState = 'pending' | 'success' | 'failure' | 'error';
@@ -65,6 +66,30 @@ export interface ReportApi {
   readonly deployment?: DeploymentApi;
   /** One comment on a pull request (a preview's), made once and then edited in place. */
   readonly comment?: CommentApi;
+  /** The repository's open pull requests: a preview's periodic look for missed deliveries. */
+  readonly openPullRequests?: OpenPullRequestsApi;
+}
+
+/** The first page of a repository's open pull requests, as the pull-request deliveries say them. */
+export interface OpenPullRequestsApi {
+  request(target: ReportTarget, token: string): OutboundRequest;
+  /** The pull requests of the answer; one that cannot be read is left out. */
+  parse(answer: unknown): PullRequestState[];
+  /** How many one page holds: a full page may not be all of them. */
+  readonly pageSize: number;
+}
+
+/** Each item read by `read`, leaving out those it throws on (a malformed one). */
+export function readEach<T>(items: unknown, read: (item: unknown) => T | undefined): T[] {
+  if (!Array.isArray(items)) return [];
+  return items.flatMap((item) => {
+    try {
+      const value = read(item);
+      return value === undefined ? [] : [value];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** A comment on pull request `number`: made once (its id read with `idOf`), then edited. */

@@ -3,26 +3,20 @@
 // Secret, read by name behind a short cache (lib/secret-reader.ts): the gateway cannot list Secrets.
 import { LABEL_BUNDLE_UID, LABEL_SHARD } from '../crds/labels.ts';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import type { BundleObject, PreviewObject, ProjectObject, WebhookObject } from '../crds/index.ts';
+import type { BundleObject, ProjectObject, WebhookObject } from '../crds/index.ts';
 import { projectProvider } from '../providers/index.ts';
 import { archiveKeyFromPath } from '../rules/archive-url.ts';
 import { newest } from '../rules/bundle-order.ts';
 import { effectiveSlug, webhookSecretRef } from '../rules/webhook-url.ts';
 import { recentlyPruned } from '../rules/pruned-bundles.ts';
 import { Informer, objectKey, type Cached } from '../lib/informer.ts';
-import { isAlreadyExists, isNotFound, kindPath, type SlipwayApi } from '../lib/kube.ts';
+import { isAlreadyExists, kindPath, type SlipwayApi } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
 import { SecretReader } from '../lib/secret-reader.ts';
 import { readPodLogs, type PodLogs } from '../lib/pod-logs.ts';
 import { LOG_LIMIT_BYTES, SECRET_CACHE_TTL_MS, SECRET_MISSING_TTL_MS, SECRET_STALE_MS } from './limits.ts';
-import {
-  PartialCreationError,
-  type BundleCreation,
-  type ProjectLookup,
-  type WritePreview,
-} from './http/ports.ts';
+import { PartialCreationError, type BundleCreation, type ProjectLookup } from './http/ports.ts';
 import { otherBuild } from './plan.ts';
-import { deliveredSpec } from './preview-plan.ts';
 
 const BY_SLUG = 'slug';
 const BY_PROJECT = 'project';
@@ -164,40 +158,5 @@ export function bundleWriter(
       results.push(conflict ? { name, result: 'conflict', conflict } : { name, result: 'duplicate' });
     }
     return results;
-  };
-}
-
-/**
- * Makes a Preview, or brings the one of that name to what the delivery says (its delivered spec:
- * a person's spec.approvedCommit stays), or deletes one. Pull-request deliveries are few: the
- * stored Preview is read when the create finds one, not cached.
- */
-export function previewWriter(slipway: SlipwayApi): WritePreview {
-  return async (change) => {
-    if (change.kind === 'remove') {
-      try {
-        await slipway.delete('Preview', change.namespace, change.name);
-        return 'removed';
-      } catch (err) {
-        if (isNotFound(err)) return 'absent';
-        throw err;
-      }
-    }
-    const { preview } = change;
-    const { namespace, name } = preview.metadata;
-    try {
-      await slipway.add('Preview', preview);
-      return 'created';
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-    }
-    const stored = await slipway.get<PreviewObject>('Preview', namespace, name);
-    const wanted = deliveredSpec(preview.spec);
-    const differs = (Object.keys(wanted) as Array<keyof typeof wanted>).some(
-      (k) => JSON.stringify(stored.spec[k]) !== JSON.stringify(wanted[k]),
-    );
-    if (!differs) return 'unchanged';
-    await slipway.patch('Preview', namespace, name, { spec: wanted });
-    return 'updated';
   };
 }

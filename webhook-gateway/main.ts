@@ -8,7 +8,8 @@ import { logger } from '../lib/log.ts';
 import { counter, histogram } from '../lib/metrics.ts';
 import { collectOrphanArchives } from './archive/collector.ts';
 import { ARCHIVE_GC_GRACE_MS, ARCHIVE_GC_INTERVAL_MS, ARCHIVE_TMP_MAX_AGE_MS } from './limits.ts';
-import { bundleWriter, ClusterAdapter, previewWriter } from './cluster-adapter.ts';
+import { bundleWriter, ClusterAdapter } from './cluster-adapter.ts';
+import { previewWriter } from '../lib/preview-writer.ts';
 import { createArchiveStore, loadArchiveStoreConfig } from './archive/store-config.ts';
 import { createGatewayServer } from './index.ts';
 

@@ -110,9 +110,12 @@ else
   if git fetch -q --depth 1 origin "$GIT_COMMIT" 2>/dev/null; then
     git checkout -q --detach FETCH_HEAD
   else
-    # Servers that refuse fetching by commit id: fetch the branches (and the ref a pull request's
-    # head is published under, which has a fork's commits), then look for it.
-    git fetch -q origin '+refs/heads/*:refs/remotes/origin/*' \${GIT_FETCH_REF:+"+$GIT_FETCH_REF:refs/remotes/origin/pull-request"}
+    # Servers that refuse fetching by commit id: fetch the ref a pull request's head is published
+    # under (it has a fork's commits) and the branches, then look for it.
+    if [ -n "\${GIT_FETCH_REF:-}" ]; then
+      git fetch -q origin "+$GIT_FETCH_REF:refs/remotes/origin/pull-request" 2>/dev/null || echo "no $GIT_FETCH_REF on the server: looking in its branches"
+    fi
+    git fetch -q origin '+refs/heads/*:refs/remotes/origin/*'
     git checkout -q --detach "$GIT_COMMIT" 2>/dev/null || { echo "commit $GIT_COMMIT is not in the repository $shown" >&2; exit 1; }
   fi
   case "$(git rev-parse HEAD)" in "$GIT_COMMIT"*) ;; *) echo "checked out $(git rev-parse HEAD), not $GIT_COMMIT" >&2; exit 1;; esac

@@ -7,7 +7,7 @@
 // good page serving. A pull request with the preview label is built and served at its own host
 // through the node's ingress controller, follows a push, and is removed when it is merged.
 import { createHmac } from 'node:crypto';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,21 +17,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BundleObject, PreviewObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
-import {
-  kubectl,
-  kubectlPatch,
-  testKubeConfig,
-  testState,
-  waitFor,
-  kubectlApply,
-} from '../support/cluster.ts';
+import { kubectlPatch, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
 import { gitIn, startGitea, type Gitea } from '../support/gitea.ts';
 import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
 import { track } from './support/leftovers.ts';
 import { startSlipway, type Slipway } from './support/slipway.ts';
+import { previewGone, throughIngress } from './support/ingress.ts';
 import {
   siteWebhook,
   webDeployment,
+  webService,
   siteManualBundle,
   mainToStagingWebhook,
 } from './support/site-objects.ts';
@@ -281,22 +276,6 @@ describe('Gitea hosting the repository, on a real node', () => {
   });
 });
 
-/** What the node's ingress controller serves for `host` at /: status and body. */
-function throughIngress(host: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: node.ingress.port, path: '/', headers: { host }, timeout: 10_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(chunks).toString('utf8')}`));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** The comments on pull request 1, once one says `state` of `commit`. */
 function commentSaying(state: string, commit: string) {
   return waitFor(`a comment on pull request 1 saying ${state} for ${commit.slice(0, 7)}`, async () => {
@@ -316,7 +295,8 @@ describe('a preview of a Gitea pull request, on a real node', () => {
   const served = (page: string) =>
     waitFor(
       `${host} to serve ${page.trim()}`,
-      async () => ((await throughIngress(host).catch(() => '')) === `200 ${page}` ? true : undefined),
+      async () =>
+        (await throughIngress(node.ingress.port, host).catch(() => '')) === `200 ${page}` ? true : undefined,
       300_000,
       1_000,
     );
@@ -324,15 +304,7 @@ describe('a preview of a Gitea pull request, on a real node', () => {
   it$(
     'a pull request with the label is built from refs/pull/1/head and served at its host through the Ingress',
     async () => {
-      await apply({
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'site-staging' },
-        spec: {
-          selector: { app: 'site-staging' },
-          ports: [{ name: 'http', port: 80, targetPort: web.port }],
-        },
-      });
+      await apply(webService('site-staging', web.port));
       // Previews on, as a user turns them on (kubectl patch keeps the rest of the spec).
       await kubectlPatch('project', 'site', ns.name, {
         spec: {
@@ -387,22 +359,7 @@ describe('a preview of a Gitea pull request, on a real node', () => {
     // The same comment, edited in place.
     expect(await commentSaying('ready', head)).toHaveLength(1);
     await gitea.api('POST', `/repos/${gitea.user}/site/pulls/1/merge`, { Do: 'merge' });
-    await waitFor(
-      'the preview and its Deployment, Service and Ingress to go',
-      async () => {
-        const { stdout } = await kubectl([
-          'get',
-          'previews,deployments,services,ingresses',
-          '-n',
-          ns.name,
-          '-o',
-          'name',
-        ]);
-        return /pr-1/.test(stdout) ? undefined : true;
-      },
-      60_000,
-    );
-    expect(await throughIngress(host)).not.toMatch(/^200/);
+    await previewGone(ns.name, 1, node.ingress.port, host);
     // The comment said so before the preview went.
     expect(await commentSaying('removed', head)).toHaveLength(1);
   });

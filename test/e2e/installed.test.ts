@@ -3,7 +3,8 @@
 // chart's ServiceAccounts and RBAC, archives in a real S3-compatible store, the gateway and the
 // status API behind the node's ingress controller (Caddy), pods reaching Services through
 // kube-proxy and cluster DNS. The test only drives the release, as a user would: deliveries go
-// through the Ingress, and nothing runs with admin credentials on behalf of Slipway.
+// through the Ingress, and nothing runs with admin credentials on behalf of Slipway — a pull
+// request's preview too, served at its own host by the node's ingress controller.
 import { createHmac } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,14 +24,23 @@ import {
   type InstalledRelease,
 } from '../../scripts/helm/install.ts';
 import { buildSlipwayImage, type SlipwayImage } from '../../scripts/image/build.ts';
-import { kubectl, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
+import {
+  kubectl,
+  kubectlPatch,
+  testKubeConfig,
+  testState,
+  waitFor,
+  kubectlApply,
+} from '../support/cluster.ts';
 import { inNamespace, spec, statusComponent, statusPage } from '../support/builders.ts';
-import { githubPush, githubPushRequest } from '../support/github-push.ts';
+import { githubPullRequest, githubPush, githubPushRequest } from '../support/github-push.ts';
 import { runPlugin } from '../support/plugin.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { backupFile, finalBundle, run, servedPage, step } from './support/chain.ts';
 import { startGitServer, startMariaDb, type Database, type GitServer } from './support/host-services.ts';
 import { LOG_DIR } from './support/slipway.ts';
+import { jsonLines, podLogs, readyPods } from './support/release-pods.ts';
+import { previewGone, throughIngress } from './support/ingress.ts';
 import { runUploadScript } from './support/upload.ts';
 import {
   backupVolume,
@@ -40,6 +50,7 @@ import {
   siteProject,
   siteWebhook,
   webDeployment,
+  webService,
   siteManualBundle,
 } from './support/site-objects.ts';
 
@@ -65,19 +76,6 @@ const it$ = (name: string, fn: () => Promise<void>, timeout?: number) =>
   );
 const apply = (...objects: unknown[]) => kubectlApply(objects, '-n', ns.name);
 
-/** The release's pods of one component, Ready and not terminating. */
-async function readyPods(component: string) {
-  const pods = await core.listNamespacedPod({
-    namespace: RELEASE_NAMESPACE,
-    labelSelector: `app.kubernetes.io/instance=slipway,app.kubernetes.io/component=${component}`,
-  });
-  return pods.items.filter(
-    (p) =>
-      !p.metadata?.deletionTimestamp &&
-      p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-  );
-}
-
 /** kubectl scale of the release's operator Deployment. */
 async function scaleOperators(replicas: number) {
   await kubectl([
@@ -88,29 +86,6 @@ async function scaleOperators(replicas: number) {
     release.deployments.operator,
     `--replicas=${replicas}`,
   ]);
-}
-
-/** The JSON lines of a log (Caddy's access log, a pod's pino log). */
-function jsonLines(
-  text: string,
-): Array<{ request?: { method?: string; uri?: string }; status?: number; slug?: string; method?: string }> {
-  return text.split('\n').flatMap((line) => {
-    try {
-      return [JSON.parse(line) as never];
-    } catch {
-      return [];
-    }
-  });
-}
-
-/** What a component's pods logged, one string per pod name. */
-async function podLogs(component: string): Promise<Map<string, string>> {
-  const logs = new Map<string, string>();
-  for (const pod of await readyPods(component)) {
-    const name = pod.metadata!.name!;
-    logs.set(name, (await kubectl(['logs', '-n', RELEASE_NAMESPACE, name])).stdout);
-  }
-  return logs;
 }
 
 beforeAll(
@@ -505,6 +480,42 @@ describe('Slipway installed with its Helm chart on the real node', () => {
       } finally {
         receiver.close();
       }
+    },
+  );
+
+  it$(
+    "a pull request with the label is previewed at its own host through the Ingress, with the chart's rights; closing it removes the preview",
+    async () => {
+      await apply(webService('site-staging', web.port));
+      await kubectlPatch('project', 'site', ns.name, {
+        spec: { previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.site.installed.test' } },
+      });
+      const head = await git.commit(
+        { 'web/index.html': '<h1>Installed preview</h1>\n' },
+        'A preview',
+        'feature',
+      );
+      const host = 'pr-7.site.installed.test';
+      const opened = Date.now();
+      const pr = { number: 7, branch: 'feature', commit: head, labels: ['preview'] };
+      const res = await githubPullRequest(hookUrl, secret, { ...pr, action: 'opened' });
+      expect(res).toMatchObject({ status: 201, body: { result: 'created', preview: { name: 'site-pr-7' } } });
+      await waitFor(
+        `${host} to serve the pull request's page`,
+        async () =>
+          (await throughIngress(node.ingress.port, host).catch(() => '')) ===
+            '200 <h1>Installed preview</h1>\n' || undefined,
+        300_000,
+        1_000,
+      );
+      console.log(
+        `installed: pull request opened to preview served: ${((Date.now() - opened) / 1000).toFixed(1)} s`,
+      );
+      // Staging is untouched.
+      expect(await servedPage(kc, ns.name, 'site-staging', web.port)).not.toContain('Installed preview');
+      const closed = await githubPullRequest(hookUrl, secret, { ...pr, action: 'closed', merged: true });
+      expect(closed).toMatchObject({ status: 200, body: { result: 'removed' } });
+      await previewGone(ns.name, 7, node.ingress.port, host);
     },
   );
 

@@ -1,12 +1,6 @@
 // What the gateway needs from the rest of Slipway. The lead backs these with informer caches and
 // the Kubernetes API; tests back them with in-memory fakes.
-import type {
-  BundleObject,
-  PreviewObject,
-  PreviewsSettings,
-  Provider,
-  WebhookObject,
-} from '../../crds/index.ts';
+import type { BundleObject, PreviewsSettings, Provider, WebhookObject } from '../../crds/index.ts';
 import type { PodLogs } from '../../lib/pod-logs.ts';
 
 /** A project as the gateway sees it, found by its slug. */
@@ -54,13 +48,7 @@ export interface BundleCreation {
  */
 export type CreateBundles = (bundles: readonly BundleObject[]) => Promise<BundleCreation[]>;
 
-/** Make or update a Preview (its delivered spec), or remove one. */
-export type PreviewChange =
-  { kind: 'apply'; preview: PreviewObject } | { kind: 'remove'; namespace: string; name: string };
-/** `unchanged`: the Preview already says what the delivery does; `absent`: there was none to remove. */
-export type PreviewWriteResult = 'created' | 'updated' | 'unchanged' | 'removed' | 'absent';
-/** Rejects when the API is unavailable. */
-export type WritePreview = (change: PreviewChange) => Promise<PreviewWriteResult>;
+export type { PreviewChange, PreviewWriteResult, WritePreview } from '../../lib/preview-writer.ts';
 
 /** The logs of the pods of build Job `job` in `namespace` (the build namespace) labelled with the bundle's uid. */
 export type BuildLogs = (namespace: string, job: string, bundleUid: string) => Promise<PodLogs[]>;

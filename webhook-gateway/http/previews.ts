@@ -2,7 +2,7 @@
 // (preview-plan.ts decides which) and says what it did. The operator builds and serves it.
 import type { PullRequestState } from '../../providers/index.ts';
 import type { Provider } from '../../crds/index.ts';
-import { planPreview } from '../preview-plan.ts';
+import { planPreview } from '../../rules/preview-plan.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { unavailable } from './guards.ts';

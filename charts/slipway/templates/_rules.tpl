@@ -18,10 +18,10 @@
 - apiGroups: ["slipway.dev"]
   resources: ["bundles"]
   verbs: ["create","delete","patch"]
-# an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours; the finalizer slipway.dev/preview-comment, so a removal is told on the pull request first
+# an informer on pull requests' previews; delete one whose Project stopped previewing or that sat idle past previews.idleHours; the finalizer slipway.dev/preview-comment, so a removal is told on the pull request first; the periodic look at the provider's open pull requests makes, updates and removes them as deliveries would
 - apiGroups: ["slipway.dev"]
   resources: ["previews"]
-  verbs: ["get","list","watch","patch","delete"]
+  verbs: ["get","list","watch","create","patch","delete"]
 # a preview's phase, URL, bundle and conditions
 - apiGroups: ["slipway.dev"]
   resources: ["previews/status"]
@@ -34,10 +34,10 @@
 - apiGroups: [""]
   resources: ["services"]
   verbs: ["list","create","patch"]
-# a preview's Ingress for its host (server-side apply)
+# a preview's Ingress for its host (server-side apply), after reading that no Ingress of its name is someone else's
 - apiGroups: ["networking.k8s.io"]
   resources: ["ingresses"]
-  verbs: ["create","patch"]
+  verbs: ["get","create","patch"]
 # the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback
 - apiGroups: ["slipway.dev"]
   resources: ["environments"]

@@ -37,6 +37,16 @@ export function backupVolume(namespace: string, hostDir: string) {
 }
 
 /** A Deployment serving `image` until a bundle replaces it, ready once its port answers. */
+/** A Service `name` for the pods of webDeployment(name): what a preview copies and routes to. */
+export function webService(name: string, port: number) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name },
+    spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: port }] },
+  };
+}
+
 export function webDeployment(
   name: string,
   web: { image: string; port: number },

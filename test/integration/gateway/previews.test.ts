@@ -76,10 +76,11 @@ beforeAll(async () => {
       calls.push({
         method: req.method!,
         path: req.url!,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+        body: req.method === 'GET' ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8')),
       });
       res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
-      res.end('{"id":4242}');
+      // The operator's look at open pull requests finds none: these tests deliver every one.
+      res.end(req.method === 'GET' ? '[]' : '{"id":4242}');
     });
   }).listen(0, '127.0.0.1');
   await new Promise((r) => github.once('listening', r));
@@ -351,6 +352,30 @@ describe('pull-request previews', () => {
       preview: { name: 'gh-pr-2', namespace: ns.name },
       reason: 'pull request #2 does not carry the label bug',
     });
+  });
+
+  it("never takes over an object of a copy's name that is not the preview's: it says so and waits", async () => {
+    await clients(kc).apps.createNamespacedDeployment({
+      namespace: ns.name,
+      body: webDeployment(ns.name, 'shop-web-pr-4'),
+    });
+    const opened = await deliver('gh', 'github-pull-request-opened', (b) =>
+      b.replaceAll('"number": 2,', '"number": 4,'),
+    );
+    expect(opened).toMatchObject({ status: 201, body: { preview: { name: 'gh-pr-4' } } });
+    const waiting = await waitFor('the preview to say the name is taken', async () => {
+      const p = await preview('gh-pr-4');
+      return p.status?.conditions?.find((c) => c.reason === 'NameTaken') ? p : undefined;
+    });
+    expect(waiting.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain(
+      'Deployment shop-web-pr-4 exists and is not this preview',
+    );
+    const theirs = await clients(kc).apps.readNamespacedDeployment({
+      name: 'shop-web-pr-4',
+      namespace: ns.name,
+    });
+    expect(theirs.metadata?.ownerReferences).toBeUndefined();
+    expect(theirs.spec?.template?.spec?.containers?.[0]?.image).toBe('registry.slipway.test:5000/base:old');
   });
 
   it('Gitea: open makes a preview (trigger Always); a fork waits without a build; merge removes it', async () => {

@@ -5,6 +5,7 @@ import {
   MalformedPayloadError,
   parseDelivery,
   recogniseProvider,
+  registry,
   verifyDelivery,
   type ParsedDelivery,
 } from '../../../providers/index.ts';
@@ -294,5 +295,68 @@ describe('Azure DevOps git.pullrequest.* deliveries', () => {
       number: 22568,
       url: 'https://dev.azure.com/dependabot/Core/_git/dependabot-sample/pullrequest/22568',
     });
+  });
+});
+
+describe("the open pull requests of a provider's list API (a preview's periodic look)", () => {
+  const body = (name: string) => JSON.parse(loadFixture(fixture(name)).body.toString('utf8'));
+  const target = { apiUrl: 'https://api.example.com', repository: 'acme/shop' };
+
+  it('GitHub and Gitea list the pull_request objects their deliveries carry; an unreadable one is left out', () => {
+    const github = registry.github.report.openPullRequests!;
+    expect(github.request(target, 't').url).toBe(
+      'https://api.example.com/repos/acme/shop/pulls?state=open&per_page=100',
+    );
+    const listed = github.parse([body('github-pull-request-opened').pull_request, { number: 'x' }]);
+    expect(listed).toEqual(
+      [pr('github-pull-request-opened').pullRequest].map((p) => ({ ...p, action: 'synchronize' })),
+    );
+    const gitea = registry.gitea.report.openPullRequests!;
+    expect(gitea.parse([body('gitea-pull-request-opened-fork').pull_request])).toMatchObject([
+      { number: 2, fork: true },
+    ]);
+  });
+
+  it('GitLab lists merge requests with their head as sha and labels as names', () => {
+    const gitlab = registry.gitlab.report.openPullRequests!;
+    const listed = gitlab.parse([
+      {
+        iid: 5,
+        title: 'Faster pages',
+        state: 'opened',
+        draft: false,
+        source_branch: 'fast',
+        target_branch: 'main',
+        source_project_id: 7,
+        target_project_id: 7,
+        sha: 'b'.repeat(40),
+        web_url: 'https://gitlab.com/acme/shop/-/merge_requests/5',
+        author: { username: 'ada' },
+        labels: ['preview'],
+      },
+    ]);
+    expect(listed).toEqual([
+      expect.objectContaining({
+        number: 5,
+        headCommit: 'b'.repeat(40),
+        fetchRef: 'refs/merge-requests/5/head',
+        author: 'ada',
+        labels: ['preview'],
+        state: 'open',
+      }),
+    ]);
+  });
+
+  it('Bitbucket Cloud and Azure DevOps list the objects their deliveries carry', () => {
+    expect(
+      registry.bitbucket.report.openPullRequests!.parse({
+        values: [body('bitbucket-pullrequest-created').pullrequest],
+      }),
+    ).toMatchObject([{ number: 1, headCommit: '507a576e59b3' }]);
+    expect(
+      registry['azure-devops'].report.openPullRequests!.parse({
+        value: [body('azure-devops-git-pullrequest-created').resource],
+      }),
+    ).toMatchObject([{ number: 1, state: 'open', fetchRef: 'refs/pull/1/merge' }]);
   });
 });

@@ -1,13 +1,48 @@
-// Decides what a pull-request delivery does to the project's Preview: make or update it, remove
-// it, or nothing. Pure, like plan.ts for pushes: the HTTP layer gathers the inputs and writes the
-// result. It reads the pull request's state, never the action alone, so a redelivery, or two
-// deliveries that arrive out of order, end the same way.
+// Decides what a pull request's state does to the project's Preview: make or update it, remove
+// it, or nothing. Pure: the gateway applies it to each pull-request delivery, the operator to
+// each pull request its periodic look at the provider finds (operator/preview/poll.ts). It reads
+// the pull request's state, never the action alone, so a redelivery, or two deliveries that
+// arrive out of order, end the same way.
 import { API_VERSION, type PreviewObject, type PreviewsSettings, type Provider } from '../crds/index.ts';
 import { LABEL_PROJECT, LABEL_SHARD, labelValue } from '../crds/labels.ts';
-import type { PullRequestState } from '../providers/index.ts';
-import { previewName } from '../rules/preview-names.ts';
-import { withoutControlCharacters } from '../rules/text.ts';
-import type { PlanProject } from './plan.ts';
+import { previewName } from './preview-names.ts';
+import { withoutControlCharacters } from './text.ts';
+
+/** The project a pull request belongs to; with its uid it owns the Preview. */
+export interface PreviewProject {
+  namespace: string;
+  name: string;
+  uid?: string | undefined;
+  /** The Project's shard label, carried to the Preview. */
+  shard?: string | undefined;
+}
+
+/**
+ * A pull request as a delivery left it: the gateway makes, updates or removes its Preview from
+ * this state alone (not from the action), so a redelivery or deliveries out of order end the same.
+ */
+export interface PullRequestState {
+  /** open: to be previewed (when not a draft and, with trigger Label, labelled); closed and merged: to be removed. */
+  state: 'open' | 'closed' | 'merged';
+  /** The provider's own word for what happened (opened, synchronize, label_updated…), for logs. */
+  action: string;
+  number: number;
+  title: string;
+  /** The head (source) branch. */
+  branch: string;
+  targetBranch: string;
+  /** The head commit: 40 hex digits, or 12 on Bitbucket Cloud. */
+  headCommit: string;
+  /** The ref the base repository publishes the head under (refs/pull/<n>/head), when it has one. */
+  fetchRef: string | undefined;
+  author: string;
+  /** The head is in another repository than the base (compared by repository id). */
+  fork: boolean;
+  draft: boolean;
+  /** The pull request's labels; undefined where the provider has none (Bitbucket Cloud). */
+  labels: string[] | undefined;
+  url: string;
+}
 
 export type PreviewPlan =
   | { outcome: 'apply'; preview: PreviewObject }
@@ -15,7 +50,7 @@ export type PreviewPlan =
   | { outcome: 'ignored'; reason: string };
 
 export function planPreview(
-  project: PlanProject & { previews?: Partial<PreviewsSettings> | undefined },
+  project: PreviewProject & { previews?: Partial<PreviewsSettings> | undefined },
   provider: Provider,
   pr: PullRequestState,
 ): PreviewPlan {
@@ -45,7 +80,7 @@ function wantedOrWhyNot(previews: Partial<PreviewsSettings>, pr: PullRequestStat
 }
 
 function previewObject(
-  project: PlanProject,
+  project: PreviewProject,
   provider: Provider,
   pr: PullRequestState,
   name: string,
