@@ -211,6 +211,19 @@ const PROJECT_CHECKS: Check[] = [
   // The Ingress of every preview would serve it.
   secretCheck('Project', 'previewTls', 'spec.previews.tlsSecretRef', [['spec', 'previews', 'host']]),
   {
+    // Slipway makes an Ingress for each preview's host: whoever sets the host could have made it.
+    name: 'previewHost',
+    ...reference(['spec', 'previews', 'host']),
+    group: 'networking.k8s.io',
+    resource: 'ingresses',
+    verb: 'create',
+    anyName: true,
+    message:
+      `'Project ' + object.metadata.name + ': you may not create Ingresses in namespace ' + request.namespace + ` +
+      `', so spec.previews.host may not be set (Slipway makes an Ingress for each preview). Ask for "create" on ingresses.networking.k8s.io there.'`,
+    context: [['spec', 'previews', 'ingressClassName']],
+  },
+  {
     // Where the project's code comes from decides what each of its Environments runs.
     name: 'repository',
     ...reference(['spec', 'repository', 'url']),

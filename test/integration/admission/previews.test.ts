@@ -133,7 +133,7 @@ describe('previews in a shared cluster', () => {
     expect(out).toContain('spec.previews.environmentRef');
   });
 
-  it('one who may deploy there turns previews on, but may not name a Secret they cannot read in forkSecrets', async () => {
+  it('one who may deploy there and create Ingresses turns previews on, but may not name a Secret they cannot read in forkSecrets', async () => {
     const previews = {
       environmentRef: { name: 'staging' },
       host: 'pr-{number}.preview.test',
@@ -148,6 +148,19 @@ describe('previews in a shared cluster', () => {
         '-p',
         JSON.stringify({ spec: { previews: { ...previews, ...extra } } }),
       ]);
+    // Slipway makes an Ingress for each preview: no more than the user could make.
+    const noIngresses = await patch({});
+    expect(noIngresses.ok).toBe(false);
+    expect(noIngresses.out).toContain('you may not create Ingresses in namespace');
+    await kubectlApply([
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'ingresses', namespace: ns.name },
+        rules: [{ apiGroups: ['networking.k8s.io'], resources: ['ingresses'], verbs: ['create'] }],
+      },
+      { ...binding(DEPLOYER, 'ingresses'), metadata: { name: `${DEPLOYER}-ingresses`, namespace: ns.name } },
+    ]);
     const refused = await patch({ forkSecrets: [{ name: 'prod-db' }] });
     expect(refused.ok).toBe(false);
     expect(refused.out).toContain('you may not get Secret prod-db');
