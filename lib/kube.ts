@@ -154,6 +154,7 @@ export type KubeClients = ReturnType<typeof kubeClients>;
 
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const MERGE_PATCH = 'application/merge-patch+json';
+const JSON_PATCH = 'application/json-patch+json';
 
 export type KindName =
   | 'Project'
@@ -264,6 +265,10 @@ export function slipwayApi(kc: KubeConfig) {
     },
     patch<T>(kind: KindName, namespace: string, name: string, body: unknown): Promise<T> {
       return jsonRequest<T>(kc, HttpMethod.PATCH, one(kind, namespace, name), body, MERGE_PATCH);
+    },
+    /** A JSON patch (RFC 6902): its `test` operations make the write conditional on those fields (422 otherwise). */
+    jsonPatch<T>(kind: KindName, namespace: string, name: string, operations: unknown[]): Promise<T> {
+      return jsonRequest<T>(kc, HttpMethod.PATCH, one(kind, namespace, name), operations, JSON_PATCH);
     },
     /**
      * Merge-patches the status. With `resourceVersion`, only if the object is still at that

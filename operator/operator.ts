@@ -28,6 +28,7 @@ import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
 import { PreviewReconciler } from './preview/controller.ts';
 import { watchForPreviews } from './preview/watches.ts';
 import { PullRequestPoll, watchForPolls } from './preview/poll.ts';
+import { RemovedPreviews } from './preview/removed-previews.ts';
 import { DeliveryEngine } from './delivery/engine.ts';
 import { sinks } from './sinks.ts';
 import type { QueueTimers } from '../lib/queue.ts';
@@ -122,6 +123,7 @@ export class Operator {
       },
     );
     const pageIds = new PageIds(slipway);
+    const removedPreviews = new RemovedPreviews();
     this.controllers = {
       projects: new Controller('project', new ProjectReconciler(ctx), config.workers, log),
       environments: new Controller('environment', new EnvironmentReconciler(ctx), config.workers, log),
@@ -130,7 +132,7 @@ export class Operator {
       previews: new Controller('preview', new PreviewReconciler(ctx), config.workers, log),
       pullRequestPolls: new Controller(
         'pull-request-poll',
-        new PullRequestPoll(ctx, this.secrets, outbound),
+        new PullRequestPoll(ctx, this.secrets, outbound, removedPreviews),
         1,
         log,
       ),
@@ -152,7 +154,7 @@ export class Operator {
     watchForEnvironments(ctx, this.controllers.environments);
     watchForWebhooks(ctx, this.controllers.webhooks);
     watchForBundles(ctx, this.controllers.bundles);
-    watchForPreviews(ctx, this.controllers.previews);
+    watchForPreviews(ctx, this.controllers.previews, removedPreviews);
     watchForPolls(ctx, this.controllers.pullRequestPolls);
     watchStatusPageEntries(
       informers,

@@ -1,15 +1,16 @@
 // kubectl slipway preview list|approve|remove: the previews of pull requests (docs/previews.md).
-// "approve" sets spec.approvedCommit to the head commit the Preview has now, at the version read
-// (a push in between is not approved by mistake): the admission policy slipway-writers allows it
-// only with the verb approve on previews. "remove" deletes the Preview, and with it what serves it.
+// "approve" sets spec.approvedCommit to the head commit the Preview has now — with --commit, only
+// if that is the commit the reviewer read — and only while it still is (a JSON patch that tests
+// it): the admission policy slipway-writers allows it only with the verb approve on previews.
+// "remove" deletes the Preview, and with it what serves it.
 import type { PreviewObject } from '../../crds/index.ts';
-import { apiMessage, isConflict } from '../../lib/kube.ts';
+import { apiMessage } from '../../lib/kube.ts';
 import { previewName } from '../../rules/preview-names.ts';
 import type { CliContext } from '../context.ts';
 import { CommandError, UsageError } from '../errors.ts';
 import { age, printList, type Column } from '../print.ts';
 import { readObject } from '../read.ts';
-import { positionals, type Command } from './command.ts';
+import { positionals, text, type Command } from './command.ts';
 
 const ready = (p: PreviewObject) => p.status?.conditions?.find((c) => c.type === 'Ready');
 
@@ -36,25 +37,33 @@ function named(args: string[]): string {
   return previewName(project!, n);
 }
 
-async function approve(ctx: CliContext, name: string): Promise<void> {
+async function approve(ctx: CliContext, name: string, reviewed: string | undefined): Promise<void> {
   const preview = await readObject<PreviewObject>(ctx, 'Preview', name);
   const head = preview.spec.headCommit;
-  if (!preview.spec.fork) ctx.err(`preview ${name} is not from a fork: it builds without an approval`);
+  if (reviewed !== undefined && !head.startsWith(reviewed.toLowerCase()))
+    throw new CommandError(
+      `preview ${name}: its head commit is ${head.slice(0, 12)}, not ${reviewed}: a push came after the commit you read; read it, then approve again`,
+    );
+  if (!preview.spec.fork) {
+    ctx.err(`preview ${name} is not from a fork: it builds without an approval`);
+    return;
+  }
   if (preview.spec.approvedCommit === head) {
     ctx.err(`preview ${name}: head commit ${head.slice(0, 12)} is approved already`);
     return;
   }
   try {
-    await ctx.slipway.patch('Preview', ctx.namespace, name, {
-      metadata: { resourceVersion: preview.metadata.resourceVersion },
-      spec: { approvedCommit: head },
-    });
+    // Only while the head is the commit read: a push in between is not approved unseen.
+    await ctx.slipway.jsonPatch('Preview', ctx.namespace, name, [
+      { op: 'test', path: '/spec/headCommit', value: head },
+      { op: 'add', path: '/spec/approvedCommit', value: head },
+    ]);
   } catch (error) {
-    if (isConflict(error))
-      throw new CommandError(
-        `preview ${name} changed meanwhile (a push?): look at its head commit, then approve again`,
-      );
     const code = (error as { code?: number }).code;
+    if (code === 422 && /test/i.test(apiMessage(error)))
+      throw new CommandError(
+        `preview ${name}: a push came meanwhile: look at its new head commit, then approve again`,
+      );
     if (code === 403 || code === 422) throw new CommandError(apiMessage(error));
     throw error;
   }
@@ -68,16 +77,18 @@ export const previewCommand: Command = {
   name: 'preview',
   summary: 'list, approve and remove the previews of pull requests',
   usage: `preview list [-A] [-o wide|json|yaml]
-       kubectl slipway preview approve <project> <number>
+       kubectl slipway preview approve <project> <number> [--commit <sha>]
        kubectl slipway preview remove <project> <number>`,
   help: `"approve" lets a fork's pull request be built (Project spec.previews.forks: Approve): it
 approves the head commit the Preview has now, and needs the verb approve on previews.slipway.dev.
-A new push to the pull request needs approving again. "remove" deletes the Preview and what
+With --commit, only if that is the commit you read (its first digits will do): a push after your
+review is refused, not approved unseen. A new push to the pull request needs approving again. "remove" deletes the Preview and what
 serves it; the next delivery of the pull request makes it again.
 
-Example: kubectl slipway -n shop preview approve site 42`,
+Example: kubectl slipway -n shop preview approve site 42 --commit 3f2a9c1`,
+  options: { commit: { type: 'string' } },
   completions: ['list', 'approve', 'remove'],
-  async run(ctx, args) {
+  async run(ctx, args, values) {
     const [action, ...rest] = args;
     switch (action) {
       case 'list': {
@@ -99,7 +110,7 @@ Example: kubectl slipway -n shop preview approve site 42`,
         return;
       }
       case 'approve':
-        return approve(ctx, named(rest));
+        return approve(ctx, named(rest), text(values, 'commit'));
       case 'remove': {
         const name = named(rest);
         await readObject<PreviewObject>(ctx, 'Preview', name);

@@ -87,7 +87,11 @@ export function deploymentCopy(source: PreviewSource): V1Deployment {
         metadata: {
           // Not the environment's labels: its Services and NetworkPolicies select by them.
           labels: previewLabels(preview),
-          annotations: { ...template.metadata?.annotations, [ANNOTATION_BUNDLE]: source.bundle },
+          // A fork's pod gets none of the environment's (an agent injecting secrets reads them).
+          annotations: {
+            ...(preview.spec.fork ? {} : template.metadata?.annotations),
+            [ANNOTATION_BUNDLE]: source.bundle,
+          },
         },
         spec: preview.spec.fork
           ? withoutSecrets(

@@ -18,6 +18,7 @@ import type { Controller, Reconciler } from '../reconcile/controller.ts';
 import { whereTo } from '../report/report-sink.ts';
 import { inShard } from '../shard.ts';
 import type { SecretReader } from '../../lib/secret-reader.ts';
+import type { RemovedPreviews } from './removed-previews.ts';
 
 /** How often a project's open pull requests are looked at. */
 export const POLL_MS = 10 * 60_000;
@@ -29,11 +30,18 @@ export class PullRequestPoll implements Reconciler {
   private readonly secrets: SecretReader;
   private readonly fetch: typeof fetch;
   private readonly write: WritePreview;
+  private readonly removed: RemovedPreviews;
 
-  constructor(ctx: OperatorContext, secrets: SecretReader, guardedFetch: typeof fetch) {
+  constructor(
+    ctx: OperatorContext,
+    secrets: SecretReader,
+    guardedFetch: typeof fetch,
+    removed: RemovedPreviews,
+  ) {
     this.ctx = ctx;
     this.secrets = secrets;
     this.fetch = guardedFetch;
+    this.removed = removed;
     this.write = previewWriter(ctx.slipway);
   }
 
@@ -69,8 +77,15 @@ export class PullRequestPoll implements Reconciler {
       shard: project.metadata.labels?.[LABEL_SHARD],
       previews: project.spec.previews,
     };
+    const now = this.ctx.now().getTime();
     for (const pr of open) {
       const plan = planPreview(owner, where.provider, pr);
+      // One removed at this head (idle, or by hand) is not made again until a push or a delivery.
+      const gone =
+        plan.outcome === 'apply' &&
+        !this.ctx.informers.previews.get(namespace, plan.preview.metadata.name) &&
+        this.removed.wentAt(namespace, name, pr.number, pr.headCommit, now);
+      if (gone) continue;
       if (plan.outcome === 'apply') await this.write({ kind: 'apply', preview: plan.preview });
       else if (plan.outcome === 'remove') await this.write({ kind: 'remove', namespace, name: plan.name });
     }

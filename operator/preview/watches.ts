@@ -6,8 +6,13 @@ import { objectKey } from '../../lib/informer.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller } from '../reconcile/controller.ts';
+import type { RemovedPreviews } from './removed-previews.ts';
 
-export function watchForPreviews(ctx: OperatorContext, controller: Controller): void {
+export function watchForPreviews(
+  ctx: OperatorContext,
+  controller: Controller,
+  removed: RemovedPreviews,
+): void {
   const { informers } = ctx;
   const ofProject = (namespace: string | undefined, project: string | undefined) => {
     if (!namespace || !project) return;
@@ -16,7 +21,10 @@ export function watchForPreviews(ctx: OperatorContext, controller: Controller): 
   };
   informers.previews.onEvent((p, type) => {
     controller.enqueue(p.metadata.namespace, p.metadata.name);
-    if (type === 'delete') ofProject(p.metadata.namespace, p.spec?.projectRef?.name);
+    if (type === 'delete') {
+      removed.remember(p, ctx.now().getTime());
+      ofProject(p.metadata.namespace, p.spec?.projectRef?.name);
+    }
   });
   informers.projects.onEvent((p) => ofProject(p.metadata.namespace, p.metadata.name));
   informers.environments.onEvent((e) => ofProject(e.metadata.namespace, e.spec?.projectRef?.name));

@@ -334,7 +334,11 @@ describe('kubectl slipway', () => {
     const listed = await cli('preview', 'list');
     expect(listed.stdout).toMatch(/NAME\s+PROJECT\s+PR\s+BRANCH\s+COMMIT\s+FORK\s+PHASE\s+URL\s+AGE/);
     expect(listed.stdout).toMatch(/shop-pr-9\s+shop\s+9\s+feature\s+aaaaaaaaaaaa\s+yes\s+Waiting/);
-    const approved = await cli('preview', 'approve', 'shop', '9');
+    // The reviewer read another commit than the head: refused, nothing approved.
+    const stale = await cli('preview', 'approve', 'shop', '9', '--commit', 'bbbbbbbbbbbb');
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('its head commit is aaaaaaaaaaaa, not bbbbbbbbbbbb');
+    const approved = await cli('preview', 'approve', 'shop', '9', '--commit', 'aaaaaaa');
     expect(approved).toEqual(expect.objectContaining({ code: 0, stdout: 'shop-pr-9\n' }));
     expect(approved.stderr).toContain('approved head commit aaaaaaaaaaaa of pull request #9');
     const stored = await slipway.get<PreviewObject>('Preview', ns.name, 'shop-pr-9');

@@ -23,6 +23,13 @@ const asked: string[] = [];
 const pullRequest = JSON.parse(loadFixture('pull-requests/github-pull-request-opened').body.toString('utf8'))
   .pull_request as { number: number; head: { sha: string } };
 const get = (name: string) => clients(kc).slipway.get<PreviewObject>('Preview', ns.name, name);
+const gone = () =>
+  waitFor('the Preview to go', () =>
+    get('shop-pr-2').then(
+      () => undefined,
+      (err: { code?: number }) => (err.code === 404 ? true : Promise.reject(err)),
+    ),
+  );
 
 beforeAll(async () => {
   kc = testKubeConfig();
@@ -66,16 +73,27 @@ describe('the look at open pull requests', () => {
     expect(asked).toContain('GET /api/v3/repos/Codertocat/Hello-World/pulls?state=open&per_page=100');
   });
 
+  it('a preview removed at this head (by hand, or idle) is not made again by the look; a push makes it again', async () => {
+    await clients(kc).slipway.delete('Preview', ns.name, 'shop-pr-2');
+    await gone();
+    const lists = () => asked.filter((a) => a.startsWith('GET')).length;
+    const before = lists();
+    await kubectlPatch('project', 'shop', ns.name, { spec: { previews: { idleHours: 72 } } });
+    await waitFor('another look', async () => (lists() > before ? true : undefined));
+    await operator.controllers.pullRequestPolls.idle();
+    expect(await get('shop-pr-2').catch((err: { code?: number }) => err.code)).toBe(404);
+    // A push: the pull request's head moves, and the next look makes its preview again.
+    open = [{ ...pullRequest, head: { ...(pullRequest as { head: object }).head, sha: 'c'.repeat(40) } }];
+    await kubectlPatch('project', 'shop', ns.name, { spec: { previews: { idleHours: 96 } } });
+    const again = await waitFor('the Preview made again', () => get('shop-pr-2').catch(() => undefined));
+    expect(again.spec.headCommit).toBe('c'.repeat(40));
+  });
+
   it('a pull request closed while its delivery was lost loses its Preview at the next look', async () => {
     open = [];
     // Minutes later (a Preview just made may be of a pull request opened since the page was read).
     now = new Date(Date.now() + 5 * 60_000);
     await kubectlPatch('project', 'shop', ns.name, { spec: { previews: { idleHours: 48 } } });
-    await waitFor('the Preview to go', () =>
-      get('shop-pr-2').then(
-        () => undefined,
-        (err: { code?: number }) => (err.code === 404 ? true : Promise.reject(err)),
-      ),
-    );
+    await gone();
   });
 });

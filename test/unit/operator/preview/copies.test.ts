@@ -101,7 +101,7 @@ describe('the copies of a preview', () => {
     });
   });
 
-  it("a fork's copy keeps no Secret but those forkSecrets names, and mounts no ServiceAccount token", () => {
+  it("a fork's copy keeps no Secret but those forkSecrets names, no claim, annotation or ServiceAccount of the environment", () => {
     const pod = structuredClone(deployment);
     pod.spec!.template.spec = {
       containers: [
@@ -125,8 +125,11 @@ describe('the copies of a preview', () => {
         { name: 'tls', secret: { secretName: 'prod-tls' } },
         { name: 'token', projected: { sources: [{ serviceAccountToken: { path: 't' } }] } },
         { name: 'data', emptyDir: {} },
+        { name: 'uploads', persistentVolumeClaim: { claimName: 'staging-uploads' } },
       ],
+      serviceAccountName: 'staging-deployer',
     };
+    pod.spec!.template.metadata!.annotations = { 'vault.hashicorp.com/agent-inject': 'true' };
     const fork = { ...preview, spec: { ...preview.spec, fork: true } };
     const copy = deploymentCopy({
       ...source,
@@ -136,12 +139,14 @@ describe('the copies of a preview', () => {
     });
     const spec = copy.spec!.template.spec!;
     expect(spec.automountServiceAccountToken).toBe(false);
+    expect(spec.serviceAccountName).toBeUndefined();
+    expect(Object.keys(copy.spec!.template.metadata!.annotations!)).toEqual(['slipway.dev/bundle']);
     expect(spec.containers[0]!.env!.map((e) => e.name)).toEqual(['PLAIN', 'TEST']);
     expect(spec.containers[0]!.envFrom).toEqual([{ configMapRef: { name: 'settings' } }]);
     expect(spec.volumes!.map((v) => v.name)).toEqual(['data']);
     expect(spec.containers[0]!.volumeMounts!.map((m) => m.name)).toEqual(['data']);
     // A pull request from the repository itself keeps its environment's pod as it is.
-    expect(deploymentCopy({ ...source, deployment: pod }).spec!.template.spec!.volumes).toHaveLength(3);
+    expect(deploymentCopy({ ...source, deployment: pod }).spec!.template.spec!.volumes).toHaveLength(4);
   });
 
   it('the host: placeholders filled, the branch made a DNS label, and a refusal when it is no host name', () => {
