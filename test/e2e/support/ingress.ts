@@ -42,6 +42,11 @@ export async function previewGone(
     },
     60_000,
   );
-  const answer = await throughIngress(port, host);
-  if (answer.startsWith('200')) throw new Error(`${host} is still served: ${answer.slice(0, 80)}`);
+  // The ingress controller drops the route within moments of the Ingress going.
+  await waitFor(
+    `${host} to be served no more`,
+    async () => ((await throughIngress(port, host).catch(() => '')).startsWith('200') ? undefined : true),
+    30_000,
+    250,
+  );
 }
