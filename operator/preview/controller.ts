@@ -3,7 +3,8 @@
 // keeps the preview's own bundles few, and removes the Preview when its project stops previewing
 // or it sat idle too long. It is the only writer of a Preview's status; the gateway writes the spec.
 import { API_VERSION, type BundleObject, type PreviewObject, type ProjectObject } from '../../crds/index.ts';
-import { ANNOTATION_BUNDLE, LABEL_PREVIEW, labelValue } from '../../crds/labels.ts';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { ANNOTATION_BUNDLE, LABEL_PREVIEW, LABEL_SHARD, labelValue } from '../../crds/labels.ts';
 import { objectKey } from '../../lib/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
@@ -15,7 +16,7 @@ import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
 import type { Reconciler } from '../reconcile/controller.ts';
 import { inShard } from '../shard.ts';
-import { decidePreview, type PreviewDecision, type PreviewStep } from './decide.ts';
+import { decidePreview, type PreviewDecision, type PreviewFacts, type PreviewStep } from './decide.ts';
 import { servePreview } from './serve.ts';
 import { ownedByPreview } from './copies.ts';
 import { RemovalTold } from './removal-told.ts';
@@ -50,7 +51,7 @@ export class PreviewReconciler implements Reconciler {
       ? informers.deployments.get(namespace, environment.spec.deploymentRef.name)
       : undefined;
     const headBundle = previewBundleName(preview);
-    const decision = decidePreview({
+    const facts: PreviewFacts = {
       preview,
       project,
       environment,
@@ -65,7 +66,8 @@ export class PreviewReconciler implements Reconciler {
         : undefined,
       hasSlot: project ? this.hasSlot(preview, project) : false,
       now: this.ctx.now(),
-    });
+    };
+    const decision = decidePreview(facts);
 
     // Idle: the time since the head commit was first seen.
     const status = this.ctx.status.current(preview);
@@ -77,7 +79,7 @@ export class PreviewReconciler implements Reconciler {
     if (now >= expiresAt)
       return this.remove(preview, `no push for ${settings?.idleHours} hours (spec.previews.idleHours)`);
 
-    const outcome = await this.act(preview, project!, decision.next, headBundle);
+    const outcome = await this.act(facts, decision.next, headBundle);
     const shown = outcome ?? decision;
     const served = decision.next.step === 'watch' || decision.next.step === 'serve';
     const host = served ? (decision.next as { host: string }).host : undefined;
@@ -86,7 +88,7 @@ export class PreviewReconciler implements Reconciler {
       fields: {
         phase: shown.phase,
         ...(host ? { url: `${settings?.tlsSecretRef ? 'https' : 'http'}://${host}` } : {}),
-        ...(informers.bundles.get(preview.metadata.namespace, headBundle) ? { bundle: headBundle } : {}),
+        ...(facts.bundle ? { bundle: headBundle } : {}),
         ...(shown.phase === 'Ready' ? { deployedCommit: preview.spec.headCommit } : {}),
         seenCommit: preview.spec.headCommit,
         lastPushAt: seenAt.toISOString(),
@@ -97,36 +99,27 @@ export class PreviewReconciler implements Reconciler {
       },
       conditions: [shown.ready],
     });
-    await this.pruneBundles(preview, headBundle);
+    await this.pruneBundles(preview, headBundle, facts.copy);
     const untilIdle = Math.max(1_000, expiresAt.getTime() - now.getTime());
     return { requeueAfterMs: outcome ? Math.min(RECHECK_MS, untilIdle) : untilIdle };
   }
 
-  /** Does the step; a decision of its own when it found something to wait for. */
+  /** Does the step, with what the decision was made of; a decision of its own when it found something to wait for. */
   private async act(
-    preview: PreviewObject,
-    project: ProjectObject,
+    facts: PreviewFacts,
     next: PreviewStep,
     headBundle: string,
   ): Promise<PreviewDecision | undefined> {
+    const { preview, project, manual, deployment } = facts;
     if (next.step === 'build') {
-      await this.createBundle(preview, project, headBundle);
+      await this.createBundle(preview, project!, manual!, headBundle);
       return undefined;
     }
     if (next.step !== 'serve') return undefined;
-    const settings = project.spec.previews!;
-    const environment = this.ctx.informers.environments.get(
-      preview.metadata.namespace,
-      settings.environmentRef.name,
-    )!;
-    const deployment = this.ctx.informers.deployments.get(
-      preview.metadata.namespace,
-      environment.spec.deploymentRef.name,
-    )!;
     return servePreview(this.ctx, {
       preview,
-      settings,
-      deployment,
+      settings: project!.spec.previews!,
+      deployment: deployment!,
       container: next.container,
       image: next.image,
       bundle: next.bundle.metadata.name,
@@ -134,12 +127,17 @@ export class PreviewReconciler implements Reconciler {
     });
   }
 
-  private async createBundle(preview: PreviewObject, project: ProjectObject, name: string): Promise<void> {
+  private async createBundle(
+    preview: PreviewObject,
+    project: ProjectObject,
+    manual: BundleObject,
+    name: string,
+  ): Promise<void> {
     const { spec } = preview;
     const bundle = newBundle({
       name,
       namespace: preview.metadata.namespace,
-      project: { name: project.metadata.name, shard: project.metadata.labels?.['slipway.dev/shard'] },
+      project: { name: project.metadata.name, shard: project.metadata.labels?.[LABEL_SHARD] },
       source: {
         git: {
           commit: spec.headCommit,
@@ -154,7 +152,7 @@ export class PreviewReconciler implements Reconciler {
         previewRef: { name: preview.metadata.name },
       },
       comment: `#${spec.number} ${spec.title ?? ''}`.trim(),
-      settingsFrom: newestManual(this.ctx, project)!,
+      settingsFrom: manual,
     });
     // Owned by the Preview (and so by the Project): it goes with the pull request.
     bundle.metadata.labels = {
@@ -202,17 +200,19 @@ export class PreviewReconciler implements Reconciler {
     }
   }
 
-  /** The preview's finished bundles but the head's and the one it serves: each push would add one. */
-  private async pruneBundles(preview: PreviewObject, headBundle: string): Promise<void> {
+  /**
+   * The preview's finished bundles but the head's and the one its copy serves: each push would
+   * add one. Without a copy to read (its environment's Deployment gone) none is pruned.
+   */
+  private async pruneBundles(
+    preview: PreviewObject,
+    headBundle: string,
+    copy: V1Deployment | undefined,
+  ): Promise<void> {
     const { namespace, name } = preview.metadata;
     const { informers } = this.ctx;
-    const served = informers.deployments
-      .list(namespace)
-      .find(
-        (d) =>
-          d.metadata?.labels?.[LABEL_PREVIEW] === labelValue(name) &&
-          d.metadata?.annotations?.[ANNOTATION_BUNDLE],
-      )?.metadata?.annotations?.[ANNOTATION_BUNDLE];
+    if (!copy) return;
+    const served = copy.metadata?.annotations?.[ANNOTATION_BUNDLE];
     const old = informers.bundles
       .byIndex(INDEX.preview, objectKey(namespace, name))
       .filter((b) => b.metadata.name !== headBundle && b.metadata.name !== served && isFinished(b));
