@@ -23,6 +23,8 @@ export const RELEASE = 'slipway';
 export const RELEASE_NAMESPACE = 'slipway-system';
 /** The Secret in the release namespace with the S3 store's access keys. */
 export const S3_SECRET = 'slipway-archive-store';
+/** The ConfigMap of the certificate authority the installed operator trusts (installRelease's trustedCa). */
+export const TRUSTED_CA_CONFIGMAP = 'slipway-trusted-ca';
 
 export interface InstalledRelease {
   release: string;
@@ -46,9 +48,9 @@ export async function helmBinary(): Promise<string> {
 export function realNodeValues(
   node: RealNode,
   image: SlipwayImage,
-  options: { statusNamespace?: string; crds?: boolean; buildNamespace?: boolean } = {},
+  options: { statusNamespace?: string; crds?: boolean; buildNamespace?: boolean; trustedCa?: string } = {},
 ) {
-  const { statusNamespace, crds = true, buildNamespace = true } = options;
+  const { statusNamespace, crds = true, buildNamespace = true, trustedCa } = options;
   const port = node.ingress.port === 80 ? '' : `:${node.ingress.port}`;
   return {
     image: { repository: image.repository, tag: image.tag },
@@ -64,7 +66,10 @@ export function realNodeValues(
       pushImage: node.images.push,
       backupImages: { mysql: node.images.backupMysql, postgresql: node.images.backupPostgresql },
       // The e2e receivers listen on the host address: that address alone.
-      outbound: { allowCidrs: [`${node.hostAddress}/32`] },
+      outbound: {
+        allowCidrs: [`${node.hostAddress}/32`],
+        ...(trustedCa ? { trustedCa: { configMapName: TRUSTED_CA_CONFIGMAP } } : {}),
+      },
       // Made with the release, or already there (scripts/cluster/build-namespace.ts).
       createBuildNamespace: buildNamespace,
       // Builds reach the host address (DNS, registry, git) but the kubelet, and the gateway's pods.
@@ -105,6 +110,8 @@ export async function installRelease(options: {
   node: RealNode;
   image: SlipwayImage;
   statusNamespace?: string;
+  /** A certificate authority (PEM) the operator trusts beside the public ones: ConfigMap TRUSTED_CA_CONFIGMAP. */
+  trustedCa?: string;
   /** Install the CRDs and admission policies with the release (the chart's default); false when they are there already. */
   crds?: boolean;
   timeout?: string;
@@ -116,15 +123,20 @@ export async function installRelease(options: {
     return child;
   };
   await kubectl(['create', 'namespace', RELEASE_NAMESPACE]).catch(() => undefined);
-  await kubectl(
-    ['apply', '-f', '-'],
-    stringify({
+  const apply = (object: object) => kubectl(['apply', '-f', '-'], stringify(object));
+  await apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: S3_SECRET, namespace: RELEASE_NAMESPACE },
+    stringData: { accessKeyId: node.s3.accessKeyId, secretAccessKey: node.s3.secretAccessKey },
+  });
+  if (options.trustedCa)
+    await apply({
       apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: S3_SECRET, namespace: RELEASE_NAMESPACE },
-      stringData: { accessKeyId: node.s3.accessKeyId, secretAccessKey: node.s3.secretAccessKey },
-    }),
-  );
+      kind: 'ConfigMap',
+      metadata: { name: TRUSTED_CA_CONFIGMAP, namespace: RELEASE_NAMESPACE },
+      data: { 'ca.crt': options.trustedCa },
+    });
   // A build namespace made outside Helm (npm start, the test tiers: labelled managed-by slipway)
   // stays theirs: Helm would refuse to take it over.
   const { stdout: manager } = await kubectl([

@@ -9,20 +9,18 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { applicationNamespace } from './support/restricted.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BundleObject, PreviewObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
 import { kubectlPatch, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
-import { gitIn, startGitea, type Gitea } from '../support/gitea.ts';
+import { startGitea, type Gitea } from '../support/gitea.ts';
+import { giteaRepo, type GiteaRepo } from './support/gitea-repo.ts';
 import { finalBundle, readyCondition, servedPage, step } from './support/chain.ts';
 import { track } from './support/leftovers.ts';
 import { startSlipway, type Slipway } from './support/slipway.ts';
-import { previewGone, throughIngress } from './support/ingress.ts';
+import { previewGone, servedThroughIngress } from './support/ingress.ts';
 import {
   siteWebhook,
   webDeployment,
@@ -35,9 +33,9 @@ const kc = testKubeConfig();
 const api = slipwayApi(kc);
 const node = realNode();
 const web = node.baseImages['static-web']!;
-const work = mkdtempSync(join(tmpdir(), 'slipway-e2e-gitea-'));
 let ns: { name: string; remove: () => Promise<void> };
 let gitea: Gitea;
+let repo: GiteaRepo;
 let slipway: Slipway;
 let receiver: Server;
 const HMAC_KEY = 'e2e-notification-key';
@@ -52,35 +50,6 @@ const it$ = (name: string, fn: () => Promise<void>) =>
 
 const apply = (...objects: unknown[]) => kubectlApply(objects, '-n', ns.name);
 
-const git = gitIn(work);
-
-/** Commits `files` (path → content; null removes) and pushes to Gitea's main; the new commit. */
-async function push(files: Record<string, string | null>, message: string): Promise<string> {
-  for (const [path, content] of Object.entries(files)) {
-    if (content === null) await git('rm', '-rq', path);
-    else {
-      mkdirSync(join(work, path, '..'), { recursive: true });
-      writeFileSync(join(work, path), content);
-      await git('add', path);
-    }
-  }
-  await git('commit', '-qm', message);
-  await git('push', '-q', gitea.pushUrl('site'), 'main');
-  return git('rev-parse', 'HEAD');
-}
-
-/** Commits `files` and pushes them to `branch` of Gitea's repository; the new commit. */
-async function pushTo(branch: string, files: Record<string, string>, message: string): Promise<string> {
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(work, path, '..'), { recursive: true });
-    writeFileSync(join(work, path), content);
-    await git('add', path);
-  }
-  await git('commit', '-qm', message);
-  await git('push', '-q', gitea.pushUrl('site'), branch);
-  return git('rev-parse', 'HEAD');
-}
-
 /** The bundle the push of `commit` made (from Gitea's delivery). */
 const bundleOf = (commit: string) =>
   waitFor(`the bundle of Gitea's delivery for ${commit.slice(0, 7)}`, async () =>
@@ -88,24 +57,6 @@ const bundleOf = (commit: string) =>
       (b) => b.spec.trigger.type === 'Webhook' && b.spec.source.git?.commit === commit,
     ),
   );
-
-interface GiteaStatus {
-  id: number;
-  context: string;
-  status: string;
-  target_url: string;
-  description: string;
-}
-
-/** Each context's states in the order Gitea took them, once `done` holds of them. */
-async function statusesOf(commit: string, done: (states: Record<string, string[]>) => boolean) {
-  return waitFor(`Gitea's statuses of ${commit.slice(0, 7)}`, async () => {
-    const all = await gitea.api<GiteaStatus[]>('GET', `/repos/${gitea.user}/site/commits/${commit}/statuses`);
-    const states: Record<string, string[]> = {};
-    for (const s of [...all].sort((a, b) => a.id - b.id)) (states[s.context] ??= []).push(s.status);
-    return done(states) ? { states, all } : undefined;
-  });
-}
 
 const staging = (bundle?: string) => servedPage(kc, ns.name, 'site-staging', web.port, bundle);
 
@@ -141,7 +92,7 @@ beforeAll(
         // Commit statuses; and comments on pull requests (issues), for previews.
         scopes: ['write:repository', 'write:issue'],
       });
-      await gitea.api('POST', '/user/repos', { name: 'site', default_branch: 'main' });
+      repo = await giteaRepo(gitea, 'site');
       await apply(
         {
           apiVersion: 'v1',
@@ -165,7 +116,7 @@ beforeAll(
             provider: 'gitea',
             // Pods clone from Gitea at the host address; the operator, on this machine, calls its
             // API over loopback (a token goes in cleartext only there).
-            repository: { url: `${gitea.publicUrl}/${gitea.user}/site.git` },
+            repository: { url: `${gitea.publicUrl}/${repo.path}.git` },
             report: {
               tokenSecretRef: { name: 'site-gitea-token', key: 'token' },
               apiUrl: `${gitea.url}/api/v1`,
@@ -191,7 +142,7 @@ afterAll(async () => {
   await gitea?.stop();
   receiver?.close();
   await ns?.remove();
-  rmSync(work, { recursive: true, force: true });
+  repo?.remove();
 });
 
 describe('Gitea hosting the repository, on a real node', () => {
@@ -200,8 +151,7 @@ describe('Gitea hosting the repository, on a real node', () => {
   it$(
     'a first commit built by hand gives pushes their build settings, and shows on the commit in Gitea',
     async () => {
-      await git('init', '-qb', 'main');
-      const v1 = await push({ 'web/index.html': '<h1>Gitea v1</h1>\n' }, 'First version');
+      const v1 = await repo.push('main', { 'web/index.html': '<h1>Gitea v1</h1>\n' }, 'First version');
       await apply(siteManualBundle('site-manual-1', { commit: v1 }, web.image));
       // It deploys nothing: it ends Built (or Failed).
       const built = await waitFor(
@@ -214,7 +164,7 @@ describe('Gitea hosting the repository, on a real node', () => {
         500,
       );
       expect(built.status?.phase).toBe('Built');
-      const { states } = await statusesOf(v1, (s) => s['slipway/build']?.at(-1) === 'success');
+      const { states } = await repo.statusesOf(v1, (s) => s['slipway/build']?.at(-1) === 'success');
       expect(states['slipway/build']![0]).toBe('pending');
     },
   );
@@ -223,20 +173,20 @@ describe('Gitea hosting the repository, on a real node', () => {
     "a git push makes Gitea's own webhook build and deploy it: the page is served and Gitea shows success",
     async () => {
       const { url, secret } = await siteWebhook(ns.name);
-      await gitea.api('POST', `/repos/${gitea.user}/site/hooks`, {
+      await gitea.api('POST', `/repos/${repo.path}/hooks`, {
         type: 'gitea',
         active: true,
         events: ['push'],
         config: { url, content_type: 'json', secret },
       });
-      v2 = await push({ 'web/index.html': '<h1>Gitea v2</h1>\n' }, 'Second version');
+      v2 = await repo.push('main', { 'web/index.html': '<h1>Gitea v2</h1>\n' }, 'Second version');
       const bundle = await bundleOf(v2);
       expect(bundle.spec.trigger).toMatchObject({ type: 'Webhook', provider: 'gitea' });
       const done = await finalBundle(kc, ns.name, bundle.metadata.name);
       expect(done.status?.phase).toBe('Ready');
       expect(await staging(bundle.metadata.name)).toBe('200 <h1>Gitea v2</h1>\n');
 
-      const { states, all } = await statusesOf(
+      const { states, all } = await repo.statusesOf(
         v2,
         (s) =>
           s['slipway/build/staging']?.at(-1) === 'success' &&
@@ -259,12 +209,19 @@ describe('Gitea hosting the repository, on a real node', () => {
   );
 
   it$('a push that cannot build shows failure in Gitea and leaves the page serving', async () => {
-    const v3 = await push({ web: null, 'README.md': 'No web directory any more\n' }, 'Remove the site');
+    const v3 = await repo.push(
+      'main',
+      { web: null, 'README.md': 'No web directory any more\n' },
+      'Remove the site',
+    );
     const bundle = await bundleOf(v3);
     const done = await finalBundle(kc, ns.name, bundle.metadata.name);
     expect(done.status?.phase).toBe('Failed');
     expect(readyCondition(done)?.reason).toBe('BuildFailed');
-    const { states, all } = await statusesOf(v3, (s) => s['slipway/build/staging']?.at(-1) === 'failure');
+    const { states, all } = await repo.statusesOf(
+      v3,
+      (s) => s['slipway/build/staging']?.at(-1) === 'failure',
+    );
     expect(states['slipway/build/staging']![0]).toBe('pending');
     expect(states['slipway/deploy/staging']).toBeUndefined();
     expect(all.find((s) => s.status === 'failure')!.description).not.toBe('');
@@ -276,30 +233,10 @@ describe('Gitea hosting the repository, on a real node', () => {
   });
 });
 
-/** The comments on pull request 1, once one says `state` of `commit`. */
-function commentSaying(state: string, commit: string) {
-  return waitFor(`a comment on pull request 1 saying ${state} for ${commit.slice(0, 7)}`, async () => {
-    const comments = await gitea.api<Array<{ body: string }>>(
-      'GET',
-      `/repos/${gitea.user}/site/issues/1/comments`,
-    );
-    return comments.some((c) => c.body.includes(state) && c.body.includes(commit.slice(0, 12)))
-      ? comments
-      : undefined;
-  });
-}
-
 describe('a preview of a Gitea pull request, on a real node', () => {
   const host = 'pr-1.site.preview.test';
   const preview = () => api.get<PreviewObject>('Preview', ns.name, 'site-pr-1');
-  const served = (page: string) =>
-    waitFor(
-      `${host} to serve ${page.trim()}`,
-      async () =>
-        (await throughIngress(node.ingress.port, host).catch(() => '')) === `200 ${page}` ? true : undefined,
-      300_000,
-      1_000,
-    );
+  const served = (page: string) => servedThroughIngress(node.ingress.port, host, page);
 
   it$(
     'a pull request with the label is built from refs/pull/1/head and served at its host through the Ingress',
@@ -312,23 +249,21 @@ describe('a preview of a Gitea pull request, on a real node', () => {
         },
       });
       // The webhook now also sends pull-request events, as docs/previews.md says to tick them.
-      const [hook] = await gitea.api<Array<{ id: number }>>('GET', `/repos/${gitea.user}/site/hooks`);
-      await gitea.api('PATCH', `/repos/${gitea.user}/site/hooks/${hook!.id}`, {
+      const [hook] = await gitea.api<Array<{ id: number }>>('GET', `/repos/${repo.path}/hooks`);
+      await gitea.api('PATCH', `/repos/${repo.path}/hooks/${hook!.id}`, {
         events: ['push', 'pull_request', 'pull_request_label', 'pull_request_sync'],
       });
-      const label = await gitea.api<{ id: number }>('POST', `/repos/${gitea.user}/site/labels`, {
+      const label = await gitea.api<{ id: number }>('POST', `/repos/${repo.path}/labels`, {
         name: 'preview',
         color: '#00aabb',
       });
-      await git('checkout', '-qb', 'feature');
-      const head = await pushTo('feature', { 'web/index.html': '<h1>Preview one</h1>\n' }, 'Try a new page');
+      const head = await repo.push(
+        'feature',
+        { 'web/index.html': '<h1>Preview one</h1>\n' },
+        'Try a new page',
+      );
       const opened = Date.now();
-      await gitea.api('POST', `/repos/${gitea.user}/site/pulls`, {
-        head: 'feature',
-        base: 'main',
-        title: 'A new page',
-        labels: [label.id],
-      });
+      await repo.openPullRequest('feature', 'A new page', { labels: [label.id] });
       await served('<h1>Preview one</h1>\n');
       console.log(`pull request opened to preview served: ${((Date.now() - opened) / 1000).toFixed(1)} s`);
       const ready = await preview();
@@ -342,10 +277,10 @@ describe('a preview of a Gitea pull request, on a real node', () => {
       // Staging still serves main.
       expect(await staging()).toBe('200 <h1>Gitea v2</h1>\n');
       // Told on the pull request, in Gitea: one comment with the URL, and slipway/preview.
-      const [comment, ...more] = await commentSaying('ready', head);
+      const [comment, ...more] = await repo.commentsSaying(1, 'ready', head);
       expect(more).toEqual([]);
       expect(comment!.body).toContain(`| URL | http://${host} |`);
-      const { all } = await statusesOf(head, (s) => s['slipway/preview']?.at(-1) === 'success');
+      const { all } = await repo.statusesOf(head, (s) => s['slipway/preview']?.at(-1) === 'success');
       expect(all.find((s) => s.context === 'slipway/preview' && s.status === 'success')!.target_url).toBe(
         `http://${host}`,
       );
@@ -353,14 +288,14 @@ describe('a preview of a Gitea pull request, on a real node', () => {
   );
 
   it$('a push to the pull request replaces the preview; merging it removes everything', async () => {
-    const head = await pushTo('feature', { 'web/index.html': '<h1>Preview two</h1>\n' }, 'Better page');
+    const head = await repo.push('feature', { 'web/index.html': '<h1>Preview two</h1>\n' }, 'Better page');
     await served('<h1>Preview two</h1>\n');
     expect((await preview()).status?.deployedCommit).toBe(head);
     // The same comment, edited in place.
-    expect(await commentSaying('ready', head)).toHaveLength(1);
-    await gitea.api('POST', `/repos/${gitea.user}/site/pulls/1/merge`, { Do: 'merge' });
+    expect(await repo.commentsSaying(1, 'ready', head)).toHaveLength(1);
+    await gitea.api('POST', `/repos/${repo.path}/pulls/1/merge`, { Do: 'merge' });
     await previewGone(ns.name, 1, node.ingress.port, host);
     // The comment said so before the preview went.
-    expect(await commentSaying('removed', head)).toHaveLength(1);
+    expect(await repo.commentsSaying(1, 'removed', head)).toHaveLength(1);
   });
 });

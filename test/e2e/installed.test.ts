@@ -13,13 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_BUNDLE, LABEL_STEP } from '../../crds/labels.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
-import type { BundleObject, StatusPageObject } from '../../crds/index.ts';
+import type { BundleObject, PreviewObject, StatusPageObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode, NODE_DIR } from '../../scripts/cluster/real-node.ts';
 import {
   installRelease,
   RELEASE_NAMESPACE,
   S3_SECRET,
+  TRUSTED_CA_CONFIGMAP,
   uninstallRelease,
   type InstalledRelease,
 } from '../../scripts/helm/install.ts';
@@ -33,14 +34,24 @@ import {
   kubectlApply,
 } from '../support/cluster.ts';
 import { inNamespace, spec, statusComponent, statusPage } from '../support/builders.ts';
-import { githubPullRequest, githubPush, githubPushRequest } from '../support/github-push.ts';
+import { githubPush, githubPushRequest } from '../support/github-push.ts';
+import { startGitea, type Gitea } from '../support/gitea.ts';
+import { giteaRepo } from './support/gitea-repo.ts';
+import { track } from './support/leftovers.ts';
 import { runPlugin } from '../support/plugin.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { backupFile, finalBundle, run, servedPage, step } from './support/chain.ts';
 import { startGitServer, startMariaDb, type Database, type GitServer } from './support/host-services.ts';
 import { LOG_DIR } from './support/slipway.ts';
-import { jsonLines, podLogs, readyPods } from './support/release-pods.ts';
-import { previewGone, throughIngress } from './support/ingress.ts';
+import {
+  jsonLines,
+  podLogs,
+  readyPods,
+  releaseNamespaceObjects,
+  releaseRuns,
+  scaleOperators,
+} from './support/release-pods.ts';
+import { previewGone, servedThroughIngress } from './support/ingress.ts';
 import { runUploadScript } from './support/upload.ts';
 import {
   backupVolume,
@@ -61,6 +72,7 @@ const node = realNode();
 const web = node.baseImages['static-web']!;
 let ns: { name: string; remove: () => Promise<void> };
 let git: GitServer;
+let gitea: Gitea;
 let mariadb: Database;
 let release: InstalledRelease;
 let image: SlipwayImage;
@@ -75,34 +87,29 @@ const it$ = (name: string, fn: () => Promise<void>, timeout?: number) =>
     timeout,
   );
 const apply = (...objects: unknown[]) => kubectlApply(objects, '-n', ns.name);
-
-/** kubectl scale of the release's operator Deployment. */
-async function scaleOperators(replicas: number) {
-  await kubectl([
-    'scale',
-    'deployment',
-    '-n',
-    RELEASE_NAMESPACE,
-    release.deployments.operator,
-    `--replicas=${replicas}`,
-  ]);
-}
+const releaseOptions = (of: SlipwayImage) => ({
+  kubeconfig: testState().kubeconfig,
+  kubectl: join(testState().binDir!, 'kubectl'),
+  node,
+  image: of,
+  // The tier's CRDs are installed already (by kubectl, for every e2e file): the release leaves
+  // them alone. (npm start -- --real-node --helm installs them with the chart.)
+  crds: false,
+  trustedCa: gitea.tls!.ca,
+});
 
 beforeAll(
   step(
     () => ns?.name ?? RELEASE_NAMESPACE,
     async () => {
-      const state = testState();
       image = await buildSlipwayImage(node);
-      release = await installRelease({
-        kubeconfig: state.kubeconfig,
-        kubectl: join(state.binDir!, 'kubectl'),
-        node,
-        image,
-        // The tier's CRDs are installed already (by kubectl, for every e2e file): the release
-        // leaves them alone. (npm start -- --real-node --helm installs them with the chart.)
-        crds: false,
+      // Gitea's API is reached over HTTPS, with a CA of its own that the release is told to trust.
+      gitea = await startGitea({
+        publicAddress: node.hostAddress,
+        tls: true,
+        started: (child, program) => track(child, program),
       });
+      release = await installRelease(releaseOptions(image));
       ns = await applicationNamespace(kc, 'installed');
       [git, mariadb] = await Promise.all([
         startGitServer(node.hostAddress, LOG_DIR),
@@ -126,7 +133,7 @@ beforeAll(
 
 afterAll(async () => {
   if (!uninstalled) await uninstallRelease(testState().kubeconfig).catch(() => undefined);
-  await Promise.all([git?.stop(), mariadb?.stop()]);
+  await Promise.all([git?.stop(), mariadb?.stop(), gitea?.stop()]);
   await ns?.remove();
   await kubectl(['delete', 'pv', `${ns?.name}-backups`, '--ignore-not-found']).catch(() => undefined);
   rmSync(backups, { recursive: true, force: true });
@@ -282,20 +289,7 @@ describe('Slipway installed with its Helm chart on the real node', () => {
     async () => {
       // No operator while the archive changes hands: the build can only start once the replica
       // that stored it is gone.
-      await scaleOperators(0);
-      await waitFor(
-        'the operators to stop',
-        async () =>
-          (await readyPods('operator')).length === 0 &&
-          (
-            await core.listNamespacedPod({
-              namespace: RELEASE_NAMESPACE,
-              labelSelector: 'app.kubernetes.io/component=operator',
-            })
-          ).items.length === 0,
-        60_000,
-        250,
-      );
+      await scaleOperators(release.deployments.operator, 0);
       const before = new Set((await api.list<BundleObject>('Bundle', ns.name)).map((b) => b.metadata.name));
       const upload = runUploadScript(
         release.gatewayUrl,
@@ -320,7 +314,7 @@ describe('Slipway installed with its Helm chart on the real node', () => {
         120_000,
         250,
       );
-      await scaleOperators(2);
+      await scaleOperators(release.deployments.operator, 2);
       const { stdout } = await upload;
       expect(stdout).toMatch(new RegExp(`^bundle ${created.metadata.name}: Ready`, 'm'));
       expect(await servedPage(kc, ns.name, 'site-staging', web.port, created.metadata.name)).toBe(
@@ -338,7 +332,6 @@ describe('Slipway installed with its Helm chart on the real node', () => {
   it$(
     'helm upgrade to a new image while deliveries arrive: none is lost or refused without a retry',
     async () => {
-      const state = testState();
       const next = { ...image, tag: `${image.tag}-next`, ref: `${image.repository}:${image.tag}-next` };
       await run(node.crane, ['copy', '--insecure', image.ref, next.ref]);
       const answers = new Map<string, number>();
@@ -359,30 +352,8 @@ describe('Slipway installed with its Helm chart on the real node', () => {
         }
       })();
       try {
-        await installRelease({
-          kubeconfig: state.kubeconfig,
-          kubectl: join(state.binDir!, 'kubectl'),
-          node,
-          image: next,
-          crds: false,
-        });
-        await waitFor(
-          'every pod of the release to run the new image, none terminating',
-          async () => {
-            const pods = (
-              await core.listNamespacedPod({
-                namespace: RELEASE_NAMESPACE,
-                labelSelector: 'app.kubernetes.io/instance=slipway',
-              })
-            ).items;
-            return (
-              pods.length === 6 &&
-              pods.every((p) => !p.metadata?.deletionTimestamp && p.spec!.containers[0]!.image === next.ref)
-            );
-          },
-          180_000,
-          500,
-        );
+        await installRelease(releaseOptions(next));
+        await releaseRuns(next.ref, 6);
       } finally {
         sending = false;
         await sender;
@@ -484,77 +455,128 @@ describe('Slipway installed with its Helm chart on the real node', () => {
   );
 
   it$(
-    "a pull request with the label is previewed at its own host through the Ingress, with the chart's rights; closing it removes the preview",
+    "pull requests on a real Gitea: previewed at their own host through the Ingress with the chart's rights, told on the pull request, removed on merge; a fork's is not built",
     async () => {
-      await apply(webService('site-staging', web.port));
-      await kubectlPatch('project', 'site', ns.name, {
-        spec: { previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.site.installed.test' } },
+      // The repository moves to Gitea with its history; the project follows, and reports there
+      // through Gitea's API over HTTPS (the operator sends a token over HTTPS only).
+      const repo = await giteaRepo(gitea, 'site', git.url);
+      const token = await gitea.api<{ sha1: string }>('POST', `/users/${gitea.user}/tokens`, {
+        name: 'slipway',
+        scopes: ['write:repository', 'write:issue'],
       });
-      const head = await git.commit(
+      await apply(webService('site-staging', web.port), {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'site-gitea-token' },
+        stringData: { token: token.sha1 },
+      });
+      await kubectlPatch('project', 'site', ns.name, {
+        spec: {
+          provider: 'gitea',
+          repository: { url: `${gitea.publicUrl}/${repo.path}.git` },
+          report: { tokenSecretRef: { name: 'site-gitea-token', key: 'token' }, apiUrl: gitea.tls!.apiUrl },
+          previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.site.installed.test' },
+        },
+      });
+      await gitea.api('POST', `/repos/${repo.path}/hooks`, {
+        type: 'gitea',
+        active: true,
+        events: ['pull_request', 'pull_request_label', 'pull_request_sync'],
+        config: { url: hookUrl, content_type: 'json', secret },
+      });
+      const label = await gitea.api<{ id: number }>('POST', `/repos/${repo.path}/labels`, {
+        name: 'preview',
+        color: '#00aabb',
+      });
+      const head = await repo.push(
+        'feature',
         { 'web/index.html': '<h1>Installed preview</h1>\n' },
         'A preview',
-        'feature',
       );
-      const host = 'pr-7.site.installed.test';
       const opened = Date.now();
-      const pr = { number: 7, branch: 'feature', commit: head, labels: ['preview'] };
-      const res = await githubPullRequest(hookUrl, secret, { ...pr, action: 'opened' });
-      expect(res).toMatchObject({ status: 201, body: { result: 'created', preview: { name: 'site-pr-7' } } });
-      await waitFor(
-        `${host} to serve the pull request's page`,
-        async () =>
-          (await throughIngress(node.ingress.port, host).catch(() => '')) ===
-            '200 <h1>Installed preview</h1>\n' || undefined,
-        300_000,
-        1_000,
-      );
+      const number = await repo.openPullRequest('feature', 'A preview', { labels: [label.id] });
+      const host = `pr-${number}.site.installed.test`;
+      await servedThroughIngress(node.ingress.port, host, '<h1>Installed preview</h1>\n');
       console.log(
         `installed: pull request opened to preview served: ${((Date.now() - opened) / 1000).toFixed(1)} s`,
       );
       // Staging is untouched.
       expect(await servedPage(kc, ns.name, 'site-staging', web.port)).not.toContain('Installed preview');
-      const closed = await githubPullRequest(hookUrl, secret, { ...pr, action: 'closed', merged: true });
-      expect(closed).toMatchObject({ status: 200, body: { result: 'removed' } });
-      await previewGone(ns.name, 7, node.ingress.port, host);
+      // One comment with the URL, and slipway/preview linking to it.
+      const [comment, ...more] = await repo.commentsSaying(number, 'ready', head);
+      expect(more).toEqual([]);
+      expect(comment!.body).toContain(`| URL | http://${host} |`);
+      const { all } = await repo.statusesOf(head, (s) => s['slipway/preview']?.at(-1) === 'success');
+      expect(all.find((s) => s.context === 'slipway/preview')!.target_url).toBe(`http://${host}`);
+      // A push: the new page, and the same comment edited.
+      const pushed = await repo.push(
+        'feature',
+        { 'web/index.html': '<h1>Installed, pushed</h1>\n' },
+        'Again',
+      );
+      await servedThroughIngress(node.ingress.port, host, '<h1>Installed, pushed</h1>\n');
+      expect(await repo.commentsSaying(number, 'ready', pushed)).toHaveLength(1);
+
+      // A fork's pull request, labelled by a maintainer: forks are Deny, so nothing builds and
+      // the pull request is told why.
+      const bob = await gitea.addUser('bob');
+      await bob.api('POST', `/repos/${repo.path}/forks`, {});
+      const forkHead = await repo.push(
+        'fix',
+        { 'web/index.html': '<h1>Forked</h1>\n' },
+        'Fork',
+        bob.pushUrl('site'),
+      );
+      const forked = await repo.openPullRequest('bob/site:fix', 'From a fork', { api: bob.api });
+      await gitea.api('POST', `/repos/${repo.path}/issues/${forked}/labels`, { labels: [label.id] });
+      const [told] = await repo.commentsSaying(forked, 'forks is Deny', forkHead);
+      expect(told!.body).toContain('waiting');
+      const forkPreview = await api.get<PreviewObject>('Preview', ns.name, `site-pr-${forked}`);
+      expect(forkPreview.spec.fork).toBe(true);
+      const bundles = await api.list<BundleObject>('Bundle', ns.name);
+      expect(bundles.filter((b) => b.spec.trigger.previewRef?.name === `site-pr-${forked}`)).toEqual([]);
+
+      // Merged: the preview goes within a minute, and its comment says so.
+      const merged = Date.now();
+      await gitea.api('POST', `/repos/${repo.path}/pulls/${number}/merge`, { Do: 'merge' });
+      await previewGone(ns.name, number, node.ingress.port, host);
+      console.log(
+        `installed: pull request merged to preview gone: ${((Date.now() - merged) / 1000).toFixed(1)} s`,
+      );
+      expect(await repo.commentsSaying(number, 'removed', pushed)).toHaveLength(1);
+      // Closed: the fork's Preview goes too.
+      await gitea.api('PATCH', `/repos/${repo.path}/pulls/${forked}`, { state: 'closed' });
+      await waitFor(
+        "the fork's Preview to go",
+        async () => (await api.list<PreviewObject>('Preview', ns.name)).length === 0 || undefined,
+      );
+      repo.remove();
     },
   );
 
   it$('helm uninstall leaves nothing behind but the CRDs', async () => {
     await uninstallRelease(testState().kubeconfig);
     uninstalled = true;
-    // The release namespace as the user made it: the S3 Secret, the writers ConfigMap that came
-    // with the admission policies (applied like the CRDs, not by the release: crds false), and
-    // what Kubernetes puts in every namespace.
+    // The release namespace as the user made it: the S3 Secret, the trusted CA's ConfigMap, the
+    // writers ConfigMap that came with the admission policies (applied like the CRDs, not by the
+    // release: crds false), and what Kubernetes puts in every namespace.
     const expected = [
       'configmap/kube-root-ca.crt',
+      `configmap/${TRUSTED_CA_CONFIGMAP}`,
       'configmap/slipway-writers',
       `secret/${S3_SECRET}`,
       'serviceaccount/default',
     ];
-    const inNamespace = async () =>
-      (
-        await kubectl([
-          'get',
-          'all,ingresses,secrets,configmaps,serviceaccounts,roles,rolebindings,leases,poddisruptionbudgets,networkpolicies,persistentvolumeclaims',
-          '-n',
-          RELEASE_NAMESPACE,
-          '-o',
-          'name',
-        ])
-      ).stdout
-        .trim()
-        .split('\n')
-        .sort();
     // The pods go after helm returns: their ReplicaSets' garbage collection deletes them.
     const left = await waitFor(
       'the release namespace to hold only what the user made',
       async () => {
-        const now = await inNamespace();
+        const now = await releaseNamespaceObjects();
         return now.join() === expected.join() ? now : undefined;
       },
       90_000,
       500,
-    ).catch(async () => inNamespace());
+    ).catch(async () => releaseNamespaceObjects());
     expect(left).toEqual(expected);
     const cluster = await kubectl([
       'get',
@@ -569,5 +591,6 @@ describe('Slipway installed with its Helm chart on the real node', () => {
     expect(crds.stdout).toContain('bundles.slipway.dev');
     expect((await api.list<BundleObject>('Bundle', ns.name)).length).toBeGreaterThan(0);
     await core.deleteNamespacedSecret({ name: S3_SECRET, namespace: RELEASE_NAMESPACE });
+    await core.deleteNamespacedConfigMap({ name: TRUSTED_CA_CONFIGMAP, namespace: RELEASE_NAMESPACE });
   });
 });

@@ -3,7 +3,9 @@
 // HTTP, sends real push deliveries and answers the commit status API.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,11 +24,17 @@ export interface Gitea {
   user: string;
   password: string;
   /** A call of Gitea's REST API (/api/v1…) as the admin user; throws unless it answers 2xx. */
-  api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
-  /** The repository's clone URL, with the admin's credentials in it (for git push). */
+  api: GiteaApi;
+  /** The admin's repository's clone URL, with the admin's credentials in it (for git push). */
   pushUrl(repo: string): string;
+  /** With options.tls: Gitea's API behind a TLS front on the public address, and its CA (PEM). */
+  tls?: { apiUrl: string; ca: string };
+  /** A new user who is no admin: their API calls, and their repositories' push URLs. */
+  addUser(name: string): Promise<{ api: GiteaApi; pushUrl(repo: string): string }>;
   stop(): Promise<void>;
 }
+
+export type GiteaApi = <T = unknown>(method: string, path: string, body?: unknown) => Promise<T>;
 
 export interface GiteaOptions {
   /**
@@ -36,6 +44,12 @@ export interface GiteaOptions {
   publicAddress?: string;
   /** Called with Gitea's process once it runs (the e2e tier records it, to stop it after a crash). */
   started?: (child: ChildProcess, program: string) => void;
+  /**
+   * Also serve the API over HTTPS on the public address, as a TLS-terminating proxy in front of
+   * Gitea would (a certificate made by `gitea cert` for that address): what a Slipway operator
+   * in a pod calls, since it sends tokens over HTTPS only.
+   */
+  tls?: boolean;
 }
 
 export async function startGitea(options: GiteaOptions = {}): Promise<Gitea> {
@@ -113,7 +127,6 @@ export async function startGitea(options: GiteaOptions = {}): Promise<Gitea> {
   options.started?.(child, gitea);
   let exited = false;
   child.on('exit', () => (exited = true));
-  const auth = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   await waitFor(
     `Gitea to answer on ${url} (its log: ${join(work, 'log')})`,
     async () => {
@@ -124,16 +137,13 @@ export async function startGitea(options: GiteaOptions = {}): Promise<Gitea> {
     200,
   );
 
-  return {
-    url,
-    publicUrl,
-    user,
-    password,
-    async api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const caller =
+    (name: string, secret: string): GiteaApi =>
+    async <T>(method: string, path: string, body?: unknown): Promise<T> => {
       const res = await fetch(`${url}/api/v1${path}`, {
         method,
         headers: {
-          authorization: auth,
+          authorization: `Basic ${Buffer.from(`${name}:${secret}`).toString('base64')}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -141,9 +151,35 @@ export async function startGitea(options: GiteaOptions = {}): Promise<Gitea> {
       const text = await res.text();
       if (!res.ok) throw new Error(`Gitea ${method} ${path}: ${res.status} ${text}`);
       return (text ? JSON.parse(text) : undefined) as T;
+    };
+  const pushUrlOf = (name: string, secret: string) => (repo: string) =>
+    `http://${name}:${secret}@127.0.0.1:${port}/${name}/${repo}.git`;
+  const api = caller(user, password);
+  const front =
+    options.tls && options.publicAddress
+      ? await startTlsFront(gitea, work, options.publicAddress, port, env)
+      : undefined;
+
+  return {
+    url,
+    publicUrl,
+    user,
+    password,
+    api,
+    pushUrl: pushUrlOf(user, password),
+    ...(front ? { tls: { apiUrl: `${front.url}/api/v1`, ca: front.ca } } : {}),
+    async addUser(name) {
+      const secret = randomBytes(12).toString('hex');
+      await api('POST', '/admin/users', {
+        username: name,
+        email: `${name}@example.com`,
+        password: secret,
+        must_change_password: false,
+      });
+      return { api: caller(name, secret), pushUrl: pushUrlOf(name, secret) };
     },
-    pushUrl: (repo) => `http://${user}:${password}@127.0.0.1:${port}/${user}/${repo}.git`,
     async stop() {
+      front?.server.close();
       if (!exited) {
         const gone = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
@@ -168,4 +204,33 @@ export function gitIn(dir: string): (...args: string[]) => Promise<string> {
     });
     return stdout.trim();
   };
+}
+
+/**
+ * An HTTPS server on `address` that passes every request on to Gitea's HTTP port, with a
+ * certificate for that address made by `gitea cert` (its own CA).
+ */
+async function startTlsFront(
+  gitea: string,
+  work: string,
+  address: string,
+  port: number,
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; ca: string; server: HttpsServer }> {
+  await run(gitea, ['cert', '--host', address, '--ca', '--duration', '48h'], { cwd: work, env });
+  const cert = readFileSync(join(work, 'cert.pem'), 'utf8');
+  const server = createHttpsServer({ cert, key: readFileSync(join(work, 'key.pem')) }, (req, res) => {
+    const upstream = request(
+      { host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', (err) => res.writeHead(502).end(err.message));
+    req.pipe(upstream);
+  });
+  const tlsPort = await freePort(address);
+  await new Promise<void>((resolve) => server.listen(tlsPort, address, resolve));
+  return { url: `https://${address}:${tlsPort}`, ca: cert, server };
 }

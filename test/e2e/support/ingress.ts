@@ -17,6 +17,16 @@ export function throughIngress(port: number, host: string): Promise<string> {
   });
 }
 
+/** Waits until the ingress controller answers GET / for `host` with 200 and `page`. */
+export async function servedThroughIngress(port: number, host: string, page: string): Promise<void> {
+  await waitFor(
+    `${host} to serve ${page.trim()}`,
+    async () => (await throughIngress(port, host).catch(() => '')) === `200 ${page}` || undefined,
+    300_000,
+    1_000,
+  );
+}
+
 /**
  * Waits until pull request `number`'s Preview and its Deployment, Service and Ingress are gone
  * from `namespace`, and the ingress controller no longer serves `host`.

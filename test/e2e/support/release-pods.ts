@@ -1,8 +1,8 @@
 // The installed release's pods, as the installed tier reads them: which are Ready, what they
-// logged (pino's JSON lines, and Caddy's access log).
+// logged (pino's JSON lines, and Caddy's access log), what they run, and what the namespace holds.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { RELEASE_NAMESPACE } from '../../../scripts/helm/install.ts';
-import { kubectl, testKubeConfig } from '../../support/cluster.ts';
+import { kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 
 const core = testKubeConfig().makeApiClient(CoreV1Api);
 
@@ -40,4 +40,56 @@ export async function podLogs(component: string): Promise<Map<string, string>> {
     logs.set(name, (await kubectl(['logs', '-n', RELEASE_NAMESPACE, name])).stdout);
   }
   return logs;
+}
+
+/** `kubectl scale` of the release's operator Deployment; with 0, until no operator pod is left. */
+export async function scaleOperators(deployment: string, replicas: number): Promise<void> {
+  await kubectl(['scale', 'deployment', '-n', RELEASE_NAMESPACE, deployment, `--replicas=${replicas}`]);
+  if (replicas === 0)
+    await waitFor(
+      'the operators to stop',
+      async () =>
+        (
+          await core.listNamespacedPod({
+            namespace: RELEASE_NAMESPACE,
+            labelSelector: 'app.kubernetes.io/component=operator',
+          })
+        ).items.length === 0,
+      60_000,
+      250,
+    );
+}
+
+/** Waits until the release's `count` pods all run `image`, none terminating. */
+export async function releaseRuns(image: string, count: number): Promise<void> {
+  await waitFor(
+    'every pod of the release to run the new image, none terminating',
+    async () => {
+      const pods = (
+        await core.listNamespacedPod({
+          namespace: RELEASE_NAMESPACE,
+          labelSelector: 'app.kubernetes.io/instance=slipway',
+        })
+      ).items;
+      return (
+        pods.length === count &&
+        pods.every((p) => !p.metadata?.deletionTimestamp && p.spec!.containers[0]!.image === image)
+      );
+    },
+    180_000,
+    500,
+  );
+}
+
+/** What the release namespace holds, as `kubectl get -o name` lines, sorted. */
+export async function releaseNamespaceObjects(): Promise<string[]> {
+  const { stdout } = await kubectl([
+    'get',
+    'all,ingresses,secrets,configmaps,serviceaccounts,roles,rolebindings,leases,poddisruptionbudgets,networkpolicies,persistentvolumeclaims',
+    '-n',
+    RELEASE_NAMESPACE,
+    '-o',
+    'name',
+  ]);
+  return stdout.trim().split('\n').sort();
 }

@@ -27,8 +27,13 @@ type Deployment = Manifest & {
     strategy?: { type: string };
     template: {
       spec: {
-        containers: { env: EnvVar[] }[];
-        volumes: { name: string; emptyDir?: unknown; persistentVolumeClaim?: { claimName: string } }[];
+        containers: { env: EnvVar[]; volumeMounts?: unknown[] }[];
+        volumes: {
+          name: string;
+          emptyDir?: unknown;
+          persistentVolumeClaim?: { claimName: string };
+          configMap?: unknown;
+        }[];
       };
     };
   };
@@ -237,6 +242,28 @@ describe('chart options', () => {
       if (component === 'operator') expect(policy.spec.egress).toContainEqual(outbound);
       else expect(policy.spec.egress).not.toContainEqual(outbound);
     }
+  });
+
+  it('lets the operator trust a private certificate authority from a ConfigMap', () => {
+    const pod = (set: Record<string, string>) =>
+      (named(template(set), 'Deployment', componentName('operator')) as Deployment).spec.template.spec;
+    expect(envOf(template(), 'operator', 'NODE_EXTRA_CA_CERTS')).toBeUndefined();
+    expect(pod({}).volumes.map((v) => v.name)).not.toContain('trusted-ca');
+    const set = {
+      'operator.outbound.trustedCa.configMapName': 'corp-ca',
+      'operator.outbound.trustedCa.key': 'root.pem',
+    };
+    expect(envOf(template(set), 'operator', 'NODE_EXTRA_CA_CERTS')).toBe('/etc/slipway/trusted-ca/root.pem');
+    const spec = pod(set);
+    expect(spec.volumes).toContainEqual({
+      name: 'trusted-ca',
+      configMap: { name: 'corp-ca', items: [{ key: 'root.pem', path: 'root.pem' }] },
+    });
+    expect(spec.containers[0]!.volumeMounts).toContainEqual({
+      name: 'trusted-ca',
+      mountPath: '/etc/slipway/trusted-ca',
+      readOnly: true,
+    });
   });
 
   it('keeps gateway archives on a PersistentVolumeClaim when asked', () => {
