@@ -149,6 +149,7 @@ export const previewReasons = [
   'InvalidHost',
   'ServiceNotFound',
   'NameTaken',
+  'HostTaken',
   'BuildFailed',
   'RolloutFailed',
   'Removed',

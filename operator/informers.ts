@@ -52,9 +52,13 @@ export const INDEX = {
   component: 'component',
   /** A status component or notice by `namespace/id`: the holders of an id without a scan. */
   statusId: 'statusId',
+  /** A Preview by the host of its status.url: who serves a host already. */
+  host: 'host',
 } as const;
 
 const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?? '';
+/** The host of a preview's URL (what INDEX.host keys). */
+export const urlHost = (url: string) => url.replace(/^[a-z]+:\/\//, '').split('/')[0]!;
 const ref = (o: { metadata?: { namespace?: string } }, name: string | undefined) =>
   name ? [objectKey(ns(o), name)] : [];
 
@@ -144,12 +148,9 @@ export function createInformers(
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)))
     .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name));
-  const previews = new Informer<Cached<PreviewObject>>(
-    kc,
-    kindPath('Preview', namespace),
-    log,
-    shard,
-  ).addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name));
+  const previews = new Informer<Cached<PreviewObject>>(kc, kindPath('Preview', namespace), log, shard)
+    .addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name))
+    .addIndex(INDEX.host, (p) => (p.status?.url ? [urlHost(p.status.url)] : []));
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
   const unfinishedJobs = `${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`;
   const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {

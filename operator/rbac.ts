@@ -49,14 +49,14 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: [''],
     resources: ['services'],
-    verbs: ['list', 'create', 'patch'],
-    why: "a preview's copies of the Services that select its environment's pods (server-side apply)",
+    verbs: ['list', 'create', 'patch', 'delete'],
+    why: "a preview's copies of the Services that select its environment's pods (server-side apply); deleted when the preview may not be served or no longer needs one",
   },
   {
     apiGroups: ['networking.k8s.io'],
     resources: ['ingresses'],
-    verbs: ['get', 'create', 'patch'],
-    why: "a preview's Ingress for its host (server-side apply), after reading that no Ingress of its name is someone else's",
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+    why: "a preview's Ingress for its host (server-side apply), after reading that no Ingress of its name is someone else's; deleted when the preview may not be served",
   },
   {
     apiGroups: ['slipway.dev'],
@@ -115,8 +115,8 @@ export const operatorRules: readonly PolicyRule[] = [
   {
     apiGroups: ['apps'],
     resources: ['deployments'],
-    verbs: ['get', 'list', 'watch', 'create', 'patch'],
-    why: "watch rollouts; set the environment container's image and the bundle annotation; a preview's copy of its environment's Deployment (server-side apply)",
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    why: "watch rollouts; set the environment container's image and the bundle annotation; a preview's copy of its environment's Deployment (server-side apply), deleted when the preview may not be served or its environment changed",
   },
   {
     apiGroups: ['events.k8s.io'],

@@ -20,6 +20,7 @@ import { decidePreview, type PreviewDecision, type PreviewFacts, type PreviewSte
 import { servePreview } from './serve.ts';
 import { ownedByPreview } from './copies.ts';
 import { RemovalTold } from './removal-told.ts';
+import { removeCopies } from './withdraw.ts';
 
 /** How soon a preview that waits on something not watched (a Service to copy) is looked at again. */
 const RECHECK_MS = 30_000;
@@ -65,6 +66,7 @@ export class PreviewReconciler implements Reconciler {
           )
         : undefined,
       hasSlot: project ? this.hasSlot(preview, project) : false,
+      holdersOf: (host) => informers.previews.byIndex(INDEX.host, host),
       now: this.ctx.now(),
     };
     const decision = decidePreview(facts);
@@ -88,6 +90,8 @@ export class PreviewReconciler implements Reconciler {
       fields: {
         phase: shown.phase,
         ...(host ? { url: `${settings?.tlsSecretRef ? 'https' : 'http'}://${host}` } : {}),
+        // Nothing serves it any more: no URL, nothing deployed.
+        ...(decision.next.step === 'withdraw' ? { url: null, deployedCommit: null } : {}),
         ...(facts.bundle ? { bundle: headBundle } : {}),
         ...(shown.phase === 'Ready' ? { deployedCommit: preview.spec.headCommit } : {}),
         seenCommit: preview.spec.headCommit,
@@ -113,6 +117,15 @@ export class PreviewReconciler implements Reconciler {
     const { preview, project, manual, deployment } = facts;
     if (next.step === 'build') {
       await this.createBundle(preview, project!, manual!, headBundle);
+      return undefined;
+    }
+    if (next.step === 'withdraw') {
+      const removed = await removeCopies(this.ctx, preview);
+      if (removed > 0)
+        this.ctx.log.info(
+          { preview: objectKey(preview.metadata.namespace, preview.metadata.name), removed },
+          'withdrew the preview',
+        );
       return undefined;
     }
     if (next.step !== 'serve') return undefined;

@@ -132,9 +132,27 @@ export function serviceCopy(source: PreviewSource, service: V1Service): V1Servic
   };
 }
 
-/** The Ingress of the preview's host, to the first copied Service's first port. */
+type ServicePort = NonNullable<NonNullable<V1Service['spec']>['ports']>[number];
+const isHttp = (p: ServicePort) =>
+  /^(http|web)$/i.test(p.name ?? '') || /^(http|kubernetes\.io\/h2c)$/i.test(p.appProtocol ?? '');
+/** The port the host is routed to: the one named http (or web, or with appProtocol http), else the first. */
+const httpPort = (service: V1Service) => service.spec?.ports?.find(isHttp) ?? service.spec?.ports?.[0];
+
+/**
+ * Of the Services that select the environment's pods, the one a preview's host is routed to: one
+ * with an http port first, then the one named as the Deployment, then by name.
+ */
+export function routedService(services: V1Service[], deployment: V1Deployment): V1Service | undefined {
+  const rank = (s: V1Service) =>
+    (s.spec?.ports?.some(isHttp) ? 0 : 2) + (s.metadata?.name === deployment.metadata?.name ? 0 : 1);
+  return [...services].sort(
+    (a, b) => rank(a) - rank(b) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+  )[0];
+}
+
+/** The Ingress of the preview's host, to the copy of the routed Service's http port. */
 export function ingressFor(source: PreviewSource, service: V1Service): V1Ingress {
-  const port = service.spec?.ports?.[0];
+  const port = httpPort(service);
   const { settings } = source;
   return {
     apiVersion: 'networking.k8s.io/v1',

@@ -25,6 +25,8 @@ export interface PreviewFacts {
   copy: V1Deployment | undefined;
   /** Whether this preview is among the project's first maxPreviews that may build. */
   hasSlot: boolean;
+  /** The other Previews whose URL has `host` (INDEX.host), for the host this one would have. */
+  holdersOf: (host: string) => ReadonlyArray<PreviewObject>;
   now: Date;
 }
 
@@ -32,6 +34,8 @@ export type PreviewStep =
   | { step: 'wait' }
   | { step: 'remove'; why: string }
   | { step: 'build' }
+  /** Take down what serves the preview: it may not be served now. */
+  | { step: 'withdraw' }
   | { step: 'serve'; host: string; image: string; container: string; bundle: BundleObject }
   | { step: 'watch'; host: string };
 
@@ -99,6 +103,18 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
     namespace: preview.metadata.namespace,
   });
   if ('problem' in host) return decision('Failed', 'False', 'InvalidHost', host.problem);
+  // Two previews at one host ({branch} of two forks, a template without {number}): the older keeps it.
+  const holder = facts
+    .holdersOf(host.host)
+    .find((p) => p.metadata.uid !== preview.metadata.uid && older(p, preview));
+  if (holder)
+    return decision(
+      'Waiting',
+      'False',
+      'HostTaken',
+      `host ${host.host} is the URL of Preview ${holder.metadata.namespace}/${holder.metadata.name} already: make spec.previews.host tell them apart (with {number})`,
+      { step: 'withdraw' },
+    );
 
   if (spec.fork && settings.forks !== 'Approve')
     return decision(
@@ -106,6 +122,7 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
       'False',
       'ForkNotAllowed',
       `pull request #${spec.number} comes from a fork, and spec.previews.forks is Deny: code from forks is not built`,
+      { step: 'withdraw' },
     );
   if (spec.fork && spec.approvedCommit !== spec.headCommit)
     return decision(
@@ -120,6 +137,7 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
       'False',
       'MaxPreviewsReached',
       `the project has ${settings.maxPreviews} previews (spec.previews.maxPreviews): this one waits for one of them to close`,
+      { step: 'withdraw' },
     );
   if (!facts.manual?.spec.baseSoftware || !facts.manual.spec.directoryMap)
     return decision(
@@ -160,6 +178,14 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
     });
   return rolloutState(copy!, host.host);
 }
+
+/** Whether `a` was made before `b` (by name when made in the same second). */
+function older(a: PreviewObject, b: PreviewObject): boolean {
+  const at = (p: PreviewObject) => p.metadata.creationTimestamp ?? '';
+  return at(a) < at(b) || (at(a) === at(b) && objectName(a) < objectName(b));
+}
+
+const objectName = (p: PreviewObject) => `${p.metadata.namespace}/${p.metadata.name}`;
 
 function rolloutState(copy: V1Deployment, host: string): PreviewDecision {
   const watch: PreviewStep = { step: 'watch', host };

@@ -2,11 +2,20 @@
 // Services that select its pods, and the Ingress of its host (copies.ts), by server-side apply
 // with field manager slipway. The environment's own objects are only read, and an object of a
 // copy's name that this Preview does not own is never taken over: the preview says so and waits.
+// What an earlier rollout made and this one does not is removed (withdraw.ts).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { PreviewDecision } from './decide.ts';
-import { deploymentCopy, ingressFor, selectsPods, serviceCopy, type PreviewSource } from './copies.ts';
+import {
+  deploymentCopy,
+  ingressFor,
+  routedService,
+  selectsPods,
+  serviceCopy,
+  type PreviewSource,
+} from './copies.ts';
 import type { OperatorContext } from '../context.ts';
 import { isNotFound } from '../../lib/kube.ts';
+import { copyKey, removeCopies } from './withdraw.ts';
 
 const waiting = (reason: 'ServiceNotFound' | 'NameTaken', message: string): PreviewDecision => ({
   phase: 'Waiting',
@@ -30,11 +39,12 @@ export async function servePreview(
   if (selecting.length === 0)
     return waiting(
       'ServiceNotFound',
-      `no Service in namespace ${namespace} selects the pods of Deployment ${source.deployment.metadata?.name}: a preview copies those Services and routes its host to the first`,
+      `no Service in namespace ${namespace} selects the pods of Deployment ${source.deployment.metadata?.name}: a preview copies those Services and routes its host to one of them`,
     );
   const services = selecting.map((s) => serviceCopy(source, s));
   const deployment = deploymentCopy(source);
-  const ingress = ingressFor(source, services[0]!);
+  const routed = routedService(selecting, source.deployment)!;
+  const ingress = ingressFor(source, services[selecting.indexOf(routed)]!);
   const existing = [
     ...services.map(
       (s) =>
@@ -56,6 +66,17 @@ export async function servePreview(
   for (const service of services) await ctx.clients.apply(service);
   await ctx.clients.apply(deployment);
   await ctx.clients.apply(ingress);
+  // What an earlier rollout made and this one did not: another environment's copy, a Service
+  // that no longer selects the pods.
+  await removeCopies(
+    ctx,
+    source.preview,
+    new Set([
+      ...services.map((s) => copyKey('Service', s.metadata!.name!)),
+      copyKey('Deployment', deployment.metadata!.name!),
+      copyKey('Ingress', ingress.metadata!.name!),
+    ]),
+  );
   return undefined;
 }
 

@@ -30,14 +30,14 @@
 - apiGroups: ["slipway.dev"]
   resources: ["previews/finalizers"]
   verbs: ["update"]
-# a preview's copies of the Services that select its environment's pods (server-side apply)
+# a preview's copies of the Services that select its environment's pods (server-side apply); deleted when the preview may not be served or no longer needs one
 - apiGroups: [""]
   resources: ["services"]
-  verbs: ["list","create","patch"]
-# a preview's Ingress for its host (server-side apply), after reading that no Ingress of its name is someone else's
+  verbs: ["list","create","patch","delete"]
+# a preview's Ingress for its host (server-side apply), after reading that no Ingress of its name is someone else's; deleted when the preview may not be served
 - apiGroups: ["networking.k8s.io"]
   resources: ["ingresses"]
-  verbs: ["get","create","patch"]
+  verbs: ["get","list","create","patch","delete"]
 # the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback
 - apiGroups: ["slipway.dev"]
   resources: ["environments"]
@@ -74,10 +74,10 @@
 - apiGroups: ["rbac.authorization.k8s.io"]
   resources: ["roles","rolebindings"]
   verbs: ["get","create","update","delete"]
-# watch rollouts; set the environment container's image and the bundle annotation; a preview's copy of its environment's Deployment (server-side apply)
+# watch rollouts; set the environment container's image and the bundle annotation; a preview's copy of its environment's Deployment (server-side apply), deleted when the preview may not be served or its environment changed
 - apiGroups: ["apps"]
   resources: ["deployments"]
-  verbs: ["get","list","watch","create","patch"]
+  verbs: ["get","list","watch","create","patch","delete"]
 # an Event for every step (patch bumps the count of a repeated event)
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]

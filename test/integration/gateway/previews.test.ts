@@ -64,6 +64,21 @@ async function previewReady(name: string, commit: string): Promise<PreviewObject
   );
 }
 
+/** Deployment `name` and a Service of its name that selects its pods (port http). */
+async function servedDeployment(name: string): Promise<void> {
+  await clients(kc).apps.createNamespacedDeployment({
+    namespace: ns.name,
+    body: webDeployment(ns.name, name),
+  });
+  await core.createNamespacedService({
+    namespace: ns.name,
+    body: {
+      metadata: { name },
+      spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+    },
+  });
+}
+
 function previewSettings(extra: object) {
   return { environmentRef: { name: 'staging' }, host: 'pr-{number}.{project}.preview.test', ...extra };
 }
@@ -89,17 +104,7 @@ beforeAll(async () => {
   slipway = await startGatewayAndOperator(kc, ns.name, log);
   const inNs = build.inNamespace(ns.name);
   const suffix = ns.name.slice(-6);
-  await clients(kc).apps.createNamespacedDeployment({
-    namespace: ns.name,
-    body: webDeployment(ns.name, 'shop-web'),
-  });
-  await core.createNamespacedService({
-    namespace: ns.name,
-    body: {
-      metadata: { name: 'shop-web' },
-      spec: { selector: { app: 'shop-web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
-    },
-  });
+  await servedDeployment('shop-web');
   await kubectlApply([
     {
       apiVersion: 'v1',
@@ -402,5 +407,65 @@ describe('pull-request previews', () => {
       body: { result: 'removed', reason: 'pull request #1 was merged' },
     });
     await waitFor('the Gitea preview to go', async () => (await gone(() => preview('gt-pr-1'))) || undefined);
+  });
+
+  it("takes down what served a preview once it may not be served, and an old environment's copies when it moves", async () => {
+    const copies = async (deployment: string) =>
+      (
+        await Promise.all([
+          gone(() => clients(kc).apps.readNamespacedDeployment({ name: deployment, namespace: ns.name })),
+          gone(() => core.readNamespacedService({ name: deployment, namespace: ns.name })),
+          gone(() => networking.readNamespacedIngress({ name: 'gt-pr-2', namespace: ns.name })),
+        ])
+      ).map((isGone) => !isGone);
+    const previews = (extra: object) =>
+      kubectl([
+        'patch',
+        'project',
+        'gt',
+        '-n',
+        ns.name,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { previews: previewSettings({ trigger: 'Always', ...extra }) } }),
+      ]);
+    // The fork of the last test, approved: served.
+    await previews({ forks: 'Approve' });
+    const head = (await preview('gt-pr-2')).spec.headCommit;
+    await api.patch('Preview', ns.name, 'gt-pr-2', { spec: { approvedCommit: head } });
+    await previewReady('gt-pr-2', head);
+    expect(await copies('shop-web-pr-2')).toEqual([true, true, true]);
+    // Forks switched to Deny: nothing of the fork's code runs any more.
+    await previews({ forks: 'Deny' });
+    const denied = await waitFor('the fork preview to be taken down', async () => {
+      const p = await preview('gt-pr-2');
+      const left = await copies('shop-web-pr-2');
+      return p.status?.conditions?.some((c) => c.reason === 'ForkNotAllowed') && !left.includes(true)
+        ? p
+        : undefined;
+    });
+    expect(denied.status).toMatchObject({ phase: 'Waiting' });
+    expect(denied.status?.url).toBeUndefined();
+    expect(denied.status?.deployedCommit).toBeUndefined();
+
+    // Served again, then moved to another environment: the old copies go, the new ones serve.
+    await servedDeployment('shop-review');
+    await kubectlApply([
+      build.environment(
+        'review',
+        build.inNamespace(ns.name),
+        build.spec({ projectRef: { name: 'gt' }, deploymentRef: { name: 'shop-review', container: 'web' } }),
+      ),
+    ]);
+    await previews({ forks: 'Approve' });
+    await previewReady('gt-pr-2', head);
+    await previews({ forks: 'Approve', environmentRef: { name: 'review' } });
+    await waitFor("the old environment's copies to go and the new one's to serve", async () => {
+      const [oldDeployment, oldService] = await copies('shop-web-pr-2');
+      const [newDeployment, newService, ingress] = await copies('shop-review-pr-2');
+      return !oldDeployment && !oldService && newDeployment && newService && ingress ? true : undefined;
+    });
+    const ingress = await networking.readNamespacedIngress({ name: 'gt-pr-2', namespace: ns.name });
+    expect(ingress.spec?.rules?.[0]?.http?.paths?.[0]?.backend?.service?.name).toBe('shop-review-pr-2');
   });
 });

@@ -7,6 +7,7 @@ import {
   deploymentCopy,
   ingressFor,
   previewHost,
+  routedService,
   selectsPods,
   serviceCopy,
   type PreviewSource,
@@ -98,6 +99,30 @@ describe('the copies of a preview', () => {
           http: { paths: [{ backend: { service: { name: 'shop-pr-7', port: { name: 'http' } } } }] },
         },
       ],
+    });
+  });
+
+  it('routes the host to a Service with an http port, the one named as the Deployment first, to that port', () => {
+    const service = (
+      name: string,
+      ports: Array<{ name?: string; port: number; appProtocol?: string }>,
+    ): V1Service => ({
+      metadata: { name },
+      spec: { selector: { app: 'shop' }, ports },
+    });
+    const metrics = service('a-metrics', [{ name: 'metrics', port: 9090 }]);
+    const web = service('shop-web', [
+      { name: 'grpc', port: 9000 },
+      { name: 'http', port: 80 },
+    ]);
+    const other = service('b-web', [{ port: 8080, appProtocol: 'http' }]);
+    expect(routedService([metrics, other, web], deployment)).toBe(web);
+    expect(routedService([metrics, other], deployment)).toBe(other);
+    expect(routedService([metrics], deployment)).toBe(metrics);
+    expect(
+      ingressFor(source, serviceCopy(source, web)).spec?.rules?.[0]?.http?.paths[0]?.backend.service?.port,
+    ).toEqual({
+      name: 'http',
     });
   });
 

@@ -41,6 +41,7 @@ function facts(extra: Partial<PreviewFacts> = {}): PreviewFacts {
     bundle: undefined,
     copy: undefined,
     hasSlot: true,
+    holdersOf: () => [],
     now: new Date('2026-11-28T10:00:00Z'),
     ...extra,
   };
@@ -56,7 +57,29 @@ describe('what a preview needs next', () => {
     expect(outcome(facts({ environment: undefined }))).toBe('Waiting/EnvironmentNotFound/wait');
     expect(outcome(facts({ deployment: undefined }))).toBe('Waiting/DeploymentNotFound/wait');
     expect(outcome(facts({ manual: undefined }))).toBe('Waiting/MissingBuildSettings/wait');
-    expect(outcome(facts({ hasSlot: false }))).toBe('Waiting/MaxPreviewsReached/wait');
+  });
+
+  it('takes down what serves it when it may not be served: no slot left, a fork under Deny, its host taken', () => {
+    expect(outcome(facts({ hasSlot: false }))).toBe('Waiting/MaxPreviewsReached/withdraw');
+    expect(outcome(facts({ preview: preview({ fork: true }) }))).toBe('Waiting/ForkNotAllowed/withdraw');
+  });
+
+  it('leaves a host to the older preview that has it; the older one keeps serving', () => {
+    const at = (name: string, created: string, uid: string) => {
+      const p = previewOf(name, spec({ headCommit: HEAD }));
+      p.metadata = { ...p.metadata, creationTimestamp: created, uid };
+      return p;
+    };
+    const mine = at('shop-pr-7', '2026-11-28T09:00:00Z', 'u7');
+    const older = at('shop-pr-3', '2026-11-28T08:00:00Z', 'u3');
+    const newer = at('shop-pr-9', '2026-11-28T09:30:00Z', 'u9');
+    const sameHost = project('shop', spec({ previews: { ...previews, host: '{branch}.example.com' } }));
+    const f = (holders: PreviewObject[]) =>
+      facts({ preview: mine, project: sameHost, bundle: built, holdersOf: () => [mine, ...holders] });
+    const taken = decidePreview(f([older]));
+    expect(`${taken.phase}/${taken.ready.reason}/${taken.next.step}`).toBe('Waiting/HostTaken/withdraw');
+    expect(taken.ready.message).toContain(`Preview ${older.metadata.namespace}/shop-pr-3`);
+    expect(outcome(f([newer]))).toBe('Building/Progressing/serve');
   });
 
   it('is removed once its project no longer previews', () => {
@@ -66,7 +89,7 @@ describe('what a preview needs next', () => {
   it('a fork: nothing with Deny; with Approve, only the approved head commit, and a push drops the approval', () => {
     const fork = (approvedCommit?: string) =>
       preview({ fork: true, ...(approvedCommit ? { approvedCommit } : {}) });
-    expect(outcome(facts({ preview: fork() }))).toBe('Waiting/ForkNotAllowed/wait');
+    expect(outcome(facts({ preview: fork() }))).toBe('Waiting/ForkNotAllowed/withdraw');
     const approving = project('shop', spec({ previews: { ...previews, forks: 'Approve' } }));
     expect(outcome(facts({ preview: fork(), project: approving }))).toBe('Waiting/WaitingForApproval/wait');
     expect(outcome(facts({ preview: fork('b'.repeat(40)), project: approving }))).toBe(
