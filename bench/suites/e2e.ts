@@ -5,7 +5,8 @@
 //   cold  the project's first build: its manual bundle, created with kubectl (empty cache)
 //   warm  a push that changes only the page (a GitHub delivery to the gateway)
 // each from the moment the bundle is asked for until the page answers with the new version,
-// over ROUNDS projects of each kind; then TEN static projects pushed at once.
+// over ROUNDS projects of each kind, and each project's pull request → preview served
+// (e2e-previews.ts); then TEN static projects pushed at once.
 import { withToken } from '../../rules/webhook-url.ts';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -40,6 +41,7 @@ import { NamespaceWatch } from '../lib/namespace-watch.ts';
 import type { SuiteResult, Table, Target } from '../lib/report.ts';
 import { percentile, round } from '../lib/stats.ts';
 import type { SuiteOptions } from './suite.ts';
+import { previewTimes } from './e2e-previews.ts';
 
 const CLUSTER = 'slipway-e2e';
 /** How long one push may take to be served before the run gives up on it. */
@@ -187,9 +189,9 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
   const watch = new NamespaceWatch(kc, namespace);
   await watch.start();
   const ctx: Context = { kc, kubectl, namespace, git, slipway, builder: node.builderImages.node!, watch };
-  const samples: Record<ProjectKind, { cold: number[]; warm: number[] }> = {
-    static: { cold: [], warm: [] },
-    node: { cold: [], warm: [] },
+  const samples: Record<ProjectKind, { cold: number[]; warm: number[]; opened: number[]; push: number[] }> = {
+    static: { cold: [], warm: [], opened: [], push: [] },
+    node: { cold: [], warm: [], opened: [], push: [] },
   };
   let batch: { seconds: number[]; wall: number; busy: number };
   try {
@@ -201,6 +203,22 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
         samples[kind].cold.push(cold);
         samples[kind].warm.push(warm);
         options.log(`${project.name}: cold ${cold.toFixed(1)} s, warm ${warm.toFixed(1)} s`);
+        const preview = await previewTimes(
+          {
+            kubectl,
+            apply: (objects) => kubectlApply(ctx, objects),
+            commit: (files, message, branch) => git.commit(files, message, branch),
+            hook: await hook(ctx, project),
+            ingressPort: node.ingress.port,
+          },
+          project,
+          namespace,
+        );
+        samples[kind].opened.push(preview.opened);
+        samples[kind].push.push(preview.push);
+        options.log(
+          `${project.name}: pull request opened → preview ${preview.opened.toFixed(1)} s, push → preview ${preview.push.toFixed(1)} s`,
+        );
       }
     }
     options.log(`${together} static projects: first builds, then one push each, all at once`);
@@ -236,6 +254,18 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
       title: 'Push → page served on the real node (s)',
       columns: ['project', 'build', 'pushes', 'p50', 'p95', 'warm ÷ cold'],
       rows,
+    },
+    {
+      title: 'Pull request → preview served through the ingress controller (s)',
+      columns: ['project', 'delivery', 'pull requests', 'p50', 'p95', '÷ push → served'],
+      rows: (['static', 'node'] as const).flatMap((kind) => {
+        const warm = summary(samples[kind].warm).p50;
+        return (['opened', 'push'] as const).map((what) => {
+          const s = summary(samples[kind][what]);
+          const label = what === 'opened' ? 'opened (first preview)' : 'synchronize (a push to it)';
+          return [kind, label, s.count, s.p50, s.p95, round(s.p50 / warm, 2)];
+        });
+      }),
     },
     {
       title: `${together} static projects pushed at once (s)`,
@@ -276,6 +306,7 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
     data: { rounds, together, samples, batch },
     notes: [
       "cold: the project's first bundle (its manual bundle, applied with kubectl) until the page answers with it; warm: a GitHub push delivery of a commit changing only the page until the page answers with it",
+      "pull request → preview: previews turned on for the project after its warm push, a GitHub pull_request delivery (opened, then synchronize with a new commit) until the node's ingress controller answers the preview's host with the page; ÷ push → served is against the same project kind's warm push p50",
       'the node project runs npm ci (550 packages from the real npm registry, 137 MB of node_modules) in its install phase and npm run build after it',
       "builds keep BuildKit's store on the node (SLIPWAY_BUILD_STORE, one per project and environment): a warm push finds the builder image unpacked and the install in place; a cold build starts from an empty store and pushes the registry cache",
     ],

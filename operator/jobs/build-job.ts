@@ -111,15 +111,27 @@ function fetchEnv(
   return env;
 }
 
+/** What a project's pull requests build with: no environment has this name (`_` is not allowed in one). */
+const PREVIEWS = '_previews';
+
+/**
+ * Whose build cache and store a bundle uses: the environment's it deploys to; the previews' own
+ * for a pull request, so a later pull request starts warm, yet what a pull request's commands
+ * leave never feeds an environment's build; undefined for a bundle that only builds.
+ */
+const cacheOwner = (bundle: BundleObject) =>
+  bundle.spec.deploy?.environmentRef.name ??
+  (bundle.spec.trigger.type === 'PullRequest' ? PREVIEWS : undefined);
+
 /** The node's build store for the project (build-store.ts), when there is one. */
-function storeOf(bundle: BundleObject, project: ProjectObject, settings: BuildJobSettings) {
+function storeOf(project: ProjectObject, settings: BuildJobSettings, environment: string | undefined) {
   // A Project read from the API server always has a uid; the store is never shared without one.
   const projectUid = project.metadata.uid;
   if (!settings.buildStore || !projectUid) return undefined;
   return buildStoreParts({
     root: settings.buildStore,
     projectUid,
-    environment: bundle.spec.deploy?.environmentRef.name,
+    environment,
     keepMegabytes: settings.buildStoreKeepMegabytes,
     uid: BUILD_UID,
     image: settings.builderImage,
@@ -144,9 +156,9 @@ export function buildJob(
   const fork = bundle.spec.trigger.fork === true;
   const install = bundle.spec.buildSteps?.install;
   const cached = install !== undefined && !fork;
-  const environment = bundle.spec.deploy?.environmentRef.name;
+  const environment = cacheOwner(bundle);
   const cacheImage = buildCacheImage(settings.registry, namespace!, bundle.spec.projectRef.name, environment);
-  const store = fork ? undefined : storeOf(bundle, project, settings);
+  const store = fork ? undefined : storeOf(project, settings, environment);
   const mounts = buildMounts(bundle, made.secrets ?? {}, store);
   const containers = buildContainers(settings, mounts);
   const labels = buildJobLabels(bundle);

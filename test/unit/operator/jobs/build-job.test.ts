@@ -448,6 +448,10 @@ describe('an install phase', () => {
     expect(to('team', 'blog', 'production')).toBe(
       'type=registry,ref=registry.test:5000/team/blog:build_cache.production',
     );
+    // A pull request's: the previews' own, which no environment's name can be.
+    const pullRequest = withInstall(install);
+    pullRequest.spec.trigger = { type: 'PullRequest', previewRef: { name: 'shop-pr-1' } };
+    expect(ref(pullRequest)).toBe('type=registry,ref=registry.test:5000/team/shop:build_cache._previews');
   });
 });
 
@@ -503,6 +507,18 @@ describe('a build store on the node', () => {
     expect(path(staging)).toBe('/var/lib/slipway/builds/uid-shop/staging');
     expect(path(buildOnly)).toBe('/var/lib/slipway/builds/uid-shop/_build');
     expect(path(again)).toBe('/var/lib/slipway/builds/uid-shop-2/staging');
+    // A pull request's build: the previews' own store, never an environment's; a fork's, none.
+    const previewing = project(undefined, stored());
+    const pullRequest = (fork: boolean) =>
+      bundle(
+        'b1',
+        stored(),
+        spec({ trigger: { type: 'PullRequest', previewRef: { name: 'shop-pr-1' }, fork } }),
+      );
+    expect(path(jobOf(pullRequest(false), previewing))).toBe('/var/lib/slipway/builds/uid-shop/_previews');
+    expect(
+      jobOf(pullRequest(true), previewing).spec!.template.spec!.volumes!.map((v) => v.name),
+    ).not.toContain('build-store');
   });
 
   it('is off unless configured, and for a Project without a uid', () => {
