@@ -52,7 +52,7 @@ export const INDEX = {
   component: 'component',
   /** A status component or notice by `namespace/id`: the holders of an id without a scan. */
   statusId: 'statusId',
-  /** A Preview by the host of its status.url: who serves a host already. */
+  /** A Preview by `namespace/host` of its status.url: who in the namespace serves a host already. */
   host: 'host',
 } as const;
 
@@ -150,7 +150,7 @@ export function createInformers(
     .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name));
   const previews = new Informer<Cached<PreviewObject>>(kc, kindPath('Preview', namespace), log, shard)
     .addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name))
-    .addIndex(INDEX.host, (p) => (p.status?.url ? [urlHost(p.status.url)] : []));
+    .addIndex(INDEX.host, (p) => (p.status?.url ? [objectKey(ns(p), urlHost(p.status.url))] : []));
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
   const unfinishedJobs = `${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`;
   const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {

@@ -1,9 +1,11 @@
 // Pull request → preview served, for the e2e suite (suites/e2e.ts): previews turned on for a
 // project that already serves its environment, then a GitHub pull_request delivery, timed until
 // the node's ingress controller answers the preview's host with the pull request's page:
-//   opened  the pull request's first preview: its build, and the Deployment, Service and Ingress
-//           copies made
-//   push    a push to the pull request (synchronize): a build, and the copy's image replaced
+//   opened  the project's first pull request: its build (an empty store of the previews' own),
+//           and the Deployment, Service and Ingress copies made
+//   later   a second pull request, once the first was closed and its preview gone: a build in
+//           the store the first left, and the copies made again
+//   push    a push to a pull request (synchronize): a build, and the copy's image replaced
 import { waitFor } from '../../lib/wait.ts';
 import { githubPullRequest } from '../../test/support/github-push.ts';
 import { throughIngress } from '../../test/e2e/support/ingress.ts';
@@ -24,15 +26,13 @@ export interface PreviewBench {
   ingressPort: number;
 }
 
-/** Seconds from the pull request's opening, then from a push to it, until its page is served. */
+/** Seconds from a pull request's opening, or a push to it, until its page is served. */
 export async function previewTimes(
   bench: PreviewBench,
   project: BenchProject,
   namespace: string,
-): Promise<{ opened: number; push: number }> {
+): Promise<{ opened: number; later: number; push: number }> {
   const { name } = project;
-  const host = `pr-1.${name}.bench.test`;
-  const branch = `${name}-pr`;
   await bench.apply([webService(name, project.base.port)]);
   await bench.kubectl([
     'patch',
@@ -48,12 +48,14 @@ export async function previewTimes(
       },
     }),
   ]);
-  const time = async (action: string, version: string) => {
+  const time = async (number: number, action: string, version: string) => {
+    const host = `pr-${number}.${name}.bench.test`;
+    const branch = `${name}-pr-${number}`;
     const commit = await bench.commit(pageFiles(project, version), `${name} ${version}`, branch);
     const t0 = performance.now();
     const res = await githubPullRequest(bench.hook.url, bench.hook.secret, {
       action,
-      number: 1,
+      number,
       branch,
       commit,
       labels: [],
@@ -68,14 +70,28 @@ export async function previewTimes(
     );
     return (performance.now() - t0) / 1000;
   };
-  const opened = await time('opened', 'pr-1');
-  const push = await time('synchronize', 'pr-2');
-  await githubPullRequest(bench.hook.url, bench.hook.secret, {
-    action: 'closed',
-    number: 1,
-    branch,
-    commit: '0'.repeat(40),
-    labels: [],
-  });
-  return { opened, push };
+  const close = async (number: number) => {
+    await githubPullRequest(bench.hook.url, bench.hook.secret, {
+      action: 'closed',
+      number,
+      branch: `${name}-pr-${number}`,
+      commit: '0'.repeat(40),
+      labels: [],
+    });
+    await waitFor(
+      `preview ${name}-pr-${number} to go`,
+      async () => {
+        const { stdout } = await bench.kubectl(['get', 'previews', '-n', namespace, '-o', 'name']);
+        return !stdout.includes(`/${name}-pr-${number}\n`) || undefined;
+      },
+      SERVED_TIMEOUT_MS,
+      250,
+    );
+  };
+  const opened = await time(1, 'opened', 'pr-1');
+  const push = await time(1, 'synchronize', 'pr-1b');
+  await close(1);
+  const later = await time(2, 'opened', 'pr-2');
+  await close(2);
+  return { opened, later, push };
 }

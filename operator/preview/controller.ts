@@ -2,7 +2,14 @@
 // with trigger PullRequest, serves the image beside the Project's previews environment (copies.ts),
 // keeps the preview's own bundles few, and removes the Preview when its project stops previewing
 // or it sat idle too long. It is the only writer of a Preview's status; the gateway writes the spec.
-import { API_VERSION, type BundleObject, type PreviewObject, type ProjectObject } from '../../crds/index.ts';
+import {
+  API_VERSION,
+  type BundleObject,
+  type PreviewObject,
+  type PreviewReason,
+  type ProjectObject,
+} from '../../crds/index.ts';
+import { findCondition } from '../../lib/conditions.ts';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { ANNOTATION_BUNDLE, LABEL_PREVIEW, LABEL_SHARD, labelValue } from '../../crds/labels.ts';
 import { objectKey } from '../../lib/informer.ts';
@@ -66,7 +73,7 @@ export class PreviewReconciler implements Reconciler {
           )
         : undefined,
       hasSlot: project ? this.hasSlot(preview, project) : false,
-      holdersOf: (host) => informers.previews.byIndex(INDEX.host, host),
+      holdersOf: (host) => informers.previews.byIndex(INDEX.host, objectKey(namespace, host)),
       now: this.ctx.now(),
     };
     const decision = decidePreview(facts);
@@ -186,9 +193,12 @@ export class PreviewReconciler implements Reconciler {
     if (!settings) return false;
     const waitsOnFork = (p: PreviewObject) =>
       p.spec.fork && (settings.forks !== 'Approve' || p.spec.approvedCommit !== p.spec.headCommit);
+    const hostTaken = (p: PreviewObject) =>
+      p.metadata.name !== preview.metadata.name &&
+      findCondition(p.status?.conditions, 'Ready')?.reason === ('HostTaken' satisfies PreviewReason);
     const order = this.ctx.informers.previews
       .byIndex(INDEX.project, objectKey(project.metadata.namespace, project.metadata.name))
-      .filter((p) => !p.metadata.deletionTimestamp && !waitsOnFork(p))
+      .filter((p) => !p.metadata.deletionTimestamp && !waitsOnFork(p) && !hostTaken(p))
       .sort(
         (a, b) =>
           (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||

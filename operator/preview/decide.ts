@@ -25,7 +25,7 @@ export interface PreviewFacts {
   copy: V1Deployment | undefined;
   /** Whether this preview is among the project's first maxPreviews that may build. */
   hasSlot: boolean;
-  /** The other Previews whose URL has `host` (INDEX.host), for the host this one would have. */
+  /** The Previews of the namespace whose URL has `host` (INDEX.host), for the host this one would have. */
   holdersOf: (host: string) => ReadonlyArray<PreviewObject>;
   now: Date;
 }
@@ -103,19 +103,6 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
     namespace: preview.metadata.namespace,
   });
   if ('problem' in host) return decision('Failed', 'False', 'InvalidHost', host.problem);
-  // Two previews at one host ({branch} of two forks, a template without {number}): the older keeps it.
-  const holder = facts
-    .holdersOf(host.host)
-    .find((p) => p.metadata.uid !== preview.metadata.uid && older(p, preview));
-  if (holder)
-    return decision(
-      'Waiting',
-      'False',
-      'HostTaken',
-      `host ${host.host} is the URL of Preview ${holder.metadata.namespace}/${holder.metadata.name} already: make spec.previews.host tell them apart (with {number})`,
-      { step: 'withdraw' },
-    );
-
   if (spec.fork && settings.forks !== 'Approve')
     return decision(
       'Waiting',
@@ -130,6 +117,20 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
       'False',
       'WaitingForApproval',
       `pull request #${spec.number} comes from a fork: it is built once someone approves its head commit ${spec.headCommit.slice(0, 12)} (kubectl slipway preview approve ${project.metadata.name} ${spec.number})`,
+    );
+  // Two previews at one host ({branch} of two forks, a template without {number}): the older keeps it.
+  const holder = facts
+    .holdersOf(host.host)
+    .find(
+      (p) => p.metadata.uid !== preview.metadata.uid && !p.metadata.deletionTimestamp && older(p, preview),
+    );
+  if (holder)
+    return decision(
+      'Waiting',
+      'False',
+      'HostTaken',
+      `host ${host.host} is the URL of Preview ${holder.metadata.name} already: make spec.previews.host tell them apart (with {number})`,
+      { step: 'withdraw' },
     );
   if (!facts.hasSlot)
     return decision(
@@ -182,10 +183,8 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
 /** Whether `a` was made before `b` (by name when made in the same second). */
 function older(a: PreviewObject, b: PreviewObject): boolean {
   const at = (p: PreviewObject) => p.metadata.creationTimestamp ?? '';
-  return at(a) < at(b) || (at(a) === at(b) && objectName(a) < objectName(b));
+  return at(a) < at(b) || (at(a) === at(b) && a.metadata.name < b.metadata.name);
 }
-
-const objectName = (p: PreviewObject) => `${p.metadata.namespace}/${p.metadata.name}`;
 
 function rolloutState(copy: V1Deployment, host: string): PreviewDecision {
   const watch: PreviewStep = { step: 'watch', host };

@@ -1,10 +1,12 @@
 // What makes the Preview controller look at a preview again: the preview itself (and, when one
-// goes, the project's others, which may now have a slot), its Project and previews Environment,
+// goes, the project's others, which may now have a slot; when its host is taken or let go, the
+// namespace's others at that host or waiting for one), its Project and previews Environment,
 // its bundles and the project's manual bundles (their build settings), and the Deployment copy
 // that serves it.
 import { objectKey } from '../../lib/informer.ts';
 import type { OperatorContext } from '../context.ts';
-import { INDEX } from '../informers.ts';
+import { INDEX, urlHost } from '../informers.ts';
+import { findCondition } from '../../lib/conditions.ts';
 import type { Controller } from '../reconcile/controller.ts';
 import type { RemovedPreviews } from './removed-previews.ts';
 
@@ -21,6 +23,15 @@ export function watchForPreviews(
   };
   informers.previews.onEvent((p, type) => {
     controller.enqueue(p.metadata.namespace, p.metadata.name);
+    // A host taken or let go: the namespace's previews that share it, or wait for one.
+    const { namespace } = p.metadata;
+    const host = p.status?.url ? urlHost(p.status.url) : undefined;
+    for (const other of informers.previews.list(namespace))
+      if (
+        (host && other.status?.url && urlHost(other.status.url) === host) ||
+        findCondition(other.status?.conditions, 'Ready')?.reason === 'HostTaken'
+      )
+        controller.enqueue(namespace, other.metadata.name);
     if (type === 'delete') {
       removed.remember(p, ctx.now().getTime());
       ofProject(p.metadata.namespace, p.spec?.projectRef?.name);

@@ -55,18 +55,24 @@ function escape(text: string): string {
 /** A short fingerprint of the comment's text: the receipt's value, so an unchanged comment is not edited again. */
 export const commentDigest = (body: string) => createHash('sha256').update(body).digest('hex').slice(0, 16);
 
-/** The slipway/preview status of the head commit, or none (a fork that is not built, a removal). */
+/**
+ * The slipway/preview status of the head commit, or none (a removal; a fork that is not built,
+ * unless its commit was told of a preview before: forks switched to Deny took that down).
+ */
 export function previewCommitStatus(preview: PreviewObject): CommitStatus | undefined {
   const { status } = preview;
   const ready = findCondition(status?.conditions, 'Ready');
-  if (preview.metadata.deletionTimestamp || !status?.phase || ready?.reason === 'ForkNotAllowed')
-    return undefined;
+  if (preview.metadata.deletionTimestamp || !status?.phase) return undefined;
   const at = (state: CommitStatus['state'], description: string): CommitStatus => ({
     state,
     context: PREVIEW_CONTEXT,
     description,
     ...(status.url ? { targetUrl: status.url } : {}),
   });
+  if (ready?.reason === 'ForkNotAllowed') {
+    const told = status.reported?.some((r) => r.id === statusReceipt(preview.spec.headCommit));
+    return told ? at('failure', 'Preview taken down: previews of forks are not allowed') : undefined;
+  }
   if (status.phase === 'Ready' && status.deployedCommit === preview.spec.headCommit)
     return at('success', `Preview ready at ${status.url ?? ''}`.trim());
   if (status.phase === 'Failed')

@@ -515,7 +515,9 @@ describe('Slipway installed with its Helm chart on the real node', () => {
         'Again',
       );
       await servedThroughIngress(node.ingress.port, host, '<h1>Installed, pushed</h1>\n');
-      expect(await repo.commentsSaying(number, 'ready', pushed)).toHaveLength(1);
+      const edited = await repo.commentsSaying(number, 'ready', pushed);
+      expect(edited.map((c) => c.id)).toEqual([comment!.id]);
+      await repo.statusesOf(pushed, (s) => s['slipway/preview']?.at(-1) === 'success');
 
       // A fork's pull request, labelled by a maintainer: forks are Deny, so nothing builds and
       // the pull request is told why.
@@ -531,10 +533,11 @@ describe('Slipway installed with its Helm chart on the real node', () => {
       await gitea.api('POST', `/repos/${repo.path}/issues/${forked}/labels`, { labels: [label.id] });
       const [told] = await repo.commentsSaying(forked, 'forks is Deny', forkHead);
       expect(told!.body).toContain('waiting');
-      const forkPreview = await api.get<PreviewObject>('Preview', ns.name, `site-pr-${forked}`);
-      expect(forkPreview.spec.fork).toBe(true);
+      expect((await api.get<PreviewObject>('Preview', ns.name, `site-pr-${forked}`)).spec.fork).toBe(true);
       const bundles = await api.list<BundleObject>('Bundle', ns.name);
       expect(bundles.filter((b) => b.spec.trigger.previewRef?.name === `site-pr-${forked}`)).toEqual([]);
+      const copies = await kubectl(['get', 'deployments,services,ingresses', '-n', ns.name, '-o', 'name']);
+      expect(copies.stdout).not.toMatch(new RegExp(`pr-${forked}\\b`));
 
       // Merged: the preview goes within a minute, and its comment says so.
       const merged = Date.now();
@@ -543,7 +546,7 @@ describe('Slipway installed with its Helm chart on the real node', () => {
       console.log(
         `installed: pull request merged to preview gone: ${((Date.now() - merged) / 1000).toFixed(1)} s`,
       );
-      expect(await repo.commentsSaying(number, 'removed', pushed)).toHaveLength(1);
+      expect((await repo.commentsSaying(number, 'removed', pushed)).map((c) => c.id)).toEqual([comment!.id]);
       // Closed: the fork's Preview goes too.
       await gitea.api('PATCH', `/repos/${repo.path}/pulls/${forked}`, { state: 'closed' });
       await waitFor(

@@ -227,7 +227,7 @@ async function startTlsFront(
         answer.pipe(res);
       },
     );
-    upstream.on('error', (err) => res.writeHead(502).end(err.message));
+    upstream.on('error', (err) => (res.headersSent ? res.destroy() : res.writeHead(502).end(err.message)));
     req.pipe(upstream);
   });
   const tlsPort = await freePort(address);

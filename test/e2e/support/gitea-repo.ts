@@ -38,7 +38,7 @@ export interface GiteaRepo {
     done: (states: Record<string, string[]>) => boolean,
   ): Promise<{ states: Record<string, string[]>; all: GiteaStatus[] }>;
   /** Pull request `number`'s comments, once one says `state` of `commit`. */
-  commentsSaying(number: number, state: string, commit: string): Promise<Array<{ body: string }>>;
+  commentsSaying(number: number, state: string, commit: string): Promise<Array<{ id: number; body: string }>>;
   remove(): void;
 }
 
@@ -102,7 +102,7 @@ export async function giteaRepo(gitea: Gitea, name: string, from?: string): Prom
       return waitFor(
         `a comment on pull request ${number} saying ${state} for ${commit.slice(0, 7)}`,
         async () => {
-          const comments = await gitea.api<Array<{ body: string }>>(
+          const comments = await gitea.api<Array<{ id: number; body: string }>>(
             'GET',
             `/repos/${path}/issues/${number}/comments`,
           );

@@ -435,6 +435,14 @@ describe('pull-request previews', () => {
     await api.patch('Preview', ns.name, 'gt-pr-2', { spec: { approvedCommit: head } });
     await previewReady('gt-pr-2', head);
     expect(await copies('shop-web-pr-2')).toEqual([true, true, true]);
+    // Someone's Service with the preview's label, not the Preview's: never touched.
+    await core.createNamespacedService({
+      namespace: ns.name,
+      body: {
+        metadata: { name: 'lookalike', labels: { 'slipway.dev/preview': 'gt-pr-2' } },
+        spec: { selector: { app: 'x' }, ports: [{ port: 80 }] },
+      },
+    });
     // Forks switched to Deny: nothing of the fork's code runs any more.
     await previews({ forks: 'Deny' });
     const denied = await waitFor('the fork preview to be taken down', async () => {
@@ -447,6 +455,7 @@ describe('pull-request previews', () => {
     expect(denied.status).toMatchObject({ phase: 'Waiting' });
     expect(denied.status?.url).toBeUndefined();
     expect(denied.status?.deployedCommit).toBeUndefined();
+    await core.readNamespacedService({ name: 'lookalike', namespace: ns.name });
 
     // Served again, then moved to another environment: the old copies go, the new ones serve.
     await servedDeployment('shop-review');

@@ -78,8 +78,13 @@ describe('what a preview needs next', () => {
       facts({ preview: mine, project: sameHost, bundle: built, holdersOf: () => [mine, ...holders] });
     const taken = decidePreview(f([older]));
     expect(`${taken.phase}/${taken.ready.reason}/${taken.next.step}`).toBe('Waiting/HostTaken/withdraw');
-    expect(taken.ready.message).toContain(`Preview ${older.metadata.namespace}/shop-pr-3`);
+    expect(taken.ready.message).toContain('the URL of Preview shop-pr-3 already');
     expect(outcome(f([newer]))).toBe('Building/Progressing/serve');
+    // A holder on its way out holds nothing; a fork under Deny says so before any host.
+    const leaving = { ...older, metadata: { ...older.metadata, deletionTimestamp: '2026-11-28T09:59:00Z' } };
+    expect(outcome(f([leaving]))).toBe('Building/Progressing/serve');
+    const fork = { ...mine, spec: { ...mine.spec, fork: true } };
+    expect(outcome({ ...f([older]), preview: fork })).toBe('Waiting/ForkNotAllowed/withdraw');
   });
 
   it('is removed once its project no longer previews', () => {

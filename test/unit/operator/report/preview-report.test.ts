@@ -97,7 +97,7 @@ describe('the slipway/preview commit status', () => {
     });
   });
 
-  it('pending while building or waiting, failure when it failed, none for a fork that is not built or a removal', () => {
+  it("pending while building or waiting, failure when it failed or a fork's was taken down, none for a fork that is not built or a removal", () => {
     expect(
       previewCommitStatus(preview({ phase: 'Building', conditions: ready('Building', 'b', 'Unknown') }))
         ?.state,
@@ -111,6 +111,16 @@ describe('the slipway/preview commit status', () => {
     expect(
       previewCommitStatus(preview({ phase: 'Waiting', conditions: ready('ForkNotAllowed', 'fork') })),
     ).toBeUndefined();
+    // Served once (forks were Approve), then taken down when they became Deny: no green status left.
+    const served = [{ id: `slipway/preview@${HEAD}`, value: 'success' }];
+    expect(
+      previewCommitStatus(
+        preview({ phase: 'Waiting', conditions: ready('ForkNotAllowed', 'fork'), reported: served }),
+      ),
+    ).toMatchObject({
+      state: 'failure',
+      description: 'Preview taken down: previews of forks are not allowed',
+    });
     expect(
       previewCommitStatus(preview({ phase: 'Ready', conditions: ready('Served', 'x', 'True') }, true)),
     ).toBeUndefined();
