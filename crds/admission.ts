@@ -275,6 +275,35 @@ function listSecrets(kind: string, path: string[], max: number, nameField = 'sec
   };
 }
 
+/**
+ * A freeze (spec.suspend) set or lifted: it decides when what is built runs, so it needs the verb
+ * deploy — on the Environment itself, or for a Project on every Environment of the namespace.
+ */
+function suspendCheck(kind: 'Project' | 'Environment'): Extra {
+  const suspended = (root: 'object' | 'oldObject') =>
+    `(${root} != null && has(${root}.spec.suspend) && ${root}.spec.suspend)`;
+  const on = kind === 'Environment' ? '.name(object.metadata.name)' : '';
+  const what =
+    kind === 'Environment'
+      ? `to Environment ' + object.metadata.name + '`
+      : `to the Environments of namespace ' + request.namespace + '`;
+  return {
+    variables: [],
+    validations: [
+      {
+        expression:
+          `${suspended('object')} == ${suspended('oldObject')} || ` +
+          `authorizer.group('${GROUP}').resource('environments').namespace(request.namespace)${on}.check('${DEPLOY_VERB}').allowed()`,
+        messageExpression:
+          `'${kind} ' + object.metadata.name + ': you may not ${DEPLOY_VERB} ${what}, so you may not change spec.suspend ` +
+          `(a freeze decides when what is built runs). Ask for "${DEPLOY_VERB}" on environments.${GROUP}` +
+          `${kind === 'Environment' ? " ' + object.metadata.name + '" : ' in the namespace'}.'`,
+        reason: 'Forbidden',
+      },
+    ],
+  };
+}
+
 /** Checks that are not of one named reference: their own variables and validations. */
 interface Extra {
   variables: Array<{ name: string; expression: string }>;
@@ -343,7 +372,7 @@ export interface AdmissionPolicy {
 export function admissionPolicies(): AdmissionPolicy[] {
   const plain = (p: ReturnType<typeof policy>) => ({ policy: p, binding: binding(p.metadata.name) });
   return [
-    plain(policy(ENVIRONMENT_POLICY, 'environments', ENVIRONMENT_CHECKS)),
+    plain(policy(ENVIRONMENT_POLICY, 'environments', ENVIRONMENT_CHECKS, suspendCheck('Environment'))),
     plain(
       policy(
         PROJECT_POLICY,
@@ -351,6 +380,7 @@ export function admissionPolicies(): AdmissionPolicy[] {
         PROJECT_CHECKS,
         listSecrets('Project', ['notifications'], MAX_NOTIFICATIONS),
         listSecrets('Project', ['previews', 'forkSecrets'], MAX_FORK_SECRETS, 'name'),
+        suspendCheck('Project'),
       ),
     ),
     plain(policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS)),

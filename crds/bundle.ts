@@ -323,6 +323,7 @@ export const bundleReasons = [
   'BackingUp',
   'Progressing',
   'WaitingForEnvironment',
+  'Suspended',
   'Superseded',
   // Waits for something outside the bundle.
   'ProjectNotFound',

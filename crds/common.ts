@@ -71,6 +71,10 @@ export const statusBase = {
     .min(0)
     .optional()
     .meta({ description: 'The metadata.generation the operator last acted on.' }),
+  lastHandledReconcileAt: z.string().max(256).optional().meta({
+    description:
+      'The value of the slipway.dev/requested-at annotation the operator last acted on (kubectl slipway reconcile sets it and waits for this).',
+  }),
   conditions: z
     .array(condition)
     .max(32)

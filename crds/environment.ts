@@ -56,6 +56,10 @@ export const environmentSpec = z.object({
       description:
         "Where people open this environment (for example https://staging.shop.example.com): the deployment on the git provider links to it (GitHub's environment_url).",
     }),
+  suspend: z.boolean().optional().meta({
+    description:
+      'A deploy freeze: no backup or rollout to this Environment starts (one under way finishes); builds go on. When it is false again, the newest bundle waiting for it rolls out (older ones are superseded). Changing it needs the verb deploy on this Environment (kubectl slipway suspend|resume environment NAME).',
+  }),
   waitTimeoutSeconds: z.number().int().min(10).max(86_400).optional().meta({
     description:
       'How long a built bundle waits for this Environment to be usable (its Deployment, container, database Secret and backup claim there and Ready) before it fails with the reason it waited for. Default 300.',
@@ -98,6 +102,7 @@ export const Environment: KindDefinition<typeof environmentSpec, typeof environm
     { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
     { name: 'Deployment', type: 'string', jsonPath: '.spec.deploymentRef.name' },
     { name: 'Bundle', type: 'string', jsonPath: '.status.currentBundle' },
+    { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend' },
     readyColumn,
     reasonColumn,
     ageColumn,

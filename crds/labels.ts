@@ -51,6 +51,21 @@ export const ANNOTATION_BUNDLE = 'slipway.dev/bundle';
  * operator does not watch Secrets; this change of the Project makes it publish the new URL now.
  */
 export const ANNOTATION_SECRET_ROTATED_AT = 'slipway.dev/webhook-secret-rotated-at';
+/**
+ * Set by `kubectl slipway reconcile` (any value; the time by convention): the operator looks at
+ * the object again at once, reading its Secrets afresh, and copies the value to
+ * status.lastHandledReconcileAt once it has (Flux's reconcile.fluxcd.io/requestedAt).
+ */
+export const ANNOTATION_REQUESTED_AT = 'slipway.dev/requested-at';
+
+/** Whether `object` asks for a look it has not had yet (ANNOTATION_REQUESTED_AT). */
+export function reconcileRequested(object: {
+  metadata?: { annotations?: Record<string, string> };
+  status?: { lastHandledReconcileAt?: string };
+}): string | undefined {
+  const requested = object.metadata?.annotations?.[ANNOTATION_REQUESTED_AT];
+  return requested && requested !== object.status?.lastHandledReconcileAt ? requested : undefined;
+}
 
 const shortHash = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 8);
 

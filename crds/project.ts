@@ -63,6 +63,10 @@ export const projectSpec = z.object({
   webhookSecretRef: secretKeyRef().optional().meta({
     description: 'Webhook secret to use; when absent the operator generates one owned by the Project.',
   }),
+  suspend: z.boolean().optional().meta({
+    description:
+      'A freeze: no new build of the project starts (builds under way finish). The gateway still takes deliveries and makes their bundles, answering "suspended": true; they build once this is false again. Changing it needs the verb deploy on the namespace\'s Environments (kubectl slipway suspend|resume project NAME).',
+  }),
   report: z
     .object({
       tokenSecretRef: secretKeyRef().meta({
@@ -161,6 +165,7 @@ export const Project: KindDefinition<typeof projectSpec, typeof projectStatus> =
   status: projectStatus,
   printerColumns: [
     { name: 'Slug', type: 'string', jsonPath: '.status.slug' },
+    { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend' },
     readyColumn,
     reasonColumn,
     ageColumn,

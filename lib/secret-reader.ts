@@ -68,6 +68,11 @@ export class SecretReader {
     this.#entries.clear();
   }
 
+  /** Forgets the values of one namespace: the next use reads them again (kubectl slipway reconcile). */
+  forget(namespace: string): void {
+    for (const id of this.#entries.keys()) if (id.startsWith(`${namespace}/`)) this.#entries.delete(id);
+  }
+
   async #entry(namespace: string, name: string): Promise<Entry> {
     const id = `${namespace}/${name}`;
     const cached = this.#entries.get(id);

@@ -9,6 +9,7 @@ import { kubeClients, slipwayApi } from '../lib/kube.ts';
 import { LeaderElector } from '../lib/leader.ts';
 import type { Logger } from '../lib/log.ts';
 import { SecretReader } from '../lib/secret-reader.ts';
+import { reconcileRequested } from '../crds/labels.ts';
 import { BundleReconciler } from './bundle/controller.ts';
 import { BundleLifecycle } from './bundle/lifecycle.ts';
 import { countStep } from './bundle/step-metrics.ts';
@@ -122,6 +123,11 @@ export class Operator {
         ...(options.deliveryTimers ? { timers: options.deliveryTimers } : {}),
       },
     );
+    // kubectl slipway reconcile on a Project: its namespace's Secrets are read again, not taken
+    // from the 30 s cache.
+    ctx.informers.projects.onEvent((p) => {
+      if (reconcileRequested(p)) this.secrets.forget(p.metadata.namespace);
+    });
     const pageIds = new PageIds(slipway);
     const removedPreviews = new RemovedPreviews();
     this.controllers = {

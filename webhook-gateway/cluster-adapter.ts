@@ -115,6 +115,7 @@ export class ClusterAdapter {
       secret: ref ? await this.secrets.value(namespace, ref.name, ref.key) : undefined,
       provider: projectProvider(project.spec),
       requireSignature: project.spec.requireSignature === true,
+      ...(project.spec.suspend ? { suspended: true } : {}),
       webhooks: this.webhooks.byIndex(BY_PROJECT, key),
       latestManualBundle: newest(this.bundles.byIndex(BY_PROJECT, key)),
       prunedBundles: recentlyPruned(project.status?.prunedBundles, new Date()),

@@ -7,8 +7,10 @@ import { hookCommand } from './hook.ts';
 import { logsCommand } from './logs.ts';
 import { noticeCommand } from './notice.ts';
 import { previewCommand } from './preview.ts';
+import { reconcileCommand } from './reconcile.ts';
 import { rollbackCommand } from './rollback.ts';
 import { statusCommand } from './status.ts';
+import { resumeCommand, suspendCommand } from './suspend.ts';
 import { waitCommand } from './wait.ts';
 
 export type { Command };
@@ -20,6 +22,9 @@ export const commands: readonly Command[] = [
   logsCommand,
   waitCommand,
   rollbackCommand,
+  suspendCommand,
+  resumeCommand,
+  reconcileCommand,
   historyCommand,
   previewCommand,
   noticeCommand,

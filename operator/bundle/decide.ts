@@ -18,6 +18,7 @@ import type { BundleDecision, BundleInputs } from './decision.ts';
 import { jobBlocked, paused, replicaFailure, rolloutStarted } from './workload-readings.ts';
 import { automaticRollback, buildConcurrency, olderBundlesWaitingToBuild, supersededBy } from './siblings.ts';
 import { Chain, cond, withOutput, type ChainResult } from './chain.ts';
+import { environmentFrozen, projectFrozen } from './suspended.ts';
 
 const SKIP: BundleDecision = {
   skip: true,
@@ -82,6 +83,11 @@ function runChain(input: BundleInputs): ChainResult {
       return chain.waiting('Built', 'WaitingForEnvironment', message, 'Unknown');
     }
   }
+
+  // A freeze holds what has not started (a backup under way ends first): the backup, the rollout.
+  const backingUp = input.backupJob && jobState(input.backupJob).state === 'running';
+  const frozen = running !== name && !backingUp && environmentFrozen(input, chain, environment);
+  if (frozen) return frozen;
 
   // Step: BackedUp (only when asked, and only right before this bundle's own rollout).
   if (bundle.spec.deploy.backupBeforeDeploy) {
@@ -211,6 +217,8 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
     return chain.waiting('Pending', problem.reason, problem.message);
   }
 
+  const frozen = projectFrozen(input, chain);
+  if (frozen) return frozen;
   const limit = buildConcurrency(project!, input.defaultBuildConcurrency, input.maxBuildConcurrency);
   const ahead = input.runningBuilds + olderBundlesWaitingToBuild(input).length;
   if (ahead >= limit) {

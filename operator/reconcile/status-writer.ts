@@ -9,7 +9,8 @@
 // object again before the informer has seen its last write; comparing against the cache would
 // then announce the same transition twice, so the status last written is remembered until the
 // cache shows it.
-import type { Condition } from '../../crds/index.ts';
+import type { Condition, Resource } from '../../crds/index.ts';
+import { reconcileRequested } from '../../crds/labels.ts';
 import { findCondition, setCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import type { EventRecorder } from '../../lib/events.ts';
 import { isConflict, type KindName, type SlipwayApi } from '../../lib/kube.ts';
@@ -22,8 +23,11 @@ const REMEMBER_WRITES_MS = 60_000;
 
 export interface ObjectWithStatus {
   apiVersion: string;
-  metadata: { name: string; namespace: string; uid?: string; generation?: number; resourceVersion?: string };
-  status?: { conditions?: Condition[] };
+  metadata: Pick<
+    Resource<unknown, unknown>['metadata'],
+    'name' | 'namespace' | 'uid' | 'generation' | 'resourceVersion' | 'annotations'
+  >;
+  status?: { conditions?: Condition[]; lastHandledReconcileAt?: string };
 }
 
 export interface StatusEvent {
@@ -129,7 +133,15 @@ export class StatusWriter {
     const problem = ownerProblem(kind, update.writer, before, update.fields ?? {}, update.conditions);
     if (problem) throw new Error(problem);
     const conditions = nextConditions(before?.conditions, update.conditions, generation, this.#now());
-    const status = { ...update.fields, conditions };
+    // A look asked for (kubectl slipway reconcile): the kind's own controller has just made it.
+    const asked =
+      update.writer === STATUS_OWNERS[kind].owner
+        ? reconcileRequested({
+            metadata: object.metadata,
+            status: { lastHandledReconcileAt: before?.lastHandledReconcileAt as string | undefined },
+          })
+        : undefined;
+    const status = { ...update.fields, ...(asked ? { lastHandledReconcileAt: asked } : {}), conditions };
     if (!statusDiffers(before, status)) return undefined;
     // The write holds only if the object is still at the version this decision read (or this
     // process last wrote): a former leader's late write, or one decided on a stale cache, gets

@@ -7,11 +7,18 @@ import { HttpError } from './http-error.ts';
 import { unavailable } from './guards.ts';
 import { PartialCreationError, type BundleCreation } from './ports.ts';
 
-export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: Plan): Promise<void> {
+/** `suspended`: the project is suspended, and the answer says so (its bundles build on resume). */
+export async function applyPlan(
+  ctx: GatewayContext,
+  exchange: Exchange,
+  plan: Plan,
+  suspended = false,
+): Promise<void> {
+  const told = suspended ? { suspended: true } : {};
   if (plan.outcome === 'ignored') {
     exchange.observation.result = 'ignored';
     exchange.log.reason = plan.reason;
-    sendJson(exchange, 202, { result: 'ignored', reason: plan.reason });
+    sendJson(exchange, 202, { result: 'ignored', reason: plan.reason, ...told });
     return;
   }
   if (plan.outcome === 'unprocessable') throw new HttpError(422, plan.code, plan.message);
@@ -43,6 +50,7 @@ export async function applyPlan(ctx: GatewayContext, exchange: Exchange, plan: P
   exchange.observation.result = result;
   sendJson(exchange, created ? 201 : 200, {
     result,
+    ...told,
     bundles: plan.bundles.map((p) => ({
       name: p.bundle.metadata.name,
       namespace: p.bundle.metadata.namespace,

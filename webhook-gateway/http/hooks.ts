@@ -94,5 +94,5 @@ export async function handleHook(
       changes: delivery.changes,
     },
   });
-  await applyPlan(ctx, exchange, plan);
+  await applyPlan(ctx, exchange, plan, project.suspended);
 }

@@ -24,6 +24,8 @@ export interface ProjectLookup {
   latestManualBundle: BundleObject | undefined;
   /** Bundles the project pruned lately (rules/pruned-bundles.ts): a delivery making one again is a duplicate. */
   prunedBundles?: ReadonlySet<string>;
+  /** spec.suspend: deliveries still make bundles, which build once it is resumed; answers say so. */
+  suspended?: boolean;
   /** spec.previews: pull requests are previewed only when set. */
   previews?: Partial<PreviewsSettings>;
 }

@@ -73,7 +73,7 @@ export async function handleUpload(ctx: GatewayContext, exchange: Exchange, slug
           },
         },
       });
-      await applyPlan(ctx, exchange, plan);
+      await applyPlan(ctx, exchange, plan, project.suspended);
     } catch (error) {
       // No bundle refers to a new archive when the fields, the plan or creating failed: it goes
       // at once. Unless some bundles were created (two webhooks matched, the second create
