@@ -2,12 +2,13 @@
 // endpoints need. Built once per change, shared by every request until the next change.
 // Nothing here depends on the clock; see notice.ts for what does.
 import type {
+  ComponentState,
   NoticeType,
   StatusComponentObject,
   StatusNoticeObject,
   StatusPageObject,
 } from '../../crds/index.ts';
-import { compareComponents, componentFromObject, type Component } from './component.ts';
+import { compareComponents, componentFromObject, worseState, type Component } from './component.ts';
 import { noticeFromObject, noticeTimeBoundaries, type Notice } from '../../rules/notice-timeline.ts';
 import { pageFromObject, type Page } from './page.ts';
 
@@ -15,6 +16,11 @@ export interface ComponentEntry extends Component {
   /** The parent's id; null for top-level components and when the parent is not shown. */
   parentId: number | null;
   childCount: number;
+  /**
+   * What the page and /api/v2 show: the worst state of the component and everything inside it
+   * (Statuspage shows a group as its worst part); /api/v1 keeps the stored `state`.
+   */
+  shownState: ComponentState;
 }
 
 export interface StatusSnapshot {
@@ -102,7 +108,7 @@ export function buildSnapshot(objects: StatusObjects, version = 0): StatusSnapsh
   const components: ComponentEntry[] = bare
     .map((c) => {
       const parentId = c.parentName === null ? null : (idByName.get(c.parentName) ?? null);
-      return { ...c, parentId: parentId === c.id ? null : parentId, childCount: 0 };
+      return { ...c, parentId: parentId === c.id ? null : parentId, childCount: 0, shownState: c.state };
     })
     .sort(compareComponents);
   const componentById = new Map(components.map((c) => [c.id, c]));
@@ -112,6 +118,15 @@ export function buildSnapshot(objects: StatusObjects, version = 0): StatusSnapsh
   for (const [parentId, children] of childrenByParentId) {
     const parent = componentById.get(parentId);
     if (parent) parent.childCount = children.length;
+  }
+  // Each part's worst state goes up to every group above it (a loop of parents stops at itself).
+  for (const c of components) {
+    const seen = new Set<number>([c.id]);
+    for (let up = c.parentId; up !== null && !seen.has(up); up = componentById.get(up)?.parentId ?? null) {
+      seen.add(up);
+      const group = componentById.get(up);
+      if (group) group.shownState = worseState(group.shownState, c.state);
+    }
   }
 
   const notices = firstPerId(

@@ -76,7 +76,8 @@ function componentV2(
 ): ComponentV2 {
   const children = snapshot.childrenByParentId.get(c.id) ?? [];
   return {
-    ...componentCore(c, pageId, position),
+    // A group as its worst part (Statuspage's way); /api/v1 keeps the stored state.
+    ...componentCore({ ...c, state: c.shownState }, pageId, position),
     group: children.length > 0,
     only_show_if_degraded: false,
     ...(children.length > 0 ? { components: children.map((child) => String(child.id)) } : {}),

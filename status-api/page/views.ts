@@ -123,7 +123,7 @@ function componentTree(
   if (components.length === 0) return html``;
   return html`<ul class="components">${components.map((c) => {
     const children = snapshot.childrenByParentId.get(c.id) ?? [];
-    return html`<li class="component"><div class="row"><span class="name" dir="auto">${c.name}</span> ${stateLabel(c.state)}</div>${
+    return html`<li class="component"><div class="row"><span class="name" dir="auto">${c.name}</span> ${stateLabel(c.shownState)}</div>${
       c.description ? html`<p class="description" dir="auto">${c.description}</p>` : ''
     }${depth === 0 ? uptimeBars(snapshot, c, now) : ''}${depth === 0 ? componentTree(snapshot, children, 1, now) : deeperSummary(snapshot, c)}</li>`;
   })}</ul>`;

@@ -109,6 +109,10 @@ describe('the status page', () => {
       /<span class="name" dir="auto">API<\/span>\s*<span class="state state-degraded"\s*>[\s\S]*?Degraded<\/span/,
     );
     expect(text).toMatch(/API[\s\S]*<ul class="components">[\s\S]*Database/);
+    // A group shows its worst part: Database is stored operational, Disk 1 inside it degraded.
+    expect(text).toMatch(
+      /<span class="name" dir="auto">Database<\/span>\s*<span class="state state-degraded"/,
+    );
     expect(text).toMatch(/Past 7 days[\s\S]*Slow builds/);
     // Below the second level, components are summed up under their parent, trouble by name.
     expect(text).not.toContain('<span class="name" dir="auto">Disk 1</span>');

@@ -190,14 +190,19 @@ describe('the Statuspage v2 format', () => {
       url: v1.page.url,
       time_zone: 'Etc/UTC',
     });
-    // Components: the group and its children, each with its state in Statuspage's words.
+    // Components: the group and its children, each with its state in Statuspage's words; the
+    // group as its worst part, as Statuspage shows one (/api/v1 keeps its stored state).
     expect(got.components.map((c) => [c.id, c.status, c.group, c.group_id])).toEqual([
-      ['1', 'operational', true, null],
+      ['1', 'degraded_performance', true, null],
       ['2', 'degraded_performance', false, '1'],
       ['3', 'operational', false, '1'],
       ['4', 'under_maintenance', false, null],
     ]);
     expect(got.components[0]!.components).toEqual(['2', '3']);
+    const stored = (await (await fetch(`${base}/api/v1/components/1`)).json()) as {
+      component: { state: string };
+    };
+    expect(stored.component.state).toBe('operational');
     // The open incident, its updates newest first, the component it affects.
     expect(got.incidents).toHaveLength(1);
     expect(got.incidents[0]).toMatchObject({
