@@ -1,5 +1,6 @@
 // Every command of kubectl slipway, in the order --help lists them.
 import { buildCommand } from './build.ts';
+import { eventsCommand } from './events.ts';
 import type { Command } from './command.ts';
 import { getCommand } from './get.ts';
 import { historyCommand } from './history.ts';
@@ -11,6 +12,7 @@ import { reconcileCommand } from './reconcile.ts';
 import { rollbackCommand } from './rollback.ts';
 import { statusCommand } from './status.ts';
 import { resumeCommand, suspendCommand } from './suspend.ts';
+import { treeCommand } from './tree.ts';
 import { waitCommand } from './wait.ts';
 
 export type { Command };
@@ -25,6 +27,8 @@ export const commands: readonly Command[] = [
   suspendCommand,
   resumeCommand,
   reconcileCommand,
+  treeCommand,
+  eventsCommand,
   historyCommand,
   previewCommand,
   noticeCommand,

@@ -71,6 +71,9 @@ beforeAll(async () => {
           resourceNames: ['staging'],
           verbs: ['deploy'],
         },
+        // Read rights on the namespace, as the view role gives them.
+        { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list'] },
+        { apiGroups: [''], resources: ['pods', 'events'], verbs: ['get', 'list'] },
       ],
     },
     {
@@ -157,6 +160,32 @@ describe('freeze and resume', () => {
     expect((await runPlugin(ns.name, 'resume', 'environment', 'staging')).stderr).toContain(name);
     const done = await bundleWhen(name, 'to be Ready', (b) => b.status?.phase === 'Ready');
     expect(await runningImage()).toBe(done.status?.image);
+  });
+
+  it("kubectl slipway tree shows the project, with a namespace user's read rights", async () => {
+    const run = await runPlugin(ns.name, 'tree', 'project', 'shop', '--as', USER);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^Project\/shop {2}Ready=True/);
+    expect(lines).toContain('├── Webhook/main  Ready=True Valid');
+    expect(lines.some((l) => /^├── Environment\/staging {2}Ready=True/.test(l))).toBe(true);
+    expect(lines.some((l) => /^│ {3}└── Deployment\/shop-web {2}\d+\/1 ready$/.test(l))).toBe(true);
+    expect(lines.some((l) => /── Bundle\/shop-manual {2}Built/.test(l))).toBe(true);
+    expect(lines.some((l) => /── Job\/\S+\/\S+ {2}build$/.test(l))).toBe(true);
+  });
+
+  it("kubectl slipway events shows the project's Events and its bundles', oldest first", async () => {
+    const run = await runPlugin(ns.name, 'events', 'project', 'shop', '--as', USER);
+    expect(run.code).toBe(0);
+    const [header, ...rows] = run.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/);
+    // The bundles' own: the push built, then (after the resume) deployed.
+    const reasons = rows.filter((r) => r.includes('Bundle/')).map((r) => r.split(/\s{2,}/)[2]);
+    expect(reasons).toContain('Built');
+    expect(reasons.indexOf('Built')).toBeLessThan(reasons.lastIndexOf('Deployed'));
+    expect(
+      rows.every((r) => /(Project|Webhook|Environment|Deployment|Pod|Bundle|Job|Preview)\//.test(r)),
+    ).toBe(true);
   });
 });
 
