@@ -12,7 +12,7 @@ import { UsageError } from '../errors.ts';
 import { age, printList, type Column } from '../print.ts';
 import { readObject } from '../read.ts';
 import { positionals, type Command } from './command.ts';
-import { projectTree } from './tree.ts';
+import { deploymentNode, projectTree } from './tree.ts';
 
 type Node = Awaited<ReturnType<typeof projectTree>>;
 const key = (kind: string, name: string) => `${kind}/${name}`;
@@ -43,19 +43,8 @@ async function whatItMade(ctx: CliContext, kind: string, name: string): Promise<
     }
     case 'environment': {
       const environment = await readObject<EnvironmentObject>(ctx, 'Environment', name);
-      const deployment = environment.spec.deploymentRef.name;
-      const made = await ctx.clients.apps.readNamespacedDeployment({
-        name: deployment,
-        namespace: ctx.namespace,
-      });
-      const selector = Object.entries(made.spec?.selector?.matchLabels ?? {})
-        .map(([k, v]) => `${k}=${v}`)
-        .join(',');
-      return new Set([
-        key('Environment', name),
-        key('Deployment', deployment),
-        ...(selector ? await podKeys(ctx, selector) : []),
-      ]);
+      const deployment = await deploymentNode(ctx, environment.spec.deploymentRef.name);
+      return new Set([key('Environment', name), ...treeKeys(deployment)]);
     }
     default:
       throw new UsageError(`"${kind}" is not one of project, environment, bundle`);

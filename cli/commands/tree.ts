@@ -35,7 +35,8 @@ const readyText = (o: {
   return ready ? `Ready=${ready.status} ${ready.reason}` : '';
 };
 
-async function deploymentNode(ctx: CliContext, name: string): Promise<Node> {
+/** A Deployment of the namespace with its pods (by its selector), or "not found". */
+export async function deploymentNode(ctx: CliContext, name: string): Promise<Node> {
   try {
     const d = await ctx.clients.apps.readNamespacedDeployment({ name, namespace: ctx.namespace });
     const selector = Object.entries(d.spec?.selector?.matchLabels ?? {})
