@@ -1,13 +1,16 @@
-// The rollout patch: puts a bundle's image into its environment's Deployment. A strategic merge
-// patch of the one container, with the resourceVersion the decision was made on as a
-// precondition (409 if the Deployment changed since), and the annotations and label that say
-// which bundle the Deployment and its new pods run.
+// The rollout: puts a bundle's image into its environment's Deployment by server-side apply,
+// field manager `slipway`, of only what Slipway owns there: the one container's image, and the
+// annotations and labels that say which bundle the Deployment and its new pods run. Every other
+// field stays its author's (Argo CD, Flux, Helm, kubectl), so a GitOps tool that leaves the image
+// to Slipway (docs/gitops.md) neither reverts it nor shows it out of sync. The resourceVersion the
+// decision was made on is a precondition: 409 if the Deployment changed since.
 import { PatchStrategy, setHeaderOptions, type AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
 import type { BundleObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE, LABEL_BUNDLE, LABEL_SHARD, labelValue } from '../../crds/labels.ts';
+import { FIELD_MANAGER } from '../../lib/kube.ts';
 import { ANNOTATION_ROLLOUT_STARTED } from '../names.ts';
 
-const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+const apply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 
 export interface Rollout {
   bundle: BundleObject;
@@ -18,12 +21,21 @@ export interface Rollout {
   startedAt: Date;
 }
 
-/** The patch body (a partial Deployment: strategic merge keeps every other container and field). */
+/**
+ * The apply configuration: the fields Slipway owns, and nothing else. A field Slipway applied
+ * before and leaves out now (a shard's label after the project moved to the unsharded operator)
+ * is removed by the API server, unless another manager holds it too.
+ */
 export function rolloutPatch(rollout: Rollout): object {
   const { bundle, deployment } = rollout;
+  const shard = bundle.metadata.labels?.[LABEL_SHARD];
   return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: {
-      // A precondition: the patch fails with 409 if the Deployment changed since we read it.
+      name: deployment.metadata!.name,
+      namespace: bundle.metadata.namespace,
+      // A precondition: the apply fails with 409 if the Deployment changed since we read it.
       resourceVersion: deployment.metadata!.resourceVersion,
       annotations: {
         [ANNOTATION_BUNDLE]: bundle.metadata.name,
@@ -35,10 +47,9 @@ export function rolloutPatch(rollout: Rollout): object {
         // The label lets the operator watch this rollout's pods (and only them).
         metadata: {
           annotations: { [ANNOTATION_BUNDLE]: bundle.metadata.name },
-          // The shard's label, or none (null removes one left by the shard that had the project before).
           labels: {
             [LABEL_BUNDLE]: labelValue(bundle.metadata.name),
-            [LABEL_SHARD]: bundle.metadata.labels?.[LABEL_SHARD] ?? null,
+            ...(shard ? { [LABEL_SHARD]: shard } : {}),
           },
         },
         spec: { containers: [{ name: rollout.container, image: rollout.image }] },
@@ -53,7 +64,10 @@ export async function startRollout(apps: AppsV1Api, rollout: Rollout): Promise<v
       name: rollout.deployment.metadata!.name!,
       namespace: rollout.bundle.metadata.namespace,
       body: rolloutPatch(rollout),
+      fieldManager: FIELD_MANAGER,
+      // The image is Slipway's to set: take it from whoever applied it before (the manifest's author).
+      force: true,
     },
-    strategicMerge,
+    apply,
   );
 }

@@ -128,6 +128,25 @@ export const bundle = (name = 'shop-manual-1', ...modifiers: Modifier<BundleObje
     modifiers,
   );
 
+/** A rollback: a small object that rolls bundle `to` back out onto `environment`, with no build. */
+export const rollbackBundle = (
+  name: string,
+  to: string,
+  environment = 'staging',
+  ...modifiers: Modifier<BundleObject>[]
+): BundleObject =>
+  build(
+    'Bundle',
+    name,
+    {
+      projectRef: { name: PROJECT },
+      source: { bundleRef: { name: to } },
+      trigger: { type: 'Rollback' },
+      deploy: { environmentRef: { name: environment }, backupBeforeDeploy: false },
+    },
+    modifiers,
+  );
+
 /** The Preview of pull request 7, as the gateway makes it from a delivery. */
 export const preview = (name = 'shop-pr-7', ...modifiers: Modifier<PreviewObject>[]): PreviewObject =>
   build(

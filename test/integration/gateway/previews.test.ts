@@ -11,6 +11,7 @@ import type { BundleObject, PreviewObject } from '../../../crds/index.ts';
 import { LABEL_PREVIEW } from '../../../crds/labels.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
+import { argoHealth } from '../../support/argocd-health.ts';
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, kubectlApply, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { clients, webDeployment } from '../operator/support.ts';
@@ -193,6 +194,8 @@ describe('pull-request previews', () => {
       status: 'True',
       reason: 'Served',
     });
+    // And as Argo CD shows it, with the health check of deploy/argocd.
+    expect(argoHealth(ready).status).toBe('Healthy');
 
     // The build: a PullRequest bundle of the head commit, fetched from the base repository's ref.
     const bundle = await api.get<BundleObject>('Bundle', ns.name, ready.status!.bundle!);
@@ -397,6 +400,8 @@ describe('pull-request previews', () => {
       status: 'False',
       reason: 'ForkNotAllowed',
     });
+    // Argo CD: it cannot be served until someone changes spec.previews.forks.
+    expect(argoHealth(fork)).toMatchObject({ status: 'Degraded', message: expect.stringContaining('fork') });
     const forkBundles = (await api.list<BundleObject>('Bundle', ns.name)).filter(
       (b) => b.spec.trigger.previewRef?.name === 'gt-pr-2',
     );

@@ -7,7 +7,7 @@ import { INDEX } from '../../../operator/informers.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { controllerKubeConfig, kubectl, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
-import { bundle, webhook, inNamespace, spec } from '../../support/builders.ts';
+import { bundle, webhook, inNamespace, rollbackBundle, spec } from '../../support/builders.ts';
 import {
   environmentReporting,
   bundleInPhase,
@@ -228,17 +228,10 @@ describe('operator: bundles', () => {
       'apiVersion: slipway.dev/v1alpha1\nkind: Bundle\nmetadata: { name: nowhere }\nspec: { projectRef: { name: shop }, source: { bundleRef: { name: hook-1 } }, trigger: { type: Rollback } }',
     ).catch((e: Error) => e.message);
     expect(invalid).toContain('a bundle that reuses another bundle (source.bundleRef) needs deploy');
-    await clients(kc).slipway.create('Bundle', {
-      apiVersion: 'slipway.dev/v1alpha1',
-      kind: 'Bundle',
-      metadata: { name: 'back-to-nothing', namespace: ns.name },
-      spec: {
-        projectRef: { name: 'shop' },
-        source: { bundleRef: { name: 'no-such-bundle' } },
-        trigger: { type: 'Rollback' },
-        deploy: { environmentRef: { name: 'staging' }, backupBeforeDeploy: false },
-      },
-    });
+    await clients(kc).slipway.create(
+      'Bundle',
+      rollbackBundle('back-to-nothing', 'no-such-bundle', 'staging', inNamespace(ns.name)),
+    );
     const b = await bundleInPhase(kc, ns.name, 'back-to-nothing', 'Failed');
     expect(readyReason(b)).toBe('False/SourceBundleNotFound');
   });

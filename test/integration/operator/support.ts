@@ -398,13 +398,14 @@ export async function createEnvironment(
     engine: 'mysql' | 'postgresql';
     backupPathPrefix?: string;
     deploymentSpec?: Partial<V1Deployment['spec']>;
+    /** Server-side apply the Deployment as this field manager (a GitOps tool) instead of creating it. */
+    deploymentManager?: string;
   },
 ): Promise<void> {
   const { slipway, apps } = clients(kc);
-  await apps.createNamespacedDeployment({
-    namespace,
-    body: webDeployment(namespace, options.deployment, options.deploymentSpec),
-  });
+  const body = webDeployment(namespace, options.deployment, options.deploymentSpec);
+  if (options.deploymentManager) await applyDeployment(kc, body, options.deploymentManager);
+  else await apps.createNamespacedDeployment({ namespace, body });
   const backupStorage = {
     persistentVolumeClaim: { claimName: 'backups' },
     ...(options.backupPathPrefix ? { pathPrefix: options.backupPathPrefix } : {}),
@@ -420,6 +421,19 @@ export async function createEnvironment(
         backupStorage,
       }),
     ),
+  );
+}
+
+/** A Deployment applied by server-side apply as `fieldManager`, as Argo CD or Flux applies one. */
+export function applyDeployment(
+  kc: KubeConfig,
+  body: V1Deployment,
+  fieldManager: string,
+  force = false,
+): Promise<V1Deployment> {
+  return clients(kc).apps.patchNamespacedDeployment(
+    { name: body.metadata!.name!, namespace: body.metadata!.namespace!, body, fieldManager, force },
+    setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
   );
 }
 
