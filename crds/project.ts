@@ -140,6 +140,10 @@ export const projectStatus = z.object({
     .optional()
     .meta({ description: 'What to paste into the git provider.' }),
   uploadScriptUrl: z.string().optional().meta({ description: 'Where CI downloads upload.sh.' }),
+  operatorVersion: z.string().max(64).optional().meta({
+    description:
+      'The version of the Slipway operator that last looked at this project (kubectl slipway version reads it).',
+  }),
   prunedBundles: z
     .array(
       z.object({

@@ -1,5 +1,6 @@
 // Every command of kubectl slipway, in the order --help lists them.
 import { buildCommand } from './build.ts';
+import { checkCommand } from './check.ts';
 import { eventsCommand } from './events.ts';
 import type { Command } from './command.ts';
 import { getCommand } from './get.ts';
@@ -13,6 +14,7 @@ import { rollbackCommand } from './rollback.ts';
 import { statusCommand } from './status.ts';
 import { resumeCommand, suspendCommand } from './suspend.ts';
 import { treeCommand } from './tree.ts';
+import { versionCommand } from './version.ts';
 import { waitCommand } from './wait.ts';
 
 export type { Command };
@@ -33,4 +35,6 @@ export const commands: readonly Command[] = [
   previewCommand,
   noticeCommand,
   statusCommand,
+  checkCommand,
+  versionCommand,
 ];

@@ -9,6 +9,7 @@ import { objectKey } from '../../lib/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import { uploadScriptUrl, webhookAddress } from '../../rules/webhook-url.ts';
+import { SLIPWAY_VERSION } from '../../lib/version.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX } from '../informers.ts';
@@ -93,7 +94,11 @@ export class ProjectReconciler implements Reconciler {
     }
 
     // Ready's message (an Event's note) never carries the URL: it is a credential.
-    const fields = { ...published, uploadScriptUrl: uploadScriptUrl(config.gatewayBaseUrl) };
+    const fields = {
+      ...published,
+      uploadScriptUrl: uploadScriptUrl(config.gatewayBaseUrl),
+      operatorVersion: SLIPWAY_VERSION,
+    };
     await this.ctx.status.writeReady('Project', project, ready, fields);
     return { requeueAfterMs };
   }

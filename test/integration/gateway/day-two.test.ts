@@ -5,15 +5,18 @@
 // freeze: a namespace user without it is refused by the admission policy, with the reason.
 // Reconcile now (kubectl slipway reconcile): the operator looks again at once and says so in
 // status.lastHandledReconcileAt.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BundleObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
 import { logger } from '../../../lib/log.ts';
+import { SLIPWAY_VERSION } from '../../../lib/version.ts';
 import * as build from '../../support/builders.ts';
 import { createNamespace, kubectl, kubectlApply, testKubeConfig, waitFor } from '../../support/cluster.ts';
 import { githubPush } from '../../support/github-push.ts';
 import { runPlugin } from '../../support/plugin.ts';
-import { clients, webDeployment } from '../operator/support.ts';
+import { BUILD_NAMESPACE, clients, webDeployment } from '../operator/support.ts';
 import { publishedWebhook, startGatewayAndOperator, type GatewayAndOperator } from './support.ts';
 
 const kc = testKubeConfig();
@@ -228,5 +231,83 @@ describe('reconcile now', () => {
     const finished = await runPlugin(ns.name, 'reconcile', 'bundle', 'shop-manual');
     expect(finished).toMatchObject({ code: 1 });
     expect(finished.stderr).toContain('bundle shop-manual has finished: there is nothing to look at again');
+  });
+});
+
+describe('check and version', () => {
+  it('kubectl slipway check --pre: the Kubernetes version, the admission API and where builds run', async () => {
+    const run = await runPlugin(ns.name, 'check', '--pre');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^✔ kubernetes: v1\.\d+\.\d+\S* \(1\.30 or newer is needed\)$/);
+    expect(lines[1]).toBe(
+      '✔ admission API: ValidatingAdmissionPolicy is served (admissionregistration.k8s.io/v1)',
+    );
+    expect(lines[2]).toBe(
+      `✔ build namespace: ${BUILD_NAMESPACE}: Pod Security enforce=privileged, as rootless BuildKit needs`,
+    );
+    expect(run.stderr).toBe('all checks passed\n');
+  });
+
+  it('kubectl slipway check as a namespace user: the install acts, the operator looks, the gateway answers', async () => {
+    const run = await runPlugin(ns.name, 'check', '--as', USER, '-o', 'json');
+    const { checks, failed } = JSON.parse(run.stdout) as {
+      checks: Array<{ check: string; state: string; message: string }>;
+      failed: number;
+    };
+    const byName = Object.fromEntries(checks.map((c) => [c.check, c]));
+    expect(byName['build namespace']).toMatchObject({
+      state: 'warn',
+      message: expect.stringMatching(/^cannot tell: /),
+    });
+    expect(byName.CRDs).toMatchObject({ state: 'ok', message: '8 kinds served (slipway.dev/v1alpha1)' });
+    // Without the right to list policies, a dry run shows they act.
+    expect(byName['admission policies']).toMatchObject({
+      state: 'ok',
+      message: 'acting: a push bundle from you is refused by slipway-writers (dry run)',
+    });
+    expect(byName.operator).toMatchObject({
+      state: 'ok',
+      message: `${SLIPWAY_VERSION} looks at the 1 project(s) of ${ns.name}`,
+    });
+    expect(byName.gateway).toMatchObject({
+      state: 'ok',
+      message: `${slipway.baseUrl}/upload.sh answers 200`,
+    });
+    expect(byName['status API']).toMatchObject({ state: 'warn' });
+    expect([run.code, failed]).toEqual([0, 0]);
+    // Nothing was stored by the dry run.
+    expect((await api.list<BundleObject>('Bundle', ns.name)).map((b) => b.metadata.name)).not.toContain(
+      'slipway-check-probe',
+    );
+  });
+
+  it('check fails, saying where, when the gateway does not answer; the admin sees the policies listed', async () => {
+    // A port nothing listens on: one just let go of.
+    const closed = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => closed.once('listening', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const run = await runPlugin(ns.name, 'check', '--gateway-url', `http://127.0.0.1:${port}`);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('✔ admission policies: 6 policies installed and bound');
+    expect(run.stdout).toMatch(
+      new RegExp(`✗ gateway: http://127\\.0\\.0\\.1:${port}/upload\\.sh does not answer: ECONNREFUSED`),
+    );
+    expect(run.stderr).toBe('1 check(s) failed\n');
+  });
+
+  it("kubectl slipway version: the CLI's, and the operator's as the namespace's projects record it", async () => {
+    const run = await runPlugin(ns.name, 'version', '--as', USER);
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: `client: ${SLIPWAY_VERSION}\noperator: ${SLIPWAY_VERSION} (projects shop)\n`,
+    });
+    const json = await runPlugin(ns.name, 'version', '-o', 'json');
+    expect(JSON.parse(json.stdout)).toEqual({
+      client: SLIPWAY_VERSION,
+      operators: [{ version: SLIPWAY_VERSION, projects: ['shop'] }],
+    });
   });
 });
