@@ -5,7 +5,7 @@
 // webhooks that took it. A change made while a receiver could not take it is replaced by the
 // next one: receivers learn the latest state of each component and incident, as a level.
 import { createHash } from 'node:crypto';
-import type { StatusComponentObject, StatusNoticeObject } from '../../crds/index.ts';
+import type { ComponentState, StatusComponentObject, StatusNoticeObject } from '../../crds/index.ts';
 import { noticeAt, noticeFromObject } from '../../rules/notice-timeline.ts';
 import { STATUSPAGE_WORDS, incidentStatus, shownAsIncident } from '../../rules/statuspage.ts';
 
@@ -14,9 +14,9 @@ export type Announced = NonNullable<NonNullable<StatusComponentObject['status']>
 /** A notice's version while Statuspage does not show it (a general one, an incident not begun). */
 export const NOT_SHOWN = '';
 
-/** A component's version: its Statuspage status. */
-export function componentVersion(component: StatusComponentObject): string {
-  return STATUSPAGE_WORDS.componentStatus[component.spec.state ?? 'operational'];
+/** A component's version: the Statuspage status it shows (a group: the worst of its parts). */
+export function componentVersion(shown: ComponentState): string {
+  return STATUSPAGE_WORDS.componentStatus[shown];
 }
 
 /** Marks how a notice's version is computed: a record made another way is not news. */

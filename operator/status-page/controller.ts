@@ -4,6 +4,7 @@
 // show in status what the API will show. StatusPage: the one page of its namespace.
 import {
   API_VERSION,
+  type ComponentState,
   type StatusComponentObject,
   type StatusNoticeObject,
   type StatusPageObject,
@@ -23,6 +24,7 @@ import {
   type PageEntryKind,
   type PageEntryObject,
 } from './decide.ts';
+import { componentShownStates } from '../../rules/group-state.ts';
 import { oldest } from '../../rules/oldest.ts';
 import { componentVersion, nextAnnounced, noticeVersion, type Announced } from './announced.ts';
 import { nextId } from './ids.ts';
@@ -103,10 +105,16 @@ export class PageEntryReconciler implements Reconciler {
     if (!page?.spec.webhooks?.length) return undefined;
     const version =
       this.kind === 'StatusComponent'
-        ? componentVersion(entry as StatusComponentObject)
+        ? componentVersion(this.shownState(entry as StatusComponentObject))
         : noticeVersion(entry as StatusNoticeObject, this.ctx.now());
     const created = entry.metadata.creationTimestamp ?? this.ctx.now().toISOString();
     return nextAnnounced(current, version, created, this.ctx.now());
+  }
+
+  /** What the component shows: for a group, the worst of its parts (watches.ts looks at groups again). */
+  private shownState(component: StatusComponentObject): ComponentState {
+    const all = this.ctx.informers.statusComponents.list(component.metadata.namespace);
+    return componentShownStates(all).get(component.metadata.name) ?? component.spec.state ?? 'operational';
   }
 
   private async assignId(entry: Cached<PageEntryObject>, page: StatusPageObject | undefined): Promise<void> {

@@ -1,5 +1,6 @@
 // Which status objects the controllers look at again when something they depend on changes.
 import { objectKey } from '../../lib/informer.ts';
+import { groupsAbove } from '../../rules/group-state.ts';
 import type { OperatorInformers } from '../informers.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller } from '../reconcile/controller.ts';
@@ -40,6 +41,9 @@ export function watchStatusPageEntries(
     components.enqueue(namespace, name);
     for (const child of statusComponents.byIndex(INDEX.parent, objectKey(namespace, name)))
       components.enqueue(namespace, child.metadata.name);
+    // A part's state shows in every group above it.
+    for (const group of groupsAbove(c, (n) => statusComponents.get(namespace, n)))
+      components.enqueue(namespace, group);
     for (const n of statusNotices.byIndex(INDEX.component, objectKey(namespace, name)))
       notices.enqueue(namespace, n.metadata.name);
     // An id freed or taken can settle a DuplicateId elsewhere in the namespace.

@@ -1,10 +1,12 @@
 // What a payload says of a namespace's page, components and notices, read from the operator's
 // caches as the status API reads its snapshot: the page's state from its notices at `now`, a
-// component's Statuspage shape (its place among the page's components as /api/v2's position),
+// component's Statuspage shape (its place among the page's components as /api/v2's position,
+// and for a group the worst state of its parts, as /api/v2 shows it),
 // an incident with the components it affects.
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
 import type { Cached, Informer } from '../../lib/informer.ts';
 import { noticeAt, noticeFromObject, noticeUrl } from '../../rules/notice-timeline.ts';
+import { componentShownStates } from '../../rules/group-state.ts';
 import { pageState } from '../../rules/page-state.ts';
 import {
   componentCore,
@@ -54,7 +56,8 @@ export function componentFacts(
       id: component.spec.id,
       name: component.spec.name,
       description: component.spec.description ?? '',
-      state: component.spec.state ?? 'operational',
+      // A group shows the worst of its parts, as /api/v2 shows it.
+      state: componentShownStates(all).get(component.metadata.name) ?? component.spec.state ?? 'operational',
       parentId: parent?.spec.id ?? null,
       createdAt: createdAt(component.metadata),
       updatedAt: updatedAt(component.metadata),

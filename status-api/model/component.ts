@@ -33,13 +33,6 @@ export function componentFromObject(obj: StatusComponentObject): Component | nul
   };
 }
 
-/** How bad each state is, as Statuspage ranks them: maintenance above operational, degraded above both. */
-const SEVERITY: Record<ComponentState, number> = { operational: 0, 'under-maintenance': 1, degraded: 2 };
-
-/** The worse of two states. */
-export const worseState = (a: ComponentState, b: ComponentState): ComponentState =>
-  SEVERITY[b] > SEVERITY[a] ? b : a;
-
 /** Components by position, then id. */
 export function compareComponents(a: Component, b: Component): number {
   return a.position - b.position || a.id - b.id;

@@ -8,7 +8,8 @@ import type {
   StatusNoticeObject,
   StatusPageObject,
 } from '../../crds/index.ts';
-import { compareComponents, componentFromObject, worseState, type Component } from './component.ts';
+import { shownStates } from '../../rules/group-state.ts';
+import { compareComponents, componentFromObject, type Component } from './component.ts';
 import { noticeFromObject, noticeTimeBoundaries, type Notice } from '../../rules/notice-timeline.ts';
 import { pageFromObject, type Page } from './page.ts';
 
@@ -119,15 +120,8 @@ export function buildSnapshot(objects: StatusObjects, version = 0): StatusSnapsh
     const parent = componentById.get(parentId);
     if (parent) parent.childCount = children.length;
   }
-  // Each part's worst state goes up to every group above it (a loop of parents stops at itself).
-  for (const c of components) {
-    const seen = new Set<number>([c.id]);
-    for (let up = c.parentId; up !== null && !seen.has(up); up = componentById.get(up)?.parentId ?? null) {
-      seen.add(up);
-      const group = componentById.get(up);
-      if (group) group.shownState = worseState(group.shownState, c.state);
-    }
-  }
+  const shown = shownStates(components.map((c) => ({ key: c.id, parent: c.parentId, state: c.state })));
+  for (const c of components) c.shownState = shown.get(c.id) ?? c.state;
 
   const notices = firstPerId(
     [...objects.notices].map(noticeFromObject).filter((n): n is Notice => n !== null),

@@ -183,6 +183,33 @@ describe('status page subscriber webhooks', () => {
     expect((await deliveryCondition())?.status).toBe('True');
   });
 
+  it('tells of a group when one of its parts changes what it shows: the worst state of its parts', async () => {
+    await apply(
+      build.statusComponent('platform', build.inNamespace(ns.name)),
+      build.statusComponent(
+        'web',
+        build.inNamespace(ns.name),
+        build.spec({ parentRef: { name: 'platform' } }),
+      ),
+    );
+    const platformId = (await waitFor('platform recorded', async () => {
+      const c = await component('platform');
+      return c.status?.announced ? c.status.id : undefined;
+    })) as number;
+    await waitFor('web recorded', async () => (await component('web')).status?.announced);
+    await api.patch('StatusComponent', ns.name, 'web', { spec: { state: 'under-maintenance' } });
+    // The group's own state is still operational; it shows, and subscribers are told, its part's.
+    const sent = await waitFor(
+      "platform's change at /all",
+      async () => about('/all/token-all', 'component', platformId)[0],
+    );
+    expect(sent.body).toMatchObject({
+      component_update: { old_status: 'operational', new_status: 'under_maintenance' },
+      component: { id: String(platformId), name: 'platform', status: 'under_maintenance' },
+    });
+    expect((await component('platform')).spec.state ?? 'operational').toBe('operational');
+  });
+
   it('shows a receiver that redirects on the StatusPage, marks a failing day, and delivers once it takes it', async () => {
     const path = '/flaky/token-flaky';
     receiver.answers.set(path, [{ status: 302, headers: { location: 'https://elsewhere.example/' } }]);
