@@ -58,15 +58,6 @@ export const ANNOTATION_SECRET_ROTATED_AT = 'slipway.dev/webhook-secret-rotated-
  */
 export const ANNOTATION_REQUESTED_AT = 'slipway.dev/requested-at';
 
-/** Whether `object` asks for a look it has not had yet (ANNOTATION_REQUESTED_AT). */
-export function reconcileRequested(object: {
-  metadata?: { annotations?: Record<string, string> };
-  status?: { lastHandledReconcileAt?: string };
-}): string | undefined {
-  const requested = object.metadata?.annotations?.[ANNOTATION_REQUESTED_AT];
-  return requested && requested !== object.status?.lastHandledReconcileAt ? requested : undefined;
-}
-
 const shortHash = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 8);
 
 /**

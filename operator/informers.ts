@@ -5,12 +5,14 @@ import type {
   BundleObject,
   EnvironmentObject,
   PreviewObject,
+  PreviewReason,
   ProjectObject,
   StatusComponentObject,
   StatusNoticeObject,
   StatusPageObject,
   WebhookObject,
 } from '../crds/index.ts';
+import { findCondition } from '../lib/conditions.ts';
 import { Informer, objectKey, type Cached } from '../lib/informer.ts';
 import { kindPath } from '../lib/kube.ts';
 import type { Logger } from '../lib/log.ts';
@@ -54,6 +56,8 @@ export const INDEX = {
   statusId: 'statusId',
   /** A Preview by `namespace/host` of its status.url: who in the namespace serves a host already. */
   host: 'host',
+  /** Previews waiting for a host another preview of the namespace has (Ready HostTaken), by namespace. */
+  waitingForHost: 'waitingForHost',
 } as const;
 
 const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?? '';
@@ -150,7 +154,12 @@ export function createInformers(
     .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name));
   const previews = new Informer<Cached<PreviewObject>>(kc, kindPath('Preview', namespace), log, shard)
     .addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name))
-    .addIndex(INDEX.host, (p) => (p.status?.url ? [objectKey(ns(p), urlHost(p.status.url))] : []));
+    .addIndex(INDEX.host, (p) => (p.status?.url ? [objectKey(ns(p), urlHost(p.status.url))] : []))
+    .addIndex(INDEX.waitingForHost, (p) =>
+      findCondition(p.status?.conditions, 'Ready')?.reason === ('HostTaken' satisfies PreviewReason)
+        ? [ns(p)]
+        : [],
+    );
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
   const unfinishedJobs = `${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`;
   const jobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', namespace), log, {

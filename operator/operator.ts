@@ -9,7 +9,7 @@ import { kubeClients, slipwayApi } from '../lib/kube.ts';
 import { LeaderElector } from '../lib/leader.ts';
 import type { Logger } from '../lib/log.ts';
 import { SecretReader } from '../lib/secret-reader.ts';
-import { reconcileRequested } from '../crds/labels.ts';
+import { reconcileRequested } from '../rules/reconcile-request.ts';
 import { BundleReconciler } from './bundle/controller.ts';
 import { BundleLifecycle } from './bundle/lifecycle.ts';
 import { countStep } from './bundle/step-metrics.ts';

@@ -1,5 +1,7 @@
 // The shape of one CLI command, and reading its positional arguments.
 import type { ParseArgsConfig } from 'node:util';
+import { kinds } from '../../crds/index.ts';
+import type { KindName } from '../../lib/kube.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../errors.ts';
 
@@ -40,3 +42,22 @@ export function duration(value: string | undefined, fallbackMs: number): number 
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
   return Number(match[1]) * unit;
 }
+
+/** The words kubectl takes for a kind: singular, plural, short names (and "env"). */
+function kindWords(kind: KindName): string[] {
+  const def = kinds.find((k) => k.kind === kind)!;
+  return [def.singular, def.plural, ...def.shortNames, ...(kind === 'Environment' ? ['env'] : [])];
+}
+
+/** The kind a word names, among those a command takes; else a usage error listing them. */
+export function kindOf<K extends KindName>(word: string, allowed: readonly K[]): K {
+  const lower = word.toLowerCase();
+  const kind = allowed.find((k) => kindWords(k).includes(lower));
+  if (kind) return kind;
+  const names = allowed.map((k) => k.toLowerCase());
+  throw new UsageError(`"${word}" is not ${names.length === 1 ? 'a' : 'one of'} ${names.join(', ')}`);
+}
+
+/** What completion offers for those kinds: their singular words. */
+export const kindCompletions = (allowed: readonly KindName[]): string[] =>
+  allowed.map((k) => k.toLowerCase());

@@ -8,10 +8,9 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
 import { LABEL_BUNDLE, labelValue } from '../../crds/labels.ts';
 import type { CliContext } from '../context.ts';
-import { UsageError } from '../errors.ts';
 import { age, printList, type Column } from '../print.ts';
 import { readObject } from '../read.ts';
-import { positionals, type Command } from './command.ts';
+import { kindCompletions, kindOf, positionals, type Command } from './command.ts';
 import { deploymentNode, projectTree } from './tree.ts';
 
 type Node = Awaited<ReturnType<typeof projectTree>>;
@@ -29,11 +28,11 @@ async function podKeys(ctx: CliContext, labelSelector: string): Promise<string[]
 }
 
 /** kind/name of the object and what it made, in the namespace. */
-async function whatItMade(ctx: CliContext, kind: string, name: string): Promise<Set<string>> {
+async function whatItMade(ctx: CliContext, kind: (typeof KINDS)[number], name: string): Promise<Set<string>> {
   switch (kind) {
-    case 'project':
+    case 'Project':
       return new Set(treeKeys(await projectTree(ctx, name)));
-    case 'bundle': {
+    case 'Bundle': {
       const bundle = await readObject<BundleObject>(ctx, 'Bundle', name);
       return new Set([
         key('Bundle', name),
@@ -41,13 +40,11 @@ async function whatItMade(ctx: CliContext, kind: string, name: string): Promise<
         ...(await podKeys(ctx, `${LABEL_BUNDLE}=${labelValue(name)}`)),
       ]);
     }
-    case 'environment': {
+    case 'Environment': {
       const environment = await readObject<EnvironmentObject>(ctx, 'Environment', name);
       const deployment = await deploymentNode(ctx, environment.spec.deploymentRef.name);
       return new Set([key('Environment', name), ...treeKeys(deployment)]);
     }
-    default:
-      throw new UsageError(`"${kind}" is not one of project, environment, bundle`);
   }
 }
 
@@ -56,6 +53,8 @@ const when = (e: CoreV1Event): number => {
   const at = e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp;
   return at === undefined ? 0 : new Date(at as unknown as string).getTime();
 };
+
+const KINDS = ['Project', 'Environment', 'Bundle'] as const;
 
 const columns: Column<CoreV1Event>[] = [
   { header: 'LAST SEEN', value: (e) => (when(e) ? age(new Date(when(e))) : '<unknown>') },
@@ -74,10 +73,10 @@ environment: its Deployment and pods. Events of the namespace only: a build Job 
 build namespace ("kubectl slipway logs <bundle>" shows its output).
 
 Example: kubectl slipway -n shop events bundle site-3f2a9c1d0e4b`,
-  completions: ['project', 'environment', 'bundle'],
+  completions: kindCompletions(KINDS),
   async run(ctx, args) {
     const [kind, name] = positionals(args, ['kind', 'name']);
-    const wanted = await whatItMade(ctx, kind!.toLowerCase().replace(/s$/, ''), name!);
+    const wanted = await whatItMade(ctx, kindOf(kind!, KINDS), name!);
     // The core Events API: what the view role grants (it shows events.k8s.io Events too).
     const { items } = await ctx.clients.core.listNamespacedEvent({ namespace: ctx.namespace });
     const events = items

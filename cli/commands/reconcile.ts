@@ -7,19 +7,11 @@ import { ANNOTATION_REQUESTED_AT } from '../../crds/labels.ts';
 import type { Condition } from '../../crds/index.ts';
 import { isFinished } from '../../rules/bundle-outcome.ts';
 import type { BundleObject } from '../../crds/index.ts';
-import type { KindName } from '../../lib/kube.ts';
-import { CommandError, UsageError } from '../errors.ts';
+import { CommandError } from '../errors.ts';
 import { readObject } from '../read.ts';
-import { duration, positionals, text, type Command } from './command.ts';
+import { duration, kindCompletions, kindOf, positionals, text, type Command } from './command.ts';
 
-const KINDS: Record<string, KindName> = {
-  project: 'Project',
-  environment: 'Environment',
-  env: 'Environment',
-  webhook: 'Webhook',
-  bundle: 'Bundle',
-  preview: 'Preview',
-};
+const KINDS = ['Project', 'Environment', 'Webhook', 'Bundle', 'Preview'] as const;
 
 type Reconcilable = {
   metadata: { annotations?: Record<string, string> };
@@ -38,11 +30,10 @@ finished is not looked at again.
 
 Example: kubectl slipway -n shop reconcile environment production --wait`,
   options: { wait: { type: 'boolean' }, timeout: { type: 'string' } },
-  completions: Object.keys(KINDS),
+  completions: kindCompletions(KINDS),
   async run(ctx, args, values) {
     const [word, name] = positionals(args, ['kind', 'name']);
-    const kind = KINDS[word!.toLowerCase().replace(/s$/, '')];
-    if (!kind) throw new UsageError(`"${word}" is not one of ${Object.keys(KINDS).join(', ')}`);
+    const kind = kindOf(word!, KINDS);
     const object = await readObject<Reconcilable>(ctx, kind, name!);
     if (kind === 'Bundle' && isFinished(object as unknown as BundleObject))
       throw new CommandError(`bundle ${name} has finished: there is nothing to look at again`);

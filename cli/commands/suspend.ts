@@ -3,19 +3,13 @@
 // finishes, and what waits goes on when resumed (docs/resources.md#freeze-and-resume). The
 // admission policies let only those with the verb deploy change it.
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
-import { apiMessage, type KindName } from '../../lib/kube.ts';
+import { apiMessage } from '../../lib/kube.ts';
 import type { CliContext } from '../context.ts';
-import { CommandError, UsageError } from '../errors.ts';
+import { CommandError } from '../errors.ts';
 import { readObject } from '../read.ts';
-import { positionals, type Command } from './command.ts';
+import { kindCompletions, kindOf, positionals, type Command } from './command.ts';
 
-const KINDS: Record<string, 'Project' | 'Environment'> = {
-  project: 'Project',
-  projects: 'Project',
-  environment: 'Environment',
-  environments: 'Environment',
-  env: 'Environment',
-};
+const KINDS = ['Project', 'Environment'] as const;
 
 /** The bundles that wait on this freeze (Ready reason Suspended). */
 async function held(ctx: CliContext, kind: 'Project' | 'Environment', name: string): Promise<string[]> {
@@ -30,9 +24,8 @@ async function held(ctx: CliContext, kind: 'Project' | 'Environment', name: stri
 
 async function setSuspend(ctx: CliContext, args: string[], suspend: boolean): Promise<void> {
   const [word, name] = positionals(args, ['kind', 'name']);
-  const kind = KINDS[word!.toLowerCase()];
-  if (!kind) throw new UsageError(`"${word}" is neither project nor environment`);
-  const object = await readObject<ProjectObject | EnvironmentObject>(ctx, kind as KindName, name!);
+  const kind = kindOf(word!, KINDS);
+  const object = await readObject<ProjectObject | EnvironmentObject>(ctx, kind, name!);
   const what = `${kind.toLowerCase()} ${name}`;
   if ((object.spec.suspend === true) === suspend) {
     ctx.out(name!);
@@ -73,7 +66,7 @@ under way finishes either way. Needs the verb deploy on the environment (for a p
 namespace's environments).
 
 Example: kubectl slipway -n shop suspend environment production`,
-  completions: ['project', 'environment'],
+  completions: kindCompletions(KINDS),
   run: (ctx, args) => setSuspend(ctx, args, true),
 };
 
@@ -84,6 +77,6 @@ export const resumeCommand: Command = {
   help: `Removes spec.suspend and names the bundles that were waiting on the freeze.
 
 Example: kubectl slipway -n shop resume environment production`,
-  completions: ['project', 'environment'],
+  completions: kindCompletions(KINDS),
   run: (ctx, args) => setSuspend(ctx, args, false),
 };

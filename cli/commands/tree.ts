@@ -14,11 +14,10 @@ import type {
 import { newestFirst } from '../../rules/bundle-order.ts';
 import { isNotFound } from '../../lib/kube.ts';
 import type { CliContext } from '../context.ts';
-import { UsageError } from '../errors.ts';
 import { readObject } from '../read.ts';
 import { readyOf } from '../bundles.ts';
 import { printObject } from '../print.ts';
-import { positionals, type Command } from './command.ts';
+import { kindOf, positionals, type Command } from './command.ts';
 
 interface Node {
   kind: string;
@@ -138,7 +137,7 @@ Example: kubectl slipway -n shop tree project site`,
   completions: ['project'],
   async run(ctx, args) {
     const [kind, name] = positionals(args, ['kind', 'name']);
-    if (!/^projects?$/i.test(kind!)) throw new UsageError(`tree shows a project: "tree project <name>"`);
+    kindOf(kind!, ['Project']);
     const tree = await projectTree(ctx, name!);
     if (printObject(ctx, tree)) return;
     ctx.out(drawTree(tree).join('\n'));

@@ -6,7 +6,6 @@
 import { objectKey } from '../../lib/informer.ts';
 import type { OperatorContext } from '../context.ts';
 import { INDEX, urlHost } from '../informers.ts';
-import { findCondition } from '../../lib/conditions.ts';
 import type { Controller } from '../reconcile/controller.ts';
 import type { RemovedPreviews } from './removed-previews.ts';
 
@@ -25,13 +24,11 @@ export function watchForPreviews(
     controller.enqueue(p.metadata.namespace, p.metadata.name);
     // A host taken or let go: the namespace's previews that share it, or wait for one.
     const { namespace } = p.metadata;
-    const host = p.status?.url ? urlHost(p.status.url) : undefined;
-    for (const other of informers.previews.list(namespace))
-      if (
-        (host && other.status?.url && urlHost(other.status.url) === host) ||
-        findCondition(other.status?.conditions, 'Ready')?.reason === 'HostTaken'
-      )
-        controller.enqueue(namespace, other.metadata.name);
+    const sharing = p.status?.url
+      ? informers.previews.byIndex(INDEX.host, objectKey(namespace, urlHost(p.status.url)))
+      : [];
+    for (const other of [...sharing, ...informers.previews.byIndex(INDEX.waitingForHost, namespace)])
+      controller.enqueue(namespace, other.metadata.name);
     if (type === 'delete') {
       removed.remember(p, ctx.now().getTime());
       ofProject(p.metadata.namespace, p.spec?.projectRef?.name);

@@ -10,7 +10,7 @@
 // then announce the same transition twice, so the status last written is remembered until the
 // cache shows it.
 import type { Condition, Resource } from '../../crds/index.ts';
-import { reconcileRequested } from '../../crds/labels.ts';
+import { reconcileRequested } from '../../rules/reconcile-request.ts';
 import { findCondition, setCondition, type ConditionUpdate } from '../../lib/conditions.ts';
 import type { EventRecorder } from '../../lib/events.ts';
 import { isConflict, type KindName, type SlipwayApi } from '../../lib/kube.ts';
