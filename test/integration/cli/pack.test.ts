@@ -64,19 +64,22 @@ afterAll(async () => {
 });
 
 describe('the CLI packed with npm pack and installed with npm install -g', () => {
-  it('holds the compiled CLI and its bin wrappers, no TypeScript and no tests; the clone keeps no dist/', async () => {
+  it('holds the compiled CLI, its bin wrappers and the LICENSE, no TypeScript and no tests; the clone keeps no dist/', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.trim().split('\n');
     expect(files).toEqual(
       expect.arrayContaining([
         'package/package.json',
+        'package/LICENSE',
         'package/bin/kubectl-slipway',
         'package/bin/kubectl_complete-slipway',
         'package/dist/kubectl-slipway.js',
         'package/dist/cli/main.js',
       ]),
     );
-    expect(files.filter((f) => !/^package\/(bin\/|dist\/|package\.json$|README\.md$)/.test(f))).toEqual([]);
+    expect(
+      files.filter((f) => !/^package\/(bin\/|dist\/|package\.json$|README\.md$|LICENSE$)/.test(f)),
+    ).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts') || /(^|\/)test\/|\.test\./.test(f))).toEqual([]);
     // postpack removes what prepack compiled: nothing for eslint, jest or git to find.
     expect(existsSync(join(ROOT, 'dist'))).toBe(false);
