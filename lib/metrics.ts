@@ -2,9 +2,18 @@
 // standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, …), so stock
 // dashboards and alerts find them.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { SLIPWAY_VERSION } from './version.ts';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
+
+/** slipway_build_info{version, node_version} 1: which release (and Node.js) each process runs. */
+new Gauge({
+  name: 'slipway_build_info',
+  help: 'The Slipway version and Node.js version this process runs; always 1.',
+  labelNames: ['version', 'node_version'] as const,
+  registers: [registry],
+}).set({ version: SLIPWAY_VERSION, node_version: process.version }, 1);
 
 export function counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []) {
   return new Counter<L>({ name, help, labelNames, registers: [registry] });

@@ -19,6 +19,7 @@ import type { OperatorContext } from './context.ts';
 import { StatusWriter } from './reconcile/status-writer.ts';
 import { EnvironmentReconciler, watchForEnvironments } from './environment/controller.ts';
 import { allInformers, createInformers } from './informers.ts';
+import { exportReadiness } from './readiness-metric.ts';
 import { leader as leaderGauge } from './metrics.ts';
 import { ProjectReconciler, watchForProjects } from './project/controller.ts';
 import { Controller } from './reconcile/controller.ts';
@@ -74,6 +75,7 @@ export class Operator {
   private controllersRunning = false;
   private stopped = false;
   private synced = false;
+  private readonly stopReadiness: () => void;
 
   constructor(kc: KubeConfig, config: OperatorConfig, log: Logger, options: OperatorOptions = {}) {
     this.log = log;
@@ -128,6 +130,7 @@ export class Operator {
     ctx.informers.projects.onEvent((p) => {
       if (reconcileRequested(p)) this.secrets.forget(p.metadata.namespace);
     });
+    this.stopReadiness = exportReadiness(ctx.informers);
     const pageIds = new PageIds(slipway);
     const removedPreviews = new RemovedPreviews();
     this.controllers = {
@@ -222,6 +225,7 @@ export class Operator {
     await this.stopControllers();
     await this.elector?.stop();
     leaderGauge.set(0);
+    this.stopReadiness();
     await Promise.all(this.informers().map((i) => i.stop().catch(() => undefined)));
   }
 

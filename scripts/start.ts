@@ -335,13 +335,13 @@ function startProcess(name: string, entry: string, env: Record<string, string>) 
       for (const stream of [child.stdout!, child.stderr!]) {
         createInterface({ input: stream }).on('line', (line) => {
           file.write(`${line}\n`);
-          let level = 50;
+          let level = 'error';
           try {
-            level = (JSON.parse(line) as { level?: number }).level ?? 30;
+            level = (JSON.parse(line) as { level?: string }).level ?? 'info';
           } catch {
             // not JSON: show it
           }
-          if (level >= 40) process.stderr.write(`[${name}] ${line}\n`);
+          if (['warn', 'error', 'fatal'].includes(level)) process.stderr.write(`[${name}] ${line}\n`);
         });
       }
     },

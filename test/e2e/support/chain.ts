@@ -109,7 +109,7 @@ export async function diagnostics(namespace: string): Promise<string> {
     ...podLogs,
     await section(
       'operator (warnings and errors)',
-      logTail('operator', 30, (l) => /"level":(40|50|60)/.test(l)),
+      logTail('operator', 30, (l) => /"level":"(warn|error|fatal)"/.test(l)),
     ),
     await section('gateway', logTail('gateway', 15)),
     await section('kubelet (errors and warnings about this namespace)', kubelet),
