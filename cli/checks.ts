@@ -106,11 +106,13 @@ export async function buildNamespace(ctx: CliContext, pre: boolean, name: string
           `${name} does not exist: no build can start (the chart's operator.buildNamespace)`,
         );
   const level = labels['pod-security.kubernetes.io/enforce'];
-  if (level === undefined || level === 'privileged')
+  if (level === 'privileged')
+    return result(check, 'ok', `${name}: Pod Security enforce=privileged, as rootless BuildKit needs`);
+  if (level === undefined)
     return result(
       check,
-      'ok',
-      `${name}: Pod Security ${level ? 'enforce=privileged' : "has no enforce label (the cluster's default applies)"}, as rootless BuildKit needs`,
+      'warn',
+      `${name} has no pod-security.kubernetes.io/enforce label: the cluster's default applies, and build pods need privileged`,
     );
   return result(
     check,
@@ -201,8 +203,8 @@ async function dryRunRefused(ctx: CliContext, check: string): Promise<CheckResul
       );
     return result(
       check,
-      'fail',
-      `a dry run of a push bundle from you was refused for another reason: ${message}`,
+      'warn',
+      `cannot tell: a dry run of a push bundle from you was refused for another reason: ${message}`,
     );
   }
   return result(
@@ -228,7 +230,7 @@ export function operatorLooking(projects: readonly ProjectObject[], namespace: s
     return result(
       check,
       'fail',
-      `has not looked at ${behind.map((p) => `project ${p.metadata.name} (generation ${p.metadata.generation})`).join(', ')}: is it running, and watching namespace ${namespace}?`,
+      `has not looked at ${behind.map((p) => `project ${p.metadata.name} (generation ${p.metadata.generation})`).join(', ')}: is it running, watching namespace ${namespace}, and as new as this CLI?`,
     );
   const versions = [...new Set(projects.map((p) => p.status!.operatorVersion!))];
   return result(

@@ -36,12 +36,16 @@ export function shownStates<K>(parts: readonly StatedPart<K>[]): Map<K, Componen
 }
 
 interface StatedComponent {
-  metadata: { name: string };
-  spec: { state?: ComponentState; parentRef?: { name: string } };
+  metadata: { name: string; deletionTimestamp?: string | Date };
+  spec: { id?: number; state?: ComponentState; parentRef?: { name: string } };
 }
 
-/** The shown state of each of a namespace's components, by name (a parent that does not exist is none). */
-export function componentShownStates(components: readonly StatedComponent[]): Map<string, ComponentState> {
+/**
+ * The shown state of each of a namespace's components, by name. Only parts the page shows count:
+ * with an id, and not being deleted; a parent that does not exist is none.
+ */
+export function componentShownStates(all: readonly StatedComponent[]): Map<string, ComponentState> {
+  const components = all.filter((c) => c.spec.id !== undefined && !c.metadata.deletionTimestamp);
   const names = new Set(components.map((c) => c.metadata.name));
   return shownStates(
     components.map((c) => ({

@@ -4,6 +4,7 @@
 // operator looking at this namespace, the gateway and status API answering). Works with a
 // namespace user's read rights: what needs more says "cannot tell" (a warning, not a failure).
 import type { BundleObject, ProjectObject, StatusPageObject } from '../../crds/index.ts';
+import { apiMessage } from '../../lib/kube.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import {
   admissionApi,
@@ -50,19 +51,35 @@ Example: kubectl slipway check --pre
   async run(ctx, args, values) {
     positionals(args, []);
     const pre = values.pre === true;
+    // One check's error (a 404 where an API is not served, an API server that does not answer)
+    // is that check's failure: the others are still printed.
+    const checked = async (name: string, check: () => Promise<CheckResult> | CheckResult) => {
+      try {
+        return await check();
+      } catch (err) {
+        return { check: name, state: 'fail', message: apiMessage(err) } satisfies CheckResult;
+      }
+    };
     const results: CheckResult[] = [
-      await kubernetesVersion(ctx),
-      await admissionApi(ctx),
-      await buildNamespace(ctx, pre, await buildNamespaceName(ctx, text(values, 'build-namespace'))),
+      await checked('kubernetes', () => kubernetesVersion(ctx)),
+      await checked('admission API', () => admissionApi(ctx)),
+      await checked('build namespace', async () =>
+        buildNamespace(ctx, pre, await buildNamespaceName(ctx, text(values, 'build-namespace'))),
+      ),
     ];
     if (!pre) {
-      results.push(await customResources(ctx), await admissionPoliciesActive(ctx));
-      const projects = await ctx.slipway.list<ProjectObject>('Project', ctx.namespace);
-      const pages = await ctx.slipway.list<StatusPageObject>('StatusPage', ctx.namespace);
+      results.push(
+        await checked('CRDs', () => customResources(ctx)),
+        await checked('admission policies', () => admissionPoliciesActive(ctx)),
+      );
+      const listed = <T>(kind: 'Project' | 'StatusPage') =>
+        ctx.slipway.list<T>(kind, ctx.namespace).catch(() => [] as T[]);
+      const projects = await listed<ProjectObject>('Project');
+      const pages = await listed<StatusPageObject>('StatusPage');
       results.push(
         operatorLooking(projects, ctx.namespace),
-        await gatewayAnswers(projects, text(values, 'gateway-url')),
-        await statusApiAnswers(pages, text(values, 'status-url')),
+        await checked('gateway', () => gatewayAnswers(projects, text(values, 'gateway-url'))),
+        await checked('status API', () => statusApiAnswers(pages, text(values, 'status-url'))),
       );
     }
     const failed = results.filter((r) => r.state === 'fail').length;

@@ -79,6 +79,7 @@ export async function act(
         container: action.container,
         image: action.image,
         startedAt: input.now,
+        registry: ctx.config.registry,
       });
   }
 }

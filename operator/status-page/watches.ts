@@ -36,8 +36,21 @@ export function watchStatusPageEntries(
     if (type === 'update' && before === now) pages?.enqueue(p.metadata.namespace, p.metadata.name);
     else all(p.metadata.namespace);
   });
-  statusComponents.onEvent((c) => {
+  // Each component's group when last seen: a part that moves changes what its old group shows.
+  const lastParent = new Map<string, string | undefined>();
+  statusComponents.onEvent((c, type) => {
     const { namespace, name } = c.metadata;
+    const key = objectKey(namespace, name);
+    const before = lastParent.get(key);
+    if (type === 'delete') lastParent.delete(key);
+    else lastParent.set(key, c.spec.parentRef?.name);
+    if (before !== undefined && before !== c.spec.parentRef?.name) {
+      components.enqueue(namespace, before);
+      const old = statusComponents.get(namespace, before);
+      if (old)
+        for (const group of groupsAbove(old, (n) => statusComponents.get(namespace, n)))
+          components.enqueue(namespace, group);
+    }
     components.enqueue(namespace, name);
     for (const child of statusComponents.byIndex(INDEX.parent, objectKey(namespace, name)))
       components.enqueue(namespace, child.metadata.name);
@@ -47,9 +60,9 @@ export function watchStatusPageEntries(
     for (const n of statusNotices.byIndex(INDEX.component, objectKey(namespace, name)))
       notices.enqueue(namespace, n.metadata.name);
     // An id freed or taken can settle a DuplicateId elsewhere in the namespace.
-    const key = sameIdKey(c);
-    if (key)
-      for (const other of statusComponents.byIndex(INDEX.statusId, key))
+    const idKey = sameIdKey(c);
+    if (idKey)
+      for (const other of statusComponents.byIndex(INDEX.statusId, idKey))
         components.enqueue(namespace, other.metadata.name);
   });
   statusNotices.onEvent((n) => {

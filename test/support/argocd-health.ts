@@ -35,7 +35,8 @@ function luaString(s: string): string {
   let out = '"';
   for (const byte of Buffer.from(s, 'utf8')) {
     const c = String.fromCharCode(byte);
-    out += byte < 32 || byte > 126 || c === '"' || c === '\\' ? `\\${byte}` : c;
+    // Three digits always: Lua reads up to three after a backslash ("\n1" is not "\101").
+    out += byte < 32 || byte > 126 || c === '"' || c === '\\' ? `\\${String(byte).padStart(3, '0')}` : c;
   }
   return `${out}"`;
 }

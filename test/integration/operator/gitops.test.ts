@@ -2,7 +2,14 @@
 // field manager, and Slipway's rollout applies, as field manager `slipway`, only the image and
 // the labels and annotations it reads. Each keeps its own fields (docs/gitops.md).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeConfig, V1Deployment, V1ManagedFieldsEntry } from '@kubernetes/client-node';
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1Deployment,
+  type V1ManagedFieldsEntry,
+} from '@kubernetes/client-node';
+import { LABEL_BUNDLE, LABEL_SHARD } from '../../../crds/labels.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { bundle, deployTo, inNamespace, spec } from '../../support/builders.ts';
 import { testKubeConfig } from '../../support/cluster.ts';
@@ -47,11 +54,11 @@ const manifestWithoutImage = (replicas: number): V1Deployment => {
 };
 
 /** A release of a commit of its own (so never a reuse of the last image). */
-const release = async (name: string, commit: string) => {
+const release = async (name: string, commit: string, environment = 'production') => {
   const source = { git: { commit: commit.repeat(40), branch: 'main' } };
   await clients(kc).slipway.create(
     'Bundle',
-    bundle(name, inNamespace(ns.name), spec({ source, deploy: deployTo('production') })),
+    bundle(name, inNamespace(ns.name), spec({ source, deploy: deployTo(environment) })),
   );
   return bundleInPhase(kc, ns.name, name, 'Ready');
 };
@@ -118,5 +125,23 @@ describe('beside a GitOps tool', () => {
         field: '.spec.template.spec.containers[name="web"].image',
       },
     ]);
+  });
+
+  it('a Deployment an older Slipway rolled out (a merge patch under another manager, a shard label): the next rollout takes the image and drops the label', async () => {
+    await createEnvironment(kc, ns.name, 'legacy', { deployment: 'legacy-web', engine: 'postgresql' });
+    // What the rollout of an older Slipway left: a strategic merge patch without a field manager.
+    await clients(kc).apps.patchNamespacedDeployment(
+      {
+        name: 'legacy-web',
+        namespace: ns.name,
+        body: { spec: { template: { metadata: { labels: { [LABEL_SHARD]: 'old-shard' } } } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
+    const b = await release('legacy-1', 'e', 'legacy');
+    const d = await get.deployment(kc, ns.name, 'legacy-web');
+    expect(imageOf(d)).toBe(b.status?.image);
+    expect(d.spec?.template.metadata?.labels).not.toHaveProperty(LABEL_SHARD);
+    expect(d.spec?.template.metadata?.labels?.[LABEL_BUNDLE]).toBe('legacy-1');
   });
 });

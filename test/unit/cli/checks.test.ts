@@ -35,7 +35,7 @@ describe('the operator, as the Projects show it', () => {
     );
     expect(result.state).toBe('fail');
     expect(result.message).toBe(
-      'has not looked at project b (generation 3), project c (generation 1): is it running, and watching namespace shop?',
+      'has not looked at project b (generation 3), project c (generation 1): is it running, watching namespace shop, and as new as this CLI?',
     );
   });
 

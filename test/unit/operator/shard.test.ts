@@ -100,6 +100,7 @@ describe('operator shards', () => {
       container: 'web',
       image: 'registry/ns/shop@sha256:' + '0'.repeat(64),
       startedAt: new Date(0),
+      registry: 'registry',
     }) as { spec: { template: { metadata: { labels: Record<string, string> } } } };
     expect(patch.spec.template.metadata.labels[LABEL_SHARD]).toBe('a');
   });

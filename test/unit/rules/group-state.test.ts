@@ -2,13 +2,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { componentShownStates, groupsAbove, shownStates, worseState } from '../../../rules/group-state.ts';
 
+let nextId = 1;
 const component = (
   name: string,
   state?: 'operational' | 'degraded' | 'under-maintenance',
   parent?: string,
 ) => ({
   metadata: { name },
-  spec: { ...(state ? { state } : {}), ...(parent ? { parentRef: { name: parent } } : {}) },
+  spec: { id: nextId++, ...(state ? { state } : {}), ...(parent ? { parentRef: { name: parent } } : {}) },
 });
 
 describe('the state a group shows', () => {
@@ -42,6 +43,18 @@ describe('the state a group shows', () => {
     expect(shown.get('a')).toBe('degraded');
     expect(shown.get('b')).toBe('degraded');
     expect(shown.get('orphan')).toBe('operational');
+  });
+
+  it('counts only the parts the page shows: with an id, and not being deleted', () => {
+    const waiting = {
+      metadata: { name: 'new' },
+      spec: { state: 'degraded' as const, parentRef: { name: 'group' } },
+    };
+    const leaving = {
+      metadata: { name: 'old', deletionTimestamp: '2026-11-28T10:00:00Z' },
+      spec: { id: 99, state: 'degraded' as const, parentRef: { name: 'group' } },
+    };
+    expect(componentShownStates([component('group'), waiting, leaving]).get('group')).toBe('operational');
   });
 
   it('names the groups above a part, nearest first, once each', () => {
