@@ -40,6 +40,8 @@ let output = '';
 let recent = '';
 let statusApi: string;
 let gateway: string;
+/** The operator's, the gateway's and the status API's /metrics (admin ports). */
+let metricsUrls: string[];
 
 /** Whether every port from `base` to `base + count - 1` can be listened on now. */
 async function freeRange(base: number, count: number): Promise<boolean> {
@@ -80,6 +82,7 @@ const answers = () =>
 beforeAll(async () => {
   const base = await ports();
   [gateway, statusApi] = [`http://127.0.0.1:${base}`, `http://127.0.0.1:${base + 1}`];
+  metricsUrls = [2, 3, 4].map((i) => `http://127.0.0.1:${base + i}/metrics`);
   start = spawn(process.execPath, [join(ROOT, 'scripts', 'start.ts')], {
     cwd: ROOT,
     env: {
@@ -130,6 +133,30 @@ async function published(name: string): Promise<void> {
     500,
   );
 }
+
+/** The metric names a query reads (a histogram's by its own name). */
+function queriedMetrics(expr: string): string[] {
+  const names = expr.match(/\b(slipway|process|nodejs)_[a-z_]+\b/g) ?? [];
+  return names.map((n) => n.replace(/_(bucket|sum|count)$/, ''));
+}
+
+describe("npm start's metrics", () => {
+  it('the Grafana dashboard reads only metrics the three processes export, as a scrape of each shows', async () => {
+    const exported = new Set<string>();
+    for (const url of metricsUrls) {
+      const text = await (await fetch(url)).text();
+      for (const [, name] of text.matchAll(/^# TYPE (\S+) /gm)) exported.add(name!);
+    }
+    // Each process says which release it is.
+    expect(exported).toContain('slipway_build_info');
+    const dashboard = JSON.parse(
+      readFileSync(join(ROOT, 'charts', 'slipway', 'dashboards', 'slipway.json'), 'utf8'),
+    ) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+    const queried = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => queriedMetrics(t.expr)));
+    expect(queried.length).toBeGreaterThan(10);
+    expect([...new Set(queried)].filter((name) => !exported.has(name))).toEqual([]);
+  });
+});
 
 describe('npm start through a 30 s API server outage', () => {
   it('keeps serving, restarts the API server, and takes new work afterwards with no help', async () => {
