@@ -1,25 +1,94 @@
-// The CLI as JavaScript for the package (`npm pack` runs this as prepack): Node does not strip the
-// types of files under node_modules, where `npm install -g` puts the package. tsc compiles
-// cli/main.ts and what it imports from crds/, rules/, lib/ and providers/ into dist/ (tsconfig.pack.json: `.ts`
-// imports become `.js`), and dist/kubectl-slipway.js is what bin/kubectl-slipway runs once
-// installed. postpack runs it with --clean: dist/ does not stay in the clone.
-//   node scripts/pack/compile-cli.ts [--clean]
+// The CLI as a package of its own, for machines without a clone: one JavaScript file bundled by
+// esbuild from cli/main.ts and everything it imports (its libraries inlined, no TypeScript, no
+// runtime dependencies, none of the operator's), the two bin wrappers, LICENSE and a README, with
+// a package.json that names no dependency. `npm run pack:cli` packs it:
+//   node scripts/pack/compile-cli.ts [--pack-destination DIR]   # prints the tarball's path
+// dist/ is removed from the clone afterwards.
 import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist');
+const PACKAGE = join(DIST, 'kubectl-slipway');
+/** What undici (the Kubernetes client's HTTP) needs; bin/kubectl-slipway checks it too. */
+export const CLI_NODE = '22.19.0';
 
-const ENTRY = `// kubectl-slipway installed from the package (bin/kubectl-slipway runs it): cli/main.ts, compiled.
-import { main } from './cli/main.js';
+const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  license: string;
+};
 
-process.exitCode = await main(process.argv.slice(2));
+const README = `# kubectl-slipway
+
+\`kubectl slipway\`: the everyday jobs on a cluster running Slipway — connect a git provider,
+build and deploy, follow, roll back, freeze, check, and post incidents to the status page.
+
+    npm install -g ./kubectl-slipway-${root.version}.tgz
+    kubectl slipway --help
+
+Needs Node.js ${CLI_NODE} or later on PATH, and a kubeconfig. The whole guide is docs/cli.md in
+Slipway's repository. Licensed under the Apache License 2.0 (LICENSE).
 `;
 
-rmSync(DIST, { recursive: true, force: true });
-if (!process.argv.includes('--clean')) {
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.pack.json')], { stdio: 'inherit' });
-  writeFileSync(join(DIST, 'kubectl-slipway.js'), ENTRY);
+async function compile(): Promise<void> {
+  rmSync(DIST, { recursive: true, force: true });
+  await build({
+    // cli/main.ts runs main() when it is the process's main module (import.meta.main): so does the bundle.
+    entryPoints: [join(ROOT, 'cli', 'main.ts')],
+    outfile: join(PACKAGE, 'dist', 'kubectl-slipway.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${CLI_NODE}`,
+    // Libraries written as CommonJS call require(): give the bundle one.
+    banner: {
+      js: "import { createRequire as __slipwayRequire } from 'node:module';\nconst require = __slipwayRequire(import.meta.url);",
+    },
+    legalComments: 'linked',
+    logLevel: 'warning',
+  });
+  mkdirSync(join(PACKAGE, 'bin'), { recursive: true });
+  for (const bin of ['kubectl-slipway', 'kubectl_complete-slipway'])
+    copyFileSync(join(ROOT, 'bin', bin), join(PACKAGE, 'bin', bin));
+  copyFileSync(join(ROOT, 'LICENSE'), join(PACKAGE, 'LICENSE'));
+  writeFileSync(join(PACKAGE, 'README.md'), README);
+  const manifest = {
+    name: 'kubectl-slipway',
+    version: root.version,
+    description: 'kubectl slipway: push-to-deploy and status pages on Kubernetes, from the command line',
+    license: root.license,
+    type: 'module',
+    bin: {
+      'kubectl-slipway': 'bin/kubectl-slipway',
+      'kubectl_complete-slipway': 'bin/kubectl_complete-slipway',
+    },
+    files: ['bin/', 'dist/'],
+    engines: { node: `>=${CLI_NODE}` },
+  };
+  writeFileSync(join(PACKAGE, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const at = process.argv.indexOf('--pack-destination');
+  const destination = resolve(at > 0 ? process.argv[at + 1]! : ROOT);
+  await compile();
+  try {
+    const name = execFileSync(
+      'npm',
+      ['pack', PACKAGE, '--pack-destination', destination, '--loglevel=warn'],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
+      .trim()
+      .split('\n')
+      .pop()!;
+    console.log(join(destination, name));
+  } finally {
+    rmSync(DIST, { recursive: true, force: true });
+  }
 }

@@ -1,13 +1,15 @@
-// The CLI as a package: `npm pack` in the clone (prepack compiles it to JavaScript, since Node does
-// not strip the types of files under node_modules), `npm install -g` of the tarball into an empty
-// prefix, then the installed `kubectl-slipway` run with the node on PATH — its help, and `get`
-// against the test cluster with KUBECONFIG, as a user who never cloned the repository runs it.
+// The CLI as a package of its own: `npm run pack:cli` in the clone (one JavaScript file bundled
+// with its libraries: no TypeScript, no dependencies, none of the operator's), `npm install -g` of
+// the tarball into an empty prefix with no registry to fetch from, then the installed
+// `kubectl-slipway` run with the node on PATH — its help, its version, and `get` against the test
+// cluster with KUBECONFIG, as a user who never cloned the repository runs it.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SLIPWAY_VERSION } from '../../../lib/version.ts';
 import { inNamespace, project, spec } from '../../support/builders.ts';
 import { createNamespace, kubectlApply, testKubeConfig, testState } from '../../support/cluster.ts';
 
@@ -40,10 +42,10 @@ function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS
 beforeAll(async () => {
   ns = await createNamespace(testKubeConfig(), 'pack');
   await kubectlApply([project('shop', inNamespace(ns.name), spec({ slug: `shop-${ns.name}` }))]);
-  const packed = await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT });
+  const packed = await run('npm', ['run', '-s', 'pack:cli', '--', '--pack-destination', work], { cwd: ROOT });
   expect(packed).toEqual(expect.objectContaining({ code: 0 }));
-  // npm pack prints the tarball's name last.
-  tarball = join(work, packed.stdout.trim().split('\n').at(-1)!);
+  // It prints the tarball's path.
+  tarball = packed.stdout.trim();
   mkdirSync(prefix);
   const installed = await run('npm', [
     'install',
@@ -52,7 +54,8 @@ beforeAll(async () => {
     prefix,
     '--no-audit',
     '--no-fund',
-    '--prefer-offline',
+    // Nothing to fetch: the package names no dependency.
+    '--offline',
     tarball,
   ]);
   expect(installed).toEqual(expect.objectContaining({ code: 0 }));
@@ -64,25 +67,37 @@ afterAll(async () => {
 });
 
 describe('the CLI packed with npm pack and installed with npm install -g', () => {
-  it('holds the compiled CLI, its bin wrappers and the LICENSE, no TypeScript and no tests; the clone keeps no dist/', async () => {
+  it('holds one bundled file, the bin wrappers, LICENSE and README, names no dependency; the clone keeps no dist/', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
-    const files = stdout.trim().split('\n');
-    expect(files).toEqual(
-      expect.arrayContaining([
-        'package/package.json',
-        'package/LICENSE',
-        'package/bin/kubectl-slipway',
-        'package/bin/kubectl_complete-slipway',
-        'package/dist/kubectl-slipway.js',
-        'package/dist/cli/main.js',
-      ]),
-    );
-    expect(
-      files.filter((f) => !/^package\/(bin\/|dist\/|package\.json$|README\.md$|LICENSE$)/.test(f)),
-    ).toEqual([]);
-    expect(files.filter((f) => f.endsWith('.ts') || /(^|\/)test\/|\.test\./.test(f))).toEqual([]);
-    // postpack removes what prepack compiled: nothing for eslint, jest or git to find.
+    expect(stdout.trim().split('\n').sort()).toEqual([
+      'package/LICENSE',
+      'package/README.md',
+      'package/bin/kubectl-slipway',
+      'package/bin/kubectl_complete-slipway',
+      'package/dist/kubectl-slipway.js',
+      'package/dist/kubectl-slipway.js.LEGAL.txt',
+      'package/package.json',
+    ]);
+    const installedAt = join(prefix, 'lib', 'node_modules', 'kubectl-slipway');
+    const manifest = JSON.parse(readFileSync(join(installedAt, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(manifest).toMatchObject({
+      name: 'kubectl-slipway',
+      license: 'Apache-2.0',
+      engines: { node: '>=22.19.0' },
+    });
+    expect(manifest).not.toHaveProperty('dependencies');
+    // Installed, it is the package alone: no node_modules of its own, none of the operator's.
+    expect(existsSync(join(installedAt, 'node_modules'))).toBe(false);
+    expect(readdirSync(join(prefix, 'lib', 'node_modules'))).toEqual(['kubectl-slipway']);
     expect(existsSync(join(ROOT, 'dist'))).toBe(false);
+  });
+
+  it('kubectl-slipway version --client says the release', async () => {
+    const version = await run(join(prefix, 'bin', 'kubectl-slipway'), ['version', '--client']);
+    expect(version).toEqual(expect.objectContaining({ code: 0, stdout: `client: ${SLIPWAY_VERSION}\n` }));
   });
 
   it('kubectl-slipway --help prints the usage, and kubectl’s completion helper answers', async () => {
