@@ -1,5 +1,10 @@
 // The operator's Prometheus metrics, on the process-wide registry.
+import { notificationTypes, providers } from '../crds/index.ts';
 import { STEP_BUCKETS, counter, gauge, histogram } from '../lib/metrics.ts';
+import type { DeliveryResult } from './delivery/sink.ts';
+
+/** What a delivery to a receiver came to (delivery/sink.ts DeliveryResult). */
+const DELIVERY_RESULTS = ['accepted', 'refused', 'failed'] as const satisfies readonly DeliveryResult[];
 
 export const reconcileTotal = counter(
   'slipway_operator_reconcile_total',
@@ -59,3 +64,18 @@ export const notificationsTotal = counter(
   'Notifications sent to receivers (Project spec.notifications): accepted, refused (an answer that is not worth retrying) or failed (retries used up).',
   ['type', 'result'] as const,
 );
+
+/**
+ * Every series an alert reads, at 0 from the start: prom-client makes a labelled series at its
+ * first increment, and `increase()` cannot count the step from no series to 1 (the first failure
+ * after a start would be missed).
+ */
+export function zeroKnownSeries(): void {
+  for (const step of ['build', 'backup', 'deploy'])
+    for (const outcome of ['failed', 'succeeded']) stepTotal.inc({ step, outcome }, 0);
+  for (const result of DELIVERY_RESULTS) {
+    statusWebhooksTotal.inc({ result }, 0);
+    for (const provider of providers) reportsTotal.inc({ provider, result }, 0);
+    for (const type of notificationTypes) notificationsTotal.inc({ type, result }, 0);
+  }
+}

@@ -20,7 +20,7 @@ import { StatusWriter } from './reconcile/status-writer.ts';
 import { EnvironmentReconciler, watchForEnvironments } from './environment/controller.ts';
 import { allInformers, createInformers } from './informers.ts';
 import { exportReadiness } from './readiness-metric.ts';
-import { leader as leaderGauge } from './metrics.ts';
+import { leader as leaderGauge, zeroKnownSeries } from './metrics.ts';
 import { ProjectReconciler, watchForProjects } from './project/controller.ts';
 import { Controller } from './reconcile/controller.ts';
 import { PageEntryReconciler, StatusPageReconciler } from './status-page/controller.ts';
@@ -130,7 +130,9 @@ export class Operator {
     ctx.informers.projects.onEvent((p) => {
       if (reconcileRequested(p)) this.secrets.forget(p.metadata.namespace);
     });
-    this.stopReadiness = exportReadiness(ctx.informers);
+    // Only the leader's view: a standby replica's caches would report every object again.
+    zeroKnownSeries();
+    this.stopReadiness = exportReadiness(ctx.informers, () => this.isLeader() && this.synced);
     const pageIds = new PageIds(slipway);
     const removedPreviews = new RemovedPreviews();
     this.controllers = {
@@ -207,7 +209,11 @@ export class Operator {
     if (this.stopped) return;
     this.synced = true;
     this.log.info('caches synced');
-    if (!this.elector) this.startControllers();
+    if (!this.elector) {
+      // Without leader election (one replica) this operator leads alone.
+      leaderGauge.set(1);
+      this.startControllers();
+    }
   }
 
   /** Ready for traffic: caches synced (a standby replica is ready too: it can take over at once). */

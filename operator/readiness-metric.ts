@@ -38,9 +38,13 @@ new Gauge({
   },
 });
 
-/** Shows the objects of these caches until the returned function is called (the operator stops). */
-export function exportReadiness(informers: OperatorInformers): () => void {
+/**
+ * Shows the objects of these caches while `leading` (standby replicas report nothing, so each
+ * object is reported once per shard) until the returned function is called (the operator stops).
+ */
+export function exportReadiness(informers: OperatorInformers, leading: () => boolean): () => void {
   const source = function* (): Iterable<[string, Conditioned]> {
+    if (!leading()) return;
     const all = (kind: string, list: readonly Conditioned[]) =>
       list.map((o): [string, Conditioned] => [kind, o]);
     yield* all('Project', informers.projects.list());

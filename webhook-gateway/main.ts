@@ -1,4 +1,5 @@
 // The webhook gateway process: `node webhook-gateway/main.ts`.
+import { providers } from '../crds/index.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../rules/build-namespace.ts';
 import { z } from 'zod';
 import { onShutdown, startAdminServer } from '../lib/admin.ts';
@@ -45,6 +46,8 @@ const deliveries = counter('slipway_gateway_deliveries_total', 'Deliveries by pr
   'provider',
   'result',
 ]);
+// At 0 from the start, so an alert's increase() counts the first rejection after a restart.
+for (const provider of [...providers, 'upload']) deliveries.inc({ provider, result: 'rejected' }, 0);
 const archivesCollected = counter(
   'slipway_gateway_archives_collected_total',
   'Stored archives deleted because no Bundle refers to them',

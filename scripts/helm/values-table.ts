@@ -1,6 +1,6 @@
 // The chart README's table of values, generated from values.schema.json (each value's type and
 // description) and values.yaml (its default), so the README cannot drift from the chart: a unit
-// test compares them (test/unit/chart/readme.test.ts).
+// test compares them (test/unit/chart/metadata.test.ts).
 //   node scripts/helm/values-table.ts [--check]   # writes charts/slipway/README.md's table
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -5,7 +5,7 @@
 //   node scripts/pack/compile-cli.ts [--pack-destination DIR]   # prints the tarball's path
 // dist/ is removed from the clone afterwards.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -33,9 +33,35 @@ Needs Node.js ${CLI_NODE} or later on PATH, and a kubeconfig. The whole guide is
 Slipway's repository. Licensed under the Apache License 2.0 (LICENSE).
 `;
 
+/** The libraries a bundle's inputs come from, each with its version and licence text. */
+export function notices(inputs: readonly string[]): string {
+  const dirs = new Set<string>();
+  for (const input of inputs) {
+    const at = input.lastIndexOf('node_modules/');
+    if (at < 0) continue;
+    const rest = input.slice(at + 'node_modules/'.length).split('/');
+    dirs.add(
+      input.slice(0, at) + 'node_modules/' + rest.slice(0, rest[0]!.startsWith('@') ? 2 : 1).join('/'),
+    );
+  }
+  const sections = [...dirs].sort().map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+      license?: string;
+    };
+    const file = readdirSync(join(ROOT, dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    const text = file
+      ? readFileSync(join(ROOT, dir, file), 'utf8').trim()
+      : `License: ${pkg.license ?? 'see the package'}`;
+    return `## ${pkg.name} ${pkg.version} (${pkg.license ?? 'unknown'})\n\n${text}\n`;
+  });
+  return `# Third-party notices\n\nkubectl-slipway bundles these libraries; their licences follow.\n\n${sections.join('\n')}`;
+}
+
 async function compile(): Promise<void> {
   rmSync(DIST, { recursive: true, force: true });
-  await build({
+  const bundled = await build({
     // cli/main.ts runs main() when it is the process's main module (import.meta.main): so does the bundle.
     entryPoints: [join(ROOT, 'cli', 'main.ts')],
     outfile: join(PACKAGE, 'dist', 'kubectl-slipway.js'),
@@ -47,13 +73,16 @@ async function compile(): Promise<void> {
     banner: {
       js: "import { createRequire as __slipwayRequire } from 'node:module';\nconst require = __slipwayRequire(import.meta.url);",
     },
-    legalComments: 'linked',
+    // Each bundled library's licence goes into THIRD_PARTY_NOTICES.md whole (below).
+    legalComments: 'none',
+    metafile: true,
     logLevel: 'warning',
   });
   mkdirSync(join(PACKAGE, 'bin'), { recursive: true });
   for (const bin of ['kubectl-slipway', 'kubectl_complete-slipway'])
     copyFileSync(join(ROOT, 'bin', bin), join(PACKAGE, 'bin', bin));
   copyFileSync(join(ROOT, 'LICENSE'), join(PACKAGE, 'LICENSE'));
+  writeFileSync(join(PACKAGE, 'THIRD_PARTY_NOTICES.md'), notices(Object.keys(bundled.metafile.inputs)));
   writeFileSync(join(PACKAGE, 'README.md'), README);
   const manifest = {
     name: 'kubectl-slipway',
@@ -65,7 +94,7 @@ async function compile(): Promise<void> {
       'kubectl-slipway': 'bin/kubectl-slipway',
       'kubectl_complete-slipway': 'bin/kubectl_complete-slipway',
     },
-    files: ['bin/', 'dist/'],
+    files: ['bin/', 'dist/', 'THIRD_PARTY_NOTICES.md'],
     engines: { node: `>=${CLI_NODE}` },
   };
   writeFileSync(join(PACKAGE, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);

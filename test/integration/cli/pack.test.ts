@@ -72,10 +72,10 @@ describe('the CLI packed with npm pack and installed with npm install -g', () =>
     expect(stdout.trim().split('\n').sort()).toEqual([
       'package/LICENSE',
       'package/README.md',
+      'package/THIRD_PARTY_NOTICES.md',
       'package/bin/kubectl-slipway',
       'package/bin/kubectl_complete-slipway',
       'package/dist/kubectl-slipway.js',
-      'package/dist/kubectl-slipway.js.LEGAL.txt',
       'package/package.json',
     ]);
     const installedAt = join(prefix, 'lib', 'node_modules', 'kubectl-slipway');
@@ -93,6 +93,14 @@ describe('the CLI packed with npm pack and installed with npm install -g', () =>
     expect(existsSync(join(installedAt, 'node_modules'))).toBe(false);
     expect(readdirSync(join(prefix, 'lib', 'node_modules'))).toEqual(['kubectl-slipway']);
     expect(existsSync(join(ROOT, 'dist'))).toBe(false);
+    // What the bundle holds, each library with its licence: the Kubernetes client's, none of the
+    // operator's, gateway's or status API's own.
+    const bundled = [
+      ...readFileSync(join(installedAt, 'THIRD_PARTY_NOTICES.md'), 'utf8').matchAll(/^## (\S+) /gm),
+    ].map((m) => m[1]);
+    expect(bundled).toEqual(expect.arrayContaining(['@kubernetes/client-node', 'yaml']));
+    for (const operatorOnly of ['pino', 'prom-client', 'express', '@aws-sdk/credential-provider-node'])
+      expect(bundled).not.toContain(operatorOnly);
   });
 
   it('kubectl-slipway version --client says the release', async () => {

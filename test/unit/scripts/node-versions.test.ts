@@ -1,4 +1,4 @@
-// One claim of each Node version, wherever it is written: the clone needs any Node ≥ 20 to run
+// One claim of each Node version, wherever it is written: the clone needs any Node ≥ 20.16 to run
 // npm ci (which installs the Node 24 everything runs on); the packed CLI needs 22.19.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +11,9 @@ const read = (path: string) =>
 describe('the Node versions Slipway names', () => {
   it("the clone's: package.json engines, README and getting-started say the same", () => {
     const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
-    expect(engines).toBe('>=20');
-    expect(read('README.md')).toContain('You need Node.js with npm (any version ≥ 20)');
-    expect(read('docs/getting-started.md')).toContain('Node.js with npm, any version ≥ 20');
+    expect(engines).toBe('>=20.16');
+    expect(read('README.md')).toContain('You need Node.js with npm (any version ≥ 20.16)');
+    expect(read('docs/getting-started.md')).toContain('Node.js with npm, any version ≥ 20.16');
   });
 
   it("the packed CLI's: its package, its bin wrapper and docs/cli.md say the same", () => {
