@@ -70,3 +70,8 @@ export function groupsAbove(
   }
   return above;
 }
+
+/** What one component shows among the namespace's `all` (its own state while it is not shown). */
+export function shownStateOf(component: StatedComponent, all: readonly StatedComponent[]): ComponentState {
+  return componentShownStates(all).get(component.metadata.name) ?? component.spec.state ?? 'operational';
+}

@@ -24,7 +24,7 @@ import {
   type PageEntryKind,
   type PageEntryObject,
 } from './decide.ts';
-import { componentShownStates } from '../../rules/group-state.ts';
+import { shownStateOf } from '../../rules/group-state.ts';
 import { oldest } from '../../rules/oldest.ts';
 import { componentVersion, nextAnnounced, noticeVersion, type Announced } from './announced.ts';
 import { nextId } from './ids.ts';
@@ -113,8 +113,7 @@ export class PageEntryReconciler implements Reconciler {
 
   /** What the component shows: for a group, the worst of its parts (watches.ts looks at groups again). */
   private shownState(component: StatusComponentObject): ComponentState {
-    const all = this.ctx.informers.statusComponents.list(component.metadata.namespace);
-    return componentShownStates(all).get(component.metadata.name) ?? component.spec.state ?? 'operational';
+    return shownStateOf(component, this.ctx.informers.statusComponents.list(component.metadata.namespace));
   }
 
   private async assignId(entry: Cached<PageEntryObject>, page: StatusPageObject | undefined): Promise<void> {

@@ -6,7 +6,7 @@
 import type { StatusComponentObject, StatusNoticeObject, StatusPageObject } from '../../crds/index.ts';
 import type { Cached, Informer } from '../../lib/informer.ts';
 import { noticeAt, noticeFromObject, noticeUrl } from '../../rules/notice-timeline.ts';
-import { componentShownStates } from '../../rules/group-state.ts';
+import { shownStateOf } from '../../rules/group-state.ts';
 import { pageState } from '../../rules/page-state.ts';
 import {
   componentCore,
@@ -57,7 +57,7 @@ export function componentFacts(
       name: component.spec.name,
       description: component.spec.description ?? '',
       // A group shows the worst of its parts, as /api/v2 shows it.
-      state: componentShownStates(all).get(component.metadata.name) ?? component.spec.state ?? 'operational',
+      state: shownStateOf(component, all),
       parentId: parent?.spec.id ?? null,
       createdAt: createdAt(component.metadata),
       updatedAt: updatedAt(component.metadata),

@@ -17,8 +17,10 @@ export interface ArgoHealth {
 }
 
 /** The argocd-cm keys the patch sets: `resource.customizations.health.<group>_<kind>` → Lua. */
+let scripts: Record<string, string> | undefined;
 export function healthScripts(): Record<string, string> {
-  return (parse(readFileSync(ARGOCD_HEALTH_FILE, 'utf8')) as { data: Record<string, string> }).data;
+  scripts ??= (parse(readFileSync(ARGOCD_HEALTH_FILE, 'utf8')) as { data: Record<string, string> }).data;
+  return scripts;
 }
 
 let glua: string | undefined;
