@@ -2,7 +2,8 @@
 // with its libraries: no TypeScript, no dependencies, none of the operator's), `npm install -g` of
 // the tarball into an empty prefix with no registry to fetch from, then the installed
 // `kubectl-slipway` run with the node on PATH — its help, its version, and `get` against the test
-// cluster with KUBECONFIG, as a user who never cloned the repository runs it.
+// cluster with KUBECONFIG, as a user who never cloned the repository runs it — on the oldest Node
+// it claims (CLI_NODE, 22.19: scripts/node/node.sh), and refused with a clear sentence on an older one.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,14 +11,19 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SLIPWAY_VERSION } from '../../../lib/version.ts';
+import { CLI_NODE } from '../../../scripts/pack/compile-cli.ts';
 import { inNamespace, project, spec } from '../../support/builders.ts';
 import { createNamespace, kubectlApply, testKubeConfig, testState } from '../../support/cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'slipway-pack-'));
 const prefix = join(work, 'prefix');
-/** The Node running the tests (the project's, 24) first: the installed CLI runs `node` from PATH. */
+/** The Node running the tests (the project's, 24) first: npm packs and installs with it. */
 const PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH}`;
+/** PATH with the oldest Node the CLI claims first: the installed CLI runs `node` from PATH. */
+let oldestNodePath: string;
+/** The Node release just before it (22.18.0). */
+let olderNode: string;
 let ns: { name: string; remove: () => Promise<void> };
 let tarball: string;
 
@@ -59,7 +65,18 @@ beforeAll(async () => {
     tarball,
   ]);
   expect(installed).toEqual(expect.objectContaining({ code: 0 }));
+  const oldest = await run('sh', [join(ROOT, 'scripts', 'node', 'node.sh'), CLI_NODE]);
+  expect(oldest).toEqual(expect.objectContaining({ code: 0 }));
+  oldestNodePath = `${dirname(oldest.stdout.trim())}${delimiter}${process.env.PATH}`;
+  const [major, minor] = CLI_NODE.split('.').map(Number);
+  const older = await run('sh', [join(ROOT, 'scripts', 'node', 'node.sh'), `${major}.${minor! - 1}.0`]);
+  expect(older).toEqual(expect.objectContaining({ code: 0 }));
+  olderNode = older.stdout.trim();
 }, 300_000);
+
+/** The installed `kubectl-slipway` (or its completion helper) run on the oldest Node it claims. */
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}, bin = 'kubectl-slipway') =>
+  run(join(prefix, 'bin', bin), args, { env: { PATH: oldestNodePath, ...env } });
 
 afterAll(async () => {
   await ns?.remove();
@@ -86,7 +103,7 @@ describe('the CLI packed with npm pack and installed with npm install -g', () =>
     expect(manifest).toMatchObject({
       name: 'kubectl-slipway',
       license: 'Apache-2.0',
-      engines: { node: '>=22.19.0' },
+      engines: { node: `>=${CLI_NODE}` },
     });
     expect(manifest).not.toHaveProperty('dependencies');
     // Installed, it is the package alone: no node_modules of its own, none of the operator's.
@@ -103,24 +120,36 @@ describe('the CLI packed with npm pack and installed with npm install -g', () =>
       expect(bundled).not.toContain(operatorOnly);
   });
 
-  it('kubectl-slipway version --client says the release', async () => {
-    const version = await run(join(prefix, 'bin', 'kubectl-slipway'), ['version', '--client']);
+  it(`kubectl-slipway version --client says the release, run by Node ${CLI_NODE}`, async () => {
+    expect((await run('node', ['--version'], { env: { PATH: oldestNodePath } })).stdout).toBe(
+      `v${CLI_NODE}\n`,
+    );
+    const version = await cli(['version', '--client']);
     expect(version).toEqual(expect.objectContaining({ code: 0, stdout: `client: ${SLIPWAY_VERSION}\n` }));
   });
 
+  it('the Node release before it on PATH gets one sentence saying which Node it needs', async () => {
+    const older = await cli(['version', '--client'], {
+      PATH: `${dirname(olderNode)}${delimiter}${process.env.PATH}`,
+    });
+    expect(older).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `kubectl-slipway: needs Node.js 22.19 or later (${olderNode} is v22.18.0): put Node.js 22.19 or later on PATH\n`,
+    });
+  });
+
   it('kubectl-slipway --help prints the usage, and kubectl’s completion helper answers', async () => {
-    const help = await run(join(prefix, 'bin', 'kubectl-slipway'), ['--help']);
+    const help = await cli(['--help']);
     expect(help).toEqual(expect.objectContaining({ code: 0 }));
     expect(help.stdout).toMatch(/^Usage: kubectl slipway <command> \[arguments\] \[flags\]$/m);
     expect(help.stdout).toMatch(/^ {2}get +projects, environments/m);
-    const completion = await run(join(prefix, 'bin', 'kubectl_complete-slipway'), ['notice', 're']);
+    const completion = await cli(['notice', 're'], {}, 'kubectl_complete-slipway');
     expect(completion).toEqual(expect.objectContaining({ code: 0, stdout: 'resolve\n:4\n' }));
   });
 
   it('kubectl-slipway get lists the namespace’s project with the kubeconfig in KUBECONFIG', async () => {
-    const get = await run(join(prefix, 'bin', 'kubectl-slipway'), ['get', '-n', ns.name], {
-      env: { KUBECONFIG: testState().kubeconfig },
-    });
+    const get = await cli(['get', '-n', ns.name], { KUBECONFIG: testState().kubeconfig });
     expect(get).toEqual(expect.objectContaining({ code: 0 }));
     expect(get.stdout).toMatch(
       new RegExp(`^PROJECTS\\nNAME +SLUG +READY +REASON +AGE\\nshop +shop-${ns.name} `, 'm'),
