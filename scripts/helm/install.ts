@@ -1,15 +1,16 @@
 // Slipway installed as users install it, on the real node: its image (scripts/image/build.ts)
-// and `helm upgrade --install` of charts/slipway as release "slipway" in "slipway-system" —
+// and charts/slipway as released — `helm package`, `helm push` to the node's registry as an OCI
+// artifact, then `helm upgrade --install oci://…` as release "slipway" in "slipway-system" —
 // operator and gateway at 2 replicas, the gateway's archives in the node's S3 store, the gateway
 // and the status API behind the node's ingress controller. Used by `npm start -- --real-node
 // --helm` and the installed e2e suite; docs/helm.md walks through the same steps by hand.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import type { RealNode } from '../cluster/real-node.ts';
 import { BUILD_NAMESPACE_LABELS } from '../cluster/build-namespace.ts';
 import { hostButKubelet } from '../../rules/build-network-policy.ts';
@@ -28,6 +29,8 @@ export const TRUSTED_CA_CONFIGMAP = 'slipway-trusted-ca';
 
 export interface InstalledRelease {
   release: string;
+  /** Where the chart was installed from: oci://<registry>/charts/slipway, and its version. */
+  chart: { ref: string; version: string };
   namespace: string;
   image: string;
   /** Through the ingress controller, as providers and CI reach the gateway. */
@@ -42,6 +45,24 @@ export async function helmBinary(): Promise<string> {
   return (
     await run('sh', [join(root, 'scripts', 'helm', 'build.sh')], { maxBuffer: 1024 * 1024 })
   ).stdout.trim();
+}
+
+/**
+ * The chart as a release ships it: `helm package` of charts/slipway, pushed with `helm push` to
+ * the node's registry (plain HTTP) as oci://<registry>/charts/slipway at the chart's version.
+ */
+export async function pushChart(node: RealNode): Promise<{ ref: string; version: string }> {
+  const helm = await helmBinary();
+  const { version } = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { version: string };
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-chart-'));
+  try {
+    await run(helm, ['package', CHART, '--destination', dir]);
+    const repository = `oci://${node.registry}/charts`;
+    await run(helm, ['push', join(dir, `slipway-${version}.tgz`), repository, '--plain-http']);
+    return { ref: `${repository}/slipway`, version };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The chart's values for the real node (what a user passes with -f values.yaml). */
@@ -148,6 +169,7 @@ export async function installRelease(options: {
     'jsonpath={.metadata.labels.app\\.kubernetes\\.io/managed-by}',
   ]);
   const buildNamespace = manager.trim() !== BUILD_NAMESPACE_LABELS['app.kubernetes.io/managed-by'];
+  const chart = await pushChart(node);
   const dir = mkdtempSync(join(tmpdir(), 'slipway-helm-'));
   const values = realNodeValues(node, image, { ...options, buildNamespace });
   try {
@@ -158,7 +180,10 @@ export async function installRelease(options: {
         'upgrade',
         '--install',
         RELEASE,
-        CHART,
+        chart.ref,
+        '--version',
+        chart.version,
+        '--plain-http',
         '--namespace',
         RELEASE_NAMESPACE,
         '--kubeconfig',
@@ -176,6 +201,7 @@ export async function installRelease(options: {
   }
   return {
     release: RELEASE,
+    chart,
     namespace: RELEASE_NAMESPACE,
     image: image.ref,
     gatewayUrl: values.gateway.publicUrl,
@@ -186,6 +212,18 @@ export async function installRelease(options: {
       statusApi: `${RELEASE}-status-api`,
     },
   };
+}
+
+/** `helm test` of the release: its exit code and what it printed (the test Pod's log with --logs). */
+export async function helmTest(kubeconfig: string): Promise<{ code: number; output: string }> {
+  const args = ['test', RELEASE, '--namespace', RELEASE_NAMESPACE, '--kubeconfig', kubeconfig];
+  return run(await helmBinary(), [...args, '--timeout', '3m', '--logs']).then(
+    ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
+    (err: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: typeof err.code === 'number' ? err.code : 1,
+      output: `${err.stdout ?? ''}${err.stderr ?? ''}`,
+    }),
+  );
 }
 
 /** `helm uninstall` of the release, waiting until its objects are gone. */

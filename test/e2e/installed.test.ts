@@ -5,7 +5,6 @@
 // kube-proxy and cluster DNS. The test only drives the release, as a user would: deliveries go
 // through the Ingress, and nothing runs with admin credentials on behalf of Slipway — a pull
 // request's preview too, served at its own host by the node's ingress controller.
-import { createHmac } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { applicationNamespace, backupDirectory } from './support/restricted.ts';
@@ -13,10 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_BUNDLE, LABEL_STEP } from '../../crds/labels.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
-import type { BundleObject, PreviewObject, StatusPageObject } from '../../crds/index.ts';
+import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
 import { realNode, NODE_DIR } from '../../scripts/cluster/real-node.ts';
 import {
+  helmTest,
   installRelease,
   RELEASE_NAMESPACE,
   S3_SECRET,
@@ -25,21 +25,10 @@ import {
   type InstalledRelease,
 } from '../../scripts/helm/install.ts';
 import { buildSlipwayImage, type SlipwayImage } from '../../scripts/image/build.ts';
-import {
-  kubectl,
-  kubectlPatch,
-  testKubeConfig,
-  testState,
-  waitFor,
-  kubectlApply,
-} from '../support/cluster.ts';
-import { inNamespace, spec, statusComponent, statusPage } from '../support/builders.ts';
+import { kubectl, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
 import { githubPush, githubPushRequest } from '../support/github-push.ts';
 import { startGitea, type Gitea } from '../support/gitea.ts';
-import { giteaRepo } from './support/gitea-repo.ts';
 import { track } from './support/leftovers.ts';
-import { runPlugin } from '../support/plugin.ts';
-import { startReceiver } from '../support/receiver.ts';
 import { backupFile, finalBundle, run, servedPage, step } from './support/chain.ts';
 import { startGitServer, startMariaDb, type Database, type GitServer } from './support/host-services.ts';
 import { LOG_DIR } from './support/slipway.ts';
@@ -49,9 +38,11 @@ import {
   readyPods,
   releaseNamespaceObjects,
   releaseRuns,
-  scaleOperators,
+  scaleComponent,
 } from './support/release-pods.ts';
-import { previewGone, servedThroughIngress } from './support/ingress.ts';
+import { previewsOnGitea } from './installed/previews.ts';
+import type { InstalledScene } from './installed/scene.ts';
+import { subscriberHearsNoticeUpdate } from './installed/subscribers.ts';
 import { runUploadScript } from './support/upload.ts';
 import {
   backupVolume,
@@ -61,7 +52,6 @@ import {
   siteProject,
   siteWebhook,
   webDeployment,
-  webService,
   siteManualBundle,
 } from './support/site-objects.ts';
 
@@ -87,6 +77,7 @@ const it$ = (name: string, fn: () => Promise<void>, timeout?: number) =>
     timeout,
   );
 const apply = (...objects: unknown[]) => kubectlApply(objects, '-n', ns.name);
+const scene = (): InstalledScene => ({ ns, node, git, gitea, hookUrl, secret });
 const releaseOptions = (of: SlipwayImage) => ({
   kubeconfig: testState().kubeconfig,
   kubectl: join(testState().binDir!, 'kubectl'),
@@ -174,6 +165,51 @@ describe('Slipway installed with its Helm chart on the real node', () => {
         .readNamespacedLease({ name: release.deployments.operator, namespace: RELEASE_NAMESPACE });
       const operators = (await readyPods('operator')).map((p) => p.metadata!.name);
       expect(operators).toContain(lease.spec?.holderIdentity);
+    },
+  );
+
+  it$(
+    'installed from its OCI artifact in the registry; helm test fails naming the status API while it is gone, and passes',
+    async () => {
+      expect(release.chart.ref).toBe(`oci://${node.registry}/charts/slipway`);
+      const manifest = JSON.parse(
+        (
+          await run(node.crane, [
+            'manifest',
+            '--insecure',
+            `${node.registry}/charts/slipway:${release.chart.version}`,
+          ])
+        ).stdout,
+      ) as { config: { mediaType: string } };
+      expect(manifest.config.mediaType).toBe('application/vnd.cncf.helm.config.v1+json');
+
+      await scaleComponent('status-api', release.deployments.statusApi, 0);
+      const failed = await helmTest(testState().kubeconfig);
+      expect(failed.code).not.toBe(0);
+      expect(failed.output).toMatch(
+        /^ok: the gateway answers GET http:\/\/slipway-gateway\.slipway-system\.svc\S*\/upload\.sh: 200, the upload script$/m,
+      );
+      // Connections refused, or an answer that is not the status API's (whatever answers the
+      // Service's address with no endpoints behind it).
+      expect(failed.output).toMatch(
+        /^FAIL: the status API (does not answer|answers) GET http:\/\/slipway-status-api\.slipway-system\.svc\S*\/api\/v1\/components /m,
+      );
+      await scaleComponent('status-api', release.deployments.statusApi, 2);
+      await waitFor(
+        'two status APIs again',
+        async () => (await readyPods('status-api')).length === 2,
+        120_000,
+        250,
+      );
+
+      const passed = await helmTest(testState().kubeconfig);
+      expect(passed).toEqual(expect.objectContaining({ code: 0 }));
+      expect(passed.output).toMatch(/^Phase: +Succeeded$/m);
+      expect(passed.output).toMatch(
+        /^ok: the status API answers GET \S+\/api\/v1\/components: 200, 0 components$/m,
+      );
+      // Passed, the test Pod is deleted: nothing of it is left in the release namespace.
+      expect((await releaseNamespaceObjects()).filter((o) => o.includes('test-services'))).toEqual([]);
     },
   );
 
@@ -289,7 +325,7 @@ describe('Slipway installed with its Helm chart on the real node', () => {
     async () => {
       // No operator while the archive changes hands: the build can only start once the replica
       // that stored it is gone.
-      await scaleOperators(release.deployments.operator, 0);
+      await scaleComponent('operator', release.deployments.operator, 0);
       const before = new Set((await api.list<BundleObject>('Bundle', ns.name)).map((b) => b.metadata.name));
       const upload = runUploadScript(
         release.gatewayUrl,
@@ -314,7 +350,7 @@ describe('Slipway installed with its Helm chart on the real node', () => {
         120_000,
         250,
       );
-      await scaleOperators(release.deployments.operator, 2);
+      await scaleComponent('operator', release.deployments.operator, 2);
       const { stdout } = await upload;
       expect(stdout).toMatch(new RegExp(`^bundle ${created.metadata.name}: Ready`, 'm'));
       expect(await servedPage(kc, ns.name, 'site-staging', web.port, created.metadata.name)).toBe(
@@ -371,190 +407,12 @@ describe('Slipway installed with its Helm chart on the real node', () => {
 
   it$(
     'a status page subscriber hears of `kubectl slipway notice update` from the installed operator, signed',
-    async () => {
-      const receiver = await startReceiver(node.hostAddress);
-      try {
-        await kubectlApply([
-          {
-            apiVersion: 'v1',
-            kind: 'Secret',
-            metadata: { name: 'status-ops', namespace: ns.name },
-            stringData: { url: `${receiver.base}/status/ops-token`, hmacKey: 'installed-status-key' },
-          },
-          statusPage(
-            'status',
-            inNamespace(ns.name),
-            spec({ webhooks: [{ name: 'ops', secretRef: { name: 'status-ops' } }] }),
-          ),
-          statusComponent('databases', inNamespace(ns.name)),
-        ]);
-        await waitFor(
-          'the webhook on the StatusPage',
-          async () =>
-            (await api.get<StatusPageObject>('StatusPage', ns.name, 'status')).status?.webhooks?.[0]?.since,
-          60_000,
-          250,
-        );
-        const opened = await runPlugin(
-          ns.name,
-          'notice',
-          'open',
-          '--type',
-          'unplanned',
-          '--subject',
-          'Slow queries',
-          '--component',
-          'databases',
-          '--message',
-          'Looking into it.',
-        );
-        expect(opened.code).toBe(0);
-        const notice = opened.stdout.trim();
-        await waitFor(
-          'the incident at the receiver',
-          async () => receiver.to('/status/ops-token')[0],
-          60_000,
-          250,
-        );
-        const sentAt = Date.now();
-        const updated = await runPlugin(
-          ns.name,
-          'notice',
-          'update',
-          notice,
-          '--state',
-          'identified',
-          '--message',
-          'A slow disk.',
-        );
-        expect(updated.code).toBe(0);
-        const update = await waitFor(
-          'the update at the receiver',
-          async () => receiver.to('/status/ops-token').find((d) => d.body.incident?.status === 'identified'),
-          60_000,
-          100,
-        );
-        process.stderr.write(
-          `[installed] kubectl slipway notice update started → subscriber webhook received: ${update.at - sentAt} ms\n`,
-        );
-        expect(update.headers['x-signature']).toBe(
-          `sha256=${createHmac('sha256', 'installed-status-key').update(update.raw).digest('hex')}`,
-        );
-        expect(update.body).toMatchObject({
-          page: { id: 'status', status_indicator: 'minor' },
-          incident: {
-            name: 'Slow queries',
-            incident_updates: [{ status: 'identified', body: 'A slow disk.' }, { status: 'investigating' }],
-            components: [{ name: 'databases' }],
-          },
-        });
-      } finally {
-        receiver.close();
-      }
-    },
+    async () => subscriberHearsNoticeUpdate(scene()),
   );
 
   it$(
     "pull requests on a real Gitea: previewed at their own host through the Ingress with the chart's rights, told on the pull request, removed on merge; a fork's is not built",
-    async () => {
-      // The repository moves to Gitea with its history; the project follows, and reports there
-      // through Gitea's API over HTTPS (the operator sends a token over HTTPS only).
-      const repo = await giteaRepo(gitea, 'site', git.url);
-      const token = await gitea.api<{ sha1: string }>('POST', `/users/${gitea.user}/tokens`, {
-        name: 'slipway',
-        scopes: ['write:repository', 'write:issue'],
-      });
-      await apply(webService('site-staging', web.port), {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'site-gitea-token' },
-        stringData: { token: token.sha1 },
-      });
-      await kubectlPatch('project', 'site', ns.name, {
-        spec: {
-          provider: 'gitea',
-          repository: { url: `${gitea.publicUrl}/${repo.path}.git` },
-          report: { tokenSecretRef: { name: 'site-gitea-token', key: 'token' }, apiUrl: gitea.tls!.apiUrl },
-          previews: { environmentRef: { name: 'staging' }, host: 'pr-{number}.site.installed.test' },
-        },
-      });
-      await gitea.api('POST', `/repos/${repo.path}/hooks`, {
-        type: 'gitea',
-        active: true,
-        events: ['pull_request', 'pull_request_label', 'pull_request_sync'],
-        config: { url: hookUrl, content_type: 'json', secret },
-      });
-      const label = await gitea.api<{ id: number }>('POST', `/repos/${repo.path}/labels`, {
-        name: 'preview',
-        color: '#00aabb',
-      });
-      const head = await repo.push(
-        'feature',
-        { 'web/index.html': '<h1>Installed preview</h1>\n' },
-        'A preview',
-      );
-      const opened = Date.now();
-      const number = await repo.openPullRequest('feature', 'A preview', { labels: [label.id] });
-      const host = `pr-${number}.site.installed.test`;
-      await servedThroughIngress(node.ingress.port, host, '<h1>Installed preview</h1>\n');
-      console.log(
-        `installed: pull request opened to preview served: ${((Date.now() - opened) / 1000).toFixed(1)} s`,
-      );
-      // Staging is untouched.
-      expect(await servedPage(kc, ns.name, 'site-staging', web.port)).not.toContain('Installed preview');
-      // One comment with the URL, and slipway/preview linking to it.
-      const [comment, ...more] = await repo.commentsSaying(number, 'ready', head);
-      expect(more).toEqual([]);
-      expect(comment!.body).toContain(`| URL | http://${host} |`);
-      const { all } = await repo.statusesOf(head, (s) => s['slipway/preview']?.at(-1) === 'success');
-      expect(all.find((s) => s.context === 'slipway/preview')!.target_url).toBe(`http://${host}`);
-      // A push: the new page, and the same comment edited.
-      const pushed = await repo.push(
-        'feature',
-        { 'web/index.html': '<h1>Installed, pushed</h1>\n' },
-        'Again',
-      );
-      await servedThroughIngress(node.ingress.port, host, '<h1>Installed, pushed</h1>\n');
-      const edited = await repo.commentsSaying(number, 'ready', pushed);
-      expect(edited.map((c) => c.id)).toEqual([comment!.id]);
-      await repo.statusesOf(pushed, (s) => s['slipway/preview']?.at(-1) === 'success');
-
-      // A fork's pull request, labelled by a maintainer: forks are Deny, so nothing builds and
-      // the pull request is told why.
-      const bob = await gitea.addUser('bob');
-      await bob.api('POST', `/repos/${repo.path}/forks`, {});
-      const forkHead = await repo.push(
-        'fix',
-        { 'web/index.html': '<h1>Forked</h1>\n' },
-        'Fork',
-        bob.pushUrl('site'),
-      );
-      const forked = await repo.openPullRequest('bob/site:fix', 'From a fork', { api: bob.api });
-      await gitea.api('POST', `/repos/${repo.path}/issues/${forked}/labels`, { labels: [label.id] });
-      const [told] = await repo.commentsSaying(forked, 'forks is Deny', forkHead);
-      expect(told!.body).toContain('waiting');
-      expect((await api.get<PreviewObject>('Preview', ns.name, `site-pr-${forked}`)).spec.fork).toBe(true);
-      const bundles = await api.list<BundleObject>('Bundle', ns.name);
-      expect(bundles.filter((b) => b.spec.trigger.previewRef?.name === `site-pr-${forked}`)).toEqual([]);
-      const copies = await kubectl(['get', 'deployments,services,ingresses', '-n', ns.name, '-o', 'name']);
-      expect(copies.stdout).not.toMatch(new RegExp(`pr-${forked}\\b`));
-
-      // Merged: the preview goes within a minute, and its comment says so.
-      const merged = Date.now();
-      await gitea.api('POST', `/repos/${repo.path}/pulls/${number}/merge`, { Do: 'merge' });
-      await previewGone(ns.name, number, node.ingress.port, host);
-      console.log(
-        `installed: pull request merged to preview gone: ${((Date.now() - merged) / 1000).toFixed(1)} s`,
-      );
-      expect((await repo.commentsSaying(number, 'removed', pushed)).map((c) => c.id)).toEqual([comment!.id]);
-      // Closed: the fork's Preview goes too.
-      await gitea.api('PATCH', `/repos/${repo.path}/pulls/${forked}`, { state: 'closed' });
-      await waitFor(
-        "the fork's Preview to go",
-        async () => (await api.list<PreviewObject>('Preview', ns.name)).length === 0 || undefined,
-      );
-      repo.remove();
-    },
+    async () => previewsOnGitea(scene()),
   );
 
   it$('helm uninstall leaves nothing behind but the CRDs', async () => {

@@ -42,17 +42,17 @@ export async function podLogs(component: string): Promise<Map<string, string>> {
   return logs;
 }
 
-/** `kubectl scale` of the release's operator Deployment; with 0, until no operator pod is left. */
-export async function scaleOperators(deployment: string, replicas: number): Promise<void> {
+/** `kubectl scale` of one component's Deployment; with 0, until none of its pods is left. */
+export async function scaleComponent(component: string, deployment: string, replicas: number): Promise<void> {
   await kubectl(['scale', 'deployment', '-n', RELEASE_NAMESPACE, deployment, `--replicas=${replicas}`]);
   if (replicas === 0)
     await waitFor(
-      'the operators to stop',
+      `the ${component} pods to stop`,
       async () =>
         (
           await core.listNamespacedPod({
             namespace: RELEASE_NAMESPACE,
-            labelSelector: 'app.kubernetes.io/component=operator',
+            labelSelector: `app.kubernetes.io/instance=slipway,app.kubernetes.io/component=${component}`,
           })
         ).items.length === 0,
       60_000,
