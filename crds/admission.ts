@@ -9,6 +9,8 @@
 // settings pushes copy; the repository URL) needs it on all of the namespace's. A reference that
 // does not change is not checked again, so objects that exist keep working and metadata or
 // status writes pass.
+import { deployDecision, FREEZE, listSecrets, type Extra } from './admission-extras.ts';
+import { DEPLOY_VERB } from './admission-verbs.ts';
 import { GROUP } from './common.ts';
 import { MAX_NOTIFICATIONS } from './project.ts';
 import { MAX_FORK_SECRETS } from './previews-settings.ts';
@@ -125,8 +127,7 @@ const ENVIRONMENT_CHECKS: Check[] = [
   ]),
 ];
 
-/** The custom verb on Environments that lets a user decide what an Environment runs. */
-export const DEPLOY_VERB = 'deploy';
+export { DEPLOY_VERB };
 
 const mayNotDeploy = (kind: string, variable: string, field: string) =>
   `'${kind} ' + object.metadata.name + ': you may not ${DEPLOY_VERB} to Environment ' + variables.${variable} + ` +
@@ -241,75 +242,6 @@ const PROJECT_CHECKS: Check[] = [
   },
 ];
 
-/**
- * Every Secret a list names (`spec.<list>[].secretRef`): its author must be able to read it,
- * unless the list already named it, or a tenant could point Slipway at another team's chat
- * webhook or subscriber. One validation per place in the list, as CEL allows only a few
- * authorizer calls per expression.
- */
-function listSecrets(kind: string, path: string[], max: number, nameField = 'secretRef.name'): Extra {
-  const list = (root: 'object' | 'oldObject') => [root, 'spec', ...path].join('.');
-  // has() of each step: the list may sit in an optional object (spec.previews.forkSecrets).
-  const present = (root: 'object' | 'oldObject') =>
-    path.map((_, i) => `has(${[root, 'spec', ...path.slice(0, i + 1)].join('.')})`).join(' && ');
-  const field = `spec.${path.join('.')}`;
-  return {
-    variables: [],
-    validations: Array.from({ length: max }, (_, i) => {
-      const name = `${list('object')}[${i}].${nameField}`;
-      const shown =
-        nameField === 'name' ? `${field}[${i}]` : `${field}[${i}].${nameField.replace(/\.name$/, '')}`;
-      return {
-        expression:
-          `!(${present('object')}) || size(${list('object')}) <= ${i} || ` +
-          `(oldObject != null && ${present('oldObject')} && ` +
-          `${list('oldObject')}.exists(o, o.${nameField} == ${name})) || ` +
-          `authorizer.group('').resource('secrets').namespace(request.namespace).name(${name}).check('get').allowed()`,
-        messageExpression:
-          `'${kind} ' + object.metadata.name + ': you may not get Secret ' + ${name} + ' in namespace ' + ` +
-          `request.namespace + ', so ${shown} may not name it (Slipway would read it for you). ` +
-          `Ask for "get" on it, or name one you may get.'`,
-        reason: 'Forbidden',
-      };
-    }),
-  };
-}
-
-/**
- * A freeze (spec.suspend) set or lifted: it decides when what is built runs, so it needs the verb
- * deploy — on the Environment itself, or for a Project on every Environment of the namespace.
- */
-function suspendCheck(kind: 'Project' | 'Environment'): Extra {
-  const suspended = (root: 'object' | 'oldObject') =>
-    `(${root} != null && has(${root}.spec.suspend) && ${root}.spec.suspend)`;
-  const on = kind === 'Environment' ? '.name(object.metadata.name)' : '';
-  const what =
-    kind === 'Environment'
-      ? `to Environment ' + object.metadata.name + '`
-      : `to the Environments of namespace ' + request.namespace + '`;
-  return {
-    variables: [],
-    validations: [
-      {
-        expression:
-          `${suspended('object')} == ${suspended('oldObject')} || ` +
-          `authorizer.group('${GROUP}').resource('environments').namespace(request.namespace)${on}.check('${DEPLOY_VERB}').allowed()`,
-        messageExpression:
-          `'${kind} ' + object.metadata.name + ': you may not ${DEPLOY_VERB} ${what}, so you may not change spec.suspend ` +
-          `(a freeze decides when what is built runs). Ask for "${DEPLOY_VERB}" on environments.${GROUP}` +
-          `${kind === 'Environment' ? " ' + object.metadata.name + '" : ' in the namespace'}.'`,
-        reason: 'Forbidden',
-      },
-    ],
-  };
-}
-
-/** Checks that are not of one named reference: their own variables and validations. */
-interface Extra {
-  variables: Array<{ name: string; expression: string }>;
-  validations: Array<{ expression: string; messageExpression: string; reason: string }>;
-}
-
 function policy(name: string, resource: string, checks: Check[], ...extras: Extra[]) {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
@@ -372,7 +304,15 @@ export interface AdmissionPolicy {
 export function admissionPolicies(): AdmissionPolicy[] {
   const plain = (p: ReturnType<typeof policy>) => ({ policy: p, binding: binding(p.metadata.name) });
   return [
-    plain(policy(ENVIRONMENT_POLICY, 'environments', ENVIRONMENT_CHECKS, suspendCheck('Environment'))),
+    plain(
+      policy(
+        ENVIRONMENT_POLICY,
+        'environments',
+        ENVIRONMENT_CHECKS,
+        deployDecision('Environment', 'suspend', FREEZE),
+        deployDecision('Environment', 'promoteFrom', 'it rolls out what another Environment runs'),
+      ),
+    ),
     plain(
       policy(
         PROJECT_POLICY,
@@ -380,7 +320,7 @@ export function admissionPolicies(): AdmissionPolicy[] {
         PROJECT_CHECKS,
         listSecrets('Project', ['notifications'], MAX_NOTIFICATIONS),
         listSecrets('Project', ['previews', 'forkSecrets'], MAX_FORK_SECRETS, 'name'),
-        suspendCheck('Project'),
+        deployDecision('Project', 'suspend', FREEZE),
       ),
     ),
     plain(policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS)),

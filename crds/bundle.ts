@@ -10,7 +10,7 @@ import {
   type KindDefinition,
 } from './common.ts';
 
-export const triggerTypes = ['Manual', 'Webhook', 'Upload', 'Rollback', 'PullRequest'] as const;
+export const triggerTypes = ['Manual', 'Webhook', 'Upload', 'Rollback', 'PullRequest', 'Promotion'] as const;
 
 export const bundlePhases = [
   'Pending',
@@ -41,6 +41,10 @@ export const bundleSpec = z
               .regex(/^[a-f0-9]{7,64}$/)
               .meta({ description: 'Commit to build.' }),
             branch: z.string().max(255).optional().meta({ description: 'Branch the commit was pushed to.' }),
+            committedAt: timestamp().optional().meta({
+              description:
+                "The commit's time as the provider reported it (lead time for changes counts from it).",
+            }),
             fetchRef: z.string().min(1).max(255).optional().meta({
               description:
                 "A ref of the repository the commit is fetched from when the server will not give it by id (a pull request's refs/pull/<n>/head).",
@@ -163,7 +167,7 @@ export const bundleSpec = z
       .object({
         type: z.enum(triggerTypes).meta({
           description:
-            'Manual (made by a person), Webhook (a push), Upload (upload.sh), Rollback (reuses an earlier bundle) or PullRequest (the head commit of a Preview).',
+            'Manual (made by a person), Webhook (a push), Upload (upload.sh), Rollback (reuses an earlier bundle), PullRequest (the head commit of a Preview) or Promotion (the image another environment ran, by a Promotion).',
         }),
         provider: z.enum(providers).optional().meta({ description: 'The git provider whose push made it.' }),
         webhookRef: localRef().optional().meta({ description: 'The Webhook whose branch matched.' }),
@@ -174,6 +178,10 @@ export const bundleSpec = z
         previewRef: localRef().optional().meta({
           description:
             'The Preview (trigger PullRequest) this bundle builds; it is not deployed to an environment.',
+        }),
+        promotionRef: localRef().optional().meta({
+          description:
+            'The Promotion (trigger Promotion) that made this bundle; source.bundleRef is the bundle promoted.',
         }),
         deliveryId: z
           .string()

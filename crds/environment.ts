@@ -8,6 +8,7 @@ import {
   timestamp,
   type KindDefinition,
 } from './common.ts';
+import { promotionGates } from './promotion.ts';
 
 export const environmentSpec = z.object({
   projectRef: localRef().meta({ description: 'The Project that runs here.' }),
@@ -72,6 +73,18 @@ export const environmentSpec = z.object({
         'When a rollout here fails, put back the bundle that ran before: a new Rollback bundle reusing its ' +
         'image (no build, no backup), unless a newer bundle for this environment already exists.',
     }),
+  promoteFrom: z
+    .object({
+      environmentRef: localRef().meta({
+        description: 'The Environment whose Ready bundles are promoted here.',
+      }),
+      gates: promotionGates.optional(),
+    })
+    .optional()
+    .meta({
+      description:
+        'Automatic promotion: each bundle that becomes Ready on that Environment gets a Promotion to this one, which rolls it out once the gates hold. The gates are also the minimum of every Promotion to this Environment.',
+    }),
 });
 
 export const environmentStatus = z.object({
@@ -88,6 +101,17 @@ export const environmentStatus = z.object({
     })
     .optional()
     .meta({ description: 'The latest rollout, whatever its result.' }),
+  autoPromotion: z
+    .object({
+      bundle: z.string().meta({ description: 'The bundle of spec.promoteFrom promoted last.' }),
+      promotion: z.string().meta({ description: 'The Promotion made for it.' }),
+      at: timestamp().meta({ description: 'When it was made.' }),
+    })
+    .optional()
+    .meta({
+      description:
+        'The last Promotion spec.promoteFrom made: one per bundle that became Ready there (deleting it does not make it again).',
+    }),
 });
 
 export const Environment: KindDefinition<typeof environmentSpec, typeof environmentStatus> = {

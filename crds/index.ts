@@ -33,6 +33,7 @@ import {
 } from './status.ts';
 import { Webhook, webhookReasons, type webhookSpec, type webhookStatus } from './webhook.ts';
 import { Preview, previewReasons, type previewSpec, type previewStatus } from './preview.ts';
+import { Promotion, promotionReasons, type promotionSpec, type promotionStatus } from './promotion.ts';
 
 export * from './common.ts';
 export * from './bundle.ts';
@@ -41,6 +42,7 @@ export * from './project.ts';
 export * from './status.ts';
 export * from './webhook.ts';
 export * from './preview.ts';
+export * from './promotion.ts';
 export * from './previews-settings.ts';
 
 export const kinds = [
@@ -49,6 +51,7 @@ export const kinds = [
   Webhook,
   Bundle,
   Preview,
+  Promotion,
   StatusPage,
   StatusComponent,
   StatusNotice,
@@ -62,6 +65,7 @@ export const reasonsByKind = {
   Webhook: webhookReasons,
   Bundle: bundleReasons,
   Preview: previewReasons,
+  Promotion: promotionReasons,
   // Ready's, then WebhooksDelivered's (spec.webhooks).
   StatusPage: [...statusPageReasons, ...statusWebhookReasons],
   StatusComponent: statusComponentReasons,
@@ -74,6 +78,7 @@ export type EnvironmentObject = Obj<typeof environmentSpec, typeof environmentSt
 export type WebhookObject = Obj<typeof webhookSpec, typeof webhookStatus>;
 export type BundleObject = Obj<typeof bundleSpec, typeof bundleStatus>;
 export type PreviewObject = Obj<typeof previewSpec, typeof previewStatus>;
+export type PromotionObject = Obj<typeof promotionSpec, typeof promotionStatus>;
 export type StatusPageObject = Obj<typeof statusPageSpec, typeof statusPageStatus>;
 export type StatusComponentObject = Obj<typeof componentSpec, typeof componentStatus>;
 export type StatusNoticeObject = Obj<typeof noticeSpec, typeof noticeStatus>;

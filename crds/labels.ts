@@ -15,6 +15,8 @@ export const LABEL_STEP = 'slipway.dev/step';
  * this label alone, so no Service of the environment it copies ever reaches them): the Preview.
  */
 export const LABEL_PREVIEW = 'slipway.dev/preview';
+/** On the bundle a Promotion made: the Promotion. */
+export const LABEL_PROMOTION = 'slipway.dev/promotion';
 /**
  * On a build Job and its pods, which run in the build namespace (docs/adr/0004): the namespace
  * and uid of the bundle they build. Owner references cannot cross namespaces; only the operator

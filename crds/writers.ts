@@ -5,9 +5,11 @@
 // refused at admission, cluster admins included: Slipway's own identities are a parameter of the
 // policy, a ConfigMap listing their user names, one a line (the chart's ServiceAccounts).
 // Previews are Slipway's too, made from pull requests: people may change spec.approvedCommit
-// alone, and only with the verb approve on previews (it builds a fork's code).
+// alone, and only with the verb approve on previews (it builds a fork's code). Promotions are
+// people's, but who asks and who approves is checked here too (promotion-admission.ts).
 import { GROUP } from './common.ts';
 import { previewSpec } from './preview.ts';
+import { promotionRule, promotionValidations, promotionVariables } from './promotion-admission.ts';
 
 export const WRITERS_POLICY = 'slipway-writers';
 /** The ConfigMap (the policy's parameter) listing Slipway's identities under `users`. */
@@ -59,6 +61,7 @@ export function writersPolicy() {
             operations: ['CREATE', 'UPDATE'],
             resources: ['previews'],
           },
+          promotionRule,
         ],
       },
       variables: [
@@ -87,6 +90,7 @@ export function writersPolicy() {
             "variables.preview && request.operation == 'UPDATE' && " +
             `(${fieldOf('object', 'approvedCommit')}) != (${fieldOf('oldObject', 'approvedCommit')})`,
         },
+        ...promotionVariables,
       ],
       validations: [
         {
@@ -129,6 +133,7 @@ export function writersPolicy() {
             `request.namespace + ', which ' + request.userInfo.username + ' does not have.'`,
           reason: 'Forbidden',
         },
+        ...promotionValidations,
       ],
     },
   };

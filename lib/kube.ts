@@ -162,6 +162,7 @@ export type KindName =
   | 'Webhook'
   | 'Bundle'
   | 'Preview'
+  | 'Promotion'
   | 'StatusPage'
   | 'StatusComponent'
   | 'StatusNotice';

@@ -7,6 +7,7 @@ import type {
   PreviewObject,
   PreviewReason,
   ProjectObject,
+  PromotionObject,
   StatusComponentObject,
   StatusNoticeObject,
   StatusPageObject,
@@ -39,6 +40,12 @@ export const INDEX = {
   bundle: 'bundle',
   /** A bundle by the Preview it builds (trigger.previewRef). */
   preview: 'preview',
+  /** A bundle by the Promotion that made it (trigger.promotionRef). */
+  promotion: 'promotion',
+  /** A Promotion by each environment it names (from and to), while it has not ended. */
+  promotionEnvironment: 'promotionEnvironment',
+  /** An Environment by the one its spec.promoteFrom names. */
+  promoteFrom: 'promoteFrom',
   /**
    * A bundle that has not finished, by its project or its environment: what watches.ts enqueues
    * when something they wait on changes, without a walk over every finished bundle (a project
@@ -89,6 +96,7 @@ export interface OperatorInformers {
   bundles: Informer<Cached<BundleObject>>;
   /** Pull requests' previews, by project. */
   previews: Informer<Cached<PreviewObject>>;
+  promotions: Informer<Cached<PromotionObject>>;
   /** Backup Jobs, in the bundles' namespaces. */
   jobs: Informer<V1Job>;
   /** Build Jobs, in the build namespace; INDEX.project keys are the bundles' namespaces. */
@@ -139,7 +147,8 @@ export function createInformers(
   );
   const environments = new Informer<Cached<EnvironmentObject>>(kc, kindPath('Environment', namespace), log)
     .addIndex(INDEX.project, (e) => ref(e, e.spec?.projectRef?.name))
-    .addIndex(INDEX.deployment, (e) => ref(e, e.spec?.deploymentRef?.name));
+    .addIndex(INDEX.deployment, (e) => ref(e, e.spec?.deploymentRef?.name))
+    .addIndex(INDEX.promoteFrom, (e) => ref(e, e.spec?.promoteFrom?.environmentRef?.name));
   const webhooks = new Informer<Cached<WebhookObject>>(kc, kindPath('Webhook', namespace), log)
     .addIndex(INDEX.project, (w) => ref(w, w.spec?.projectRef?.name))
     .addIndex(INDEX.environment, (w) => ref(w, w.spec?.environmentRef?.name));
@@ -151,7 +160,8 @@ export function createInformers(
     )
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)))
-    .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name));
+    .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name))
+    .addIndex(INDEX.promotion, (b) => ref(b, b.spec?.trigger?.promotionRef?.name));
   const previews = new Informer<Cached<PreviewObject>>(kc, kindPath('Preview', namespace), log, shard)
     .addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name))
     .addIndex(INDEX.host, (p) => (p.status?.url ? [objectKey(ns(p), urlHost(p.status.url))] : []))
@@ -159,6 +169,15 @@ export function createInformers(
       findCondition(p.status?.conditions, 'Ready')?.reason === ('HostTaken' satisfies PreviewReason)
         ? [ns(p)]
         : [],
+    );
+  const ended = (p: PromotionObject) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+  // People make Promotions without a shard label: every one is watched, and a shard acts for its Projects' (like Projects).
+  const promotions = new Informer<Cached<PromotionObject>>(kc, kindPath('Promotion', namespace), log)
+    .addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name))
+    .addIndex(INDEX.promotionEnvironment, (p) =>
+      ended(p)
+        ? []
+        : [p.spec?.from?.environmentRef?.name, p.spec?.to?.environmentRef?.name].flatMap((e) => ref(p, e)),
     );
   // Only the Jobs this operator made, but not those of finished bundles (bundle/retire.ts).
   const unfinishedJobs = `${MANAGED_BY}=${MANAGER},${LABEL_FINISHED}!=true`;
@@ -213,6 +232,7 @@ export function createInformers(
     webhooks,
     bundles,
     previews,
+    promotions,
     jobs,
     buildJobs,
     deployments,
@@ -231,6 +251,7 @@ export function allInformers(i: OperatorInformers): Array<Informer<KubernetesObj
     i.webhooks,
     i.bundles,
     i.previews,
+    i.promotions,
     i.jobs,
     i.buildJobs,
     i.deployments,

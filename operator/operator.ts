@@ -19,6 +19,7 @@ import type { OperatorContext } from './context.ts';
 import { StatusWriter } from './reconcile/status-writer.ts';
 import { EnvironmentReconciler, watchForEnvironments } from './environment/controller.ts';
 import { allInformers, createInformers } from './informers.ts';
+import { exportDeliveryFigures } from './delivery-metrics.ts';
 import { exportReadiness } from './readiness-metric.ts';
 import { leader as leaderGauge, zeroKnownSeries } from './metrics.ts';
 import { ProjectReconciler, watchForProjects } from './project/controller.ts';
@@ -29,6 +30,9 @@ import { watchStatusPageEntries } from './status-page/watches.ts';
 import { WebhookReconciler, watchForWebhooks } from './webhook/controller.ts';
 import { PreviewReconciler } from './preview/controller.ts';
 import { watchForPreviews } from './preview/watches.ts';
+import { AutomaticPromotions, watchForAutomaticPromotions } from './promotion/automatic.ts';
+import { PromotionReconciler } from './promotion/controller.ts';
+import { watchForPromotions } from './promotion/watches.ts';
 import { PullRequestPoll, watchForPolls } from './preview/poll.ts';
 import { RemovedPreviews } from './preview/removed-previews.ts';
 import { DeliveryEngine } from './delivery/engine.ts';
@@ -56,6 +60,8 @@ export class Operator {
     webhooks: Controller;
     bundles: Controller;
     previews: Controller;
+    promotions: Controller;
+    automaticPromotions: Controller;
     /** The periodic look at each previewing project's open pull requests. */
     pullRequestPolls: Controller;
     statusPages: Controller;
@@ -76,6 +82,7 @@ export class Operator {
   private stopped = false;
   private synced = false;
   private readonly stopReadiness: () => void;
+  private readonly stopDeliveryFigures: () => void;
 
   constructor(kc: KubeConfig, config: OperatorConfig, log: Logger, options: OperatorOptions = {}) {
     this.log = log;
@@ -133,6 +140,11 @@ export class Operator {
     // Only the leader's view: a standby replica's caches would report every object again.
     zeroKnownSeries();
     this.stopReadiness = exportReadiness(ctx.informers, () => this.isLeader() && this.synced);
+    this.stopDeliveryFigures = exportDeliveryFigures(
+      ctx.informers,
+      () => this.isLeader() && this.synced,
+      now,
+    );
     const pageIds = new PageIds(slipway);
     const removedPreviews = new RemovedPreviews();
     this.controllers = {
@@ -141,6 +153,8 @@ export class Operator {
       webhooks: new Controller('webhook', new WebhookReconciler(ctx), config.workers, log),
       bundles: new Controller('bundle', new BundleReconciler(ctx, this.bundleLifecycle), config.workers, log),
       previews: new Controller('preview', new PreviewReconciler(ctx), config.workers, log),
+      promotions: new Controller('promotion', new PromotionReconciler(ctx), config.workers, log),
+      automaticPromotions: new Controller('promote-from', new AutomaticPromotions(ctx), config.workers, log),
       pullRequestPolls: new Controller(
         'pull-request-poll',
         new PullRequestPoll(ctx, this.secrets, outbound, removedPreviews),
@@ -167,6 +181,8 @@ export class Operator {
     watchForBundles(ctx, this.controllers.bundles);
     watchForPreviews(ctx, this.controllers.previews, removedPreviews);
     watchForPolls(ctx, this.controllers.pullRequestPolls);
+    watchForPromotions(ctx, this.controllers.promotions);
+    watchForAutomaticPromotions(ctx, this.controllers.automaticPromotions);
     watchStatusPageEntries(
       informers,
       this.controllers.statusComponents,
@@ -232,6 +248,7 @@ export class Operator {
     await this.elector?.stop();
     leaderGauge.set(0);
     this.stopReadiness();
+    this.stopDeliveryFigures();
     await Promise.all(this.informers().map((i) => i.stop().catch(() => undefined)));
   }
 

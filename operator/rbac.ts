@@ -42,6 +42,18 @@ export const operatorRules: readonly PolicyRule[] = [
   },
   {
     apiGroups: ['slipway.dev'],
+    resources: ['promotions'],
+    verbs: ['get', 'list', 'watch', 'create'],
+    why: "an informer on promotions; the Promotion of each bundle that becomes Ready on an Environment another's spec.promoteFrom names",
+  },
+  {
+    apiGroups: ['slipway.dev'],
+    resources: ['promotions/status'],
+    verbs: ['patch'],
+    why: "a promotion's phase, bundle, image, gates, counted approvals and conditions",
+  },
+  {
+    apiGroups: ['slipway.dev'],
     resources: ['previews/finalizers'],
     verbs: ['update'],
     why: 'owner references with blockOwnerDeletion on the bundles and copies a Preview owns',
@@ -62,7 +74,7 @@ export const operatorRules: readonly PolicyRule[] = [
     apiGroups: ['slipway.dev'],
     resources: ['environments'],
     verbs: ['deploy'],
-    why: 'the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback',
+    why: 'the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback, and the bundles of Promotions',
   },
   {
     apiGroups: ['slipway.dev'],

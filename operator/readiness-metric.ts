@@ -55,6 +55,7 @@ export function exportReadiness(informers: OperatorInformers, leading: () => boo
       informers.bundles.list().filter((b) => !isFinished(b as BundleObject)),
     );
     yield* all('Preview', informers.previews.list());
+    yield* all('Promotion', informers.promotions.list());
     yield* all('StatusPage', informers.statusPages.list());
     yield* all('StatusComponent', informers.statusComponents.list());
     yield* all('StatusNotice', informers.statusNotices.list());

@@ -5,12 +5,14 @@ import { z } from 'zod';
 import {
   classifyRef,
   commitId,
+  commitTime,
   decodeJson,
   deliveryId,
   firstLine,
   isZeroObjectId,
   noBranchReason,
   readPayload,
+  withTime,
 } from './payload.ts';
 import { headerValue, type BranchChange, type ParsedDelivery, type ProviderModule } from './provider.ts';
 import {
@@ -157,7 +159,15 @@ const envelope = z.object({ eventType: z.string(), id: z.string().nullish() });
 const pushPayload = z.object({
   resource: z.object({
     refUpdates: z.array(z.object({ name: z.string(), newObjectId: z.string() })),
-    commits: z.array(z.object({ commitId: z.string(), comment: z.string().nullish() })).nullish(),
+    commits: z
+      .array(
+        z.object({
+          commitId: z.string(),
+          comment: z.string().nullish(),
+          committer: z.object({ date: z.string().nullish() }).nullish(),
+        }),
+      )
+      .nullish(),
   }),
 });
 
@@ -186,7 +196,12 @@ export function parseAzureDevOps(body: Buffer): ParsedDelivery {
     else {
       const commit = commitId(update.newObjectId, `resource.refUpdates.${index}.newObjectId`);
       const head = resource.commits?.find((c) => c.commitId.toLowerCase() === commit);
-      changes.push({ branch: ref.branch, commit, comment: firstLine(head?.comment) });
+      changes.push({
+        branch: ref.branch,
+        commit,
+        comment: firstLine(head?.comment),
+        ...withTime(commitTime(head?.committer?.date)),
+      });
     }
   }
   if (changes.length === 0) return { ...base, kind: 'ignored', reason: noBranchReason(skipped) };

@@ -4,11 +4,13 @@ import { z } from 'zod';
 import {
   branchName,
   commitId,
+  commitTime,
   decodeJson,
   deliveryId,
   firstLine,
   noBranchReason,
   readPayload,
+  withTime,
 } from './payload.ts';
 import {
   UnsupportedProviderError,
@@ -144,7 +146,7 @@ function isBitbucketServer(headers: RequestHeaders, eventKey: string): boolean {
 const refState = z.object({
   type: z.string(),
   name: z.string(),
-  target: z.object({ hash: z.string(), message: z.string().nullish() }),
+  target: z.object({ hash: z.string(), message: z.string().nullish(), date: z.string().nullish() }),
 });
 
 const pushPayload = z.object({
@@ -172,6 +174,7 @@ export function parseBitbucket(headers: RequestHeaders, body: Buffer): ParsedDel
         branch: branchName(change.new.name),
         commit: commitId(change.new.target.hash, `push.changes.${index}.new.target.hash`),
         comment: firstLine(change.new.target.message),
+        ...withTime(commitTime(change.new.target.date)),
       });
     }
   }

@@ -4,11 +4,13 @@ import { z } from 'zod';
 import {
   classifyRef,
   commitId,
+  commitTime,
   decodeJson,
   deliveryId,
   firstLine,
   isZeroObjectId,
   readPayload,
+  withTime,
 } from './payload.ts';
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
 import {
@@ -129,7 +131,7 @@ const pushPayload = z.object({
   ref: z.string(),
   after: z.string(),
   deleted: z.boolean().optional(),
-  head_commit: z.object({ message: z.string().nullish() }).nullish(),
+  head_commit: z.object({ message: z.string().nullish(), timestamp: z.string().nullish() }).nullish(),
 });
 
 export function parseGitHub(headers: RequestHeaders, body: Buffer): ParsedDelivery {
@@ -171,6 +173,7 @@ export function parseGitHubStyleDelivery(
     branch: ref.branch,
     commit: commitId(push.after, 'after'),
     comment: firstLine(push.head_commit?.message),
+    ...withTime(commitTime(push.head_commit?.timestamp)),
   };
   return { ...base, kind: 'push', changes: [change] };
 }

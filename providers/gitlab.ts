@@ -4,11 +4,13 @@ import { z } from 'zod';
 import {
   classifyRef,
   commitId,
+  commitTime,
   decodeJson,
   deliveryId,
   firstLine,
   isZeroObjectId,
   readPayload,
+  withTime,
 } from './payload.ts';
 import { headerValue, type ParsedDelivery, type ProviderModule, type RequestHeaders } from './provider.ts';
 import { clip, idField, JSON_HEADERS, repositoryLocation, trimSlash, type CommitState } from './report.ts';
@@ -114,7 +116,9 @@ const pushPayload = z.object({
   object_kind: z.literal('push'),
   ref: z.string(),
   after: z.string(),
-  commits: z.array(z.object({ id: z.string(), message: z.string().nullish() })).nullish(),
+  commits: z
+    .array(z.object({ id: z.string(), message: z.string().nullish(), timestamp: z.string().nullish() }))
+    .nullish(),
 });
 
 export function parseGitLab(headers: RequestHeaders, body: Buffer): ParsedDelivery {
@@ -139,6 +143,13 @@ export function parseGitLab(headers: RequestHeaders, body: Buffer): ParsedDelive
   return {
     ...base,
     kind: 'push',
-    changes: [{ branch: ref.branch, commit, comment: firstLine(head?.message) }],
+    changes: [
+      {
+        branch: ref.branch,
+        commit,
+        comment: firstLine(head?.message),
+        ...withTime(commitTime(head?.timestamp)),
+      },
+    ],
   };
 }

@@ -68,6 +68,19 @@ export function firstLine(message: string | null | undefined): string {
   return line.trim().slice(0, MAX_COMMENT_LENGTH);
 }
 
+/**
+ * The head commit's time as the provider sent it (ISO 8601 with an offset), in UTC; undefined
+ * when absent or not a time. What the lead time for changes counts from (docs/promotion.md).
+ */
+export function commitTime(value: string | null | undefined): string | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** `{committedAt}` when there is a time, else nothing (optional fields stay absent). */
+export const withTime = (committedAt: string | undefined) => (committedAt ? { committedAt } : {});
+
 /** A delivery id as sent, when it fits the Bundle field. */
 export function deliveryId(id: string | undefined): string | undefined {
   if (id === undefined) return undefined;

@@ -58,6 +58,8 @@ export interface BranchChange {
   commit: string;
   /** First line of the head commit's message; empty when the provider sent none. */
   comment: string;
+  /** The head commit's time as the provider reports it (UTC ISO 8601), when it does. */
+  committedAt?: string;
 }
 
 /** A verified delivery, reduced to what builds bundles. */

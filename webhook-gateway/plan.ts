@@ -113,7 +113,13 @@ function plannedBundle(
     project,
     source:
       trigger.type === 'Webhook'
-        ? { git: { commit: change.commit, branch: change.branch } }
+        ? {
+            git: {
+              commit: change.commit,
+              branch: change.branch,
+              ...(change.committedAt ? { committedAt: change.committedAt } : {}),
+            },
+          }
         : { archive: { ...trigger.archive, commit: change.commit, branch: change.branch } },
     comment: change.comment.slice(0, MAX_COMMENT_LENGTH),
     settingsFrom: manual,

@@ -35,7 +35,7 @@ export const checkCommand: Command = {
   usage: 'check [--pre] [--build-namespace NAME] [--gateway-url URL] [--status-url URL]',
   help: `--pre, before installing: the Kubernetes version (1.30 or newer), ValidatingAdmissionPolicy
 (admissionregistration.k8s.io/v1), and the Pod Security of the build namespace (privileged).
-Without --pre, also: the eight CRDs served, the admission policies installed and bound (or, for
+Without --pre, also: the nine CRDs served, the admission policies installed and bound (or, for
 a user who may not list them, acting on a dry run), the operator looking at this namespace's
 Projects, the gateway answering at the URL they publish, and the status API at the StatusPage's
 URL. Exit 0 when nothing failed ("!" lines could not be told with your rights), 1 otherwise.

@@ -34,12 +34,13 @@ export const text = (values: Values, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** A duration flag ("90s", "10m", "1h", or seconds). */
+/** A duration flag ("90s", "10m", "1h", "30d", or seconds). */
 export function duration(value: string | undefined, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!match) throw new UsageError(`"${value}" is not a duration (e.g. 90s, 10m, 1h)`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
+  if (!match) throw new UsageError(`"${value}" is not a duration (e.g. 90s, 10m, 1h, 30d)`);
+  const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  const unit = units[(match[2] ?? 's') as keyof typeof units];
   return Number(match[1]) * unit;
 }
 

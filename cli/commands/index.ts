@@ -9,8 +9,11 @@ import { hookCommand } from './hook.ts';
 import { logsCommand } from './logs.ts';
 import { noticeCommand } from './notice.ts';
 import { previewCommand } from './preview.ts';
+import { promoteCommand } from './promote.ts';
+import { promotionCommand } from './promotion.ts';
 import { reconcileCommand } from './reconcile.ts';
 import { rollbackCommand } from './rollback.ts';
+import { statsCommand } from './stats.ts';
 import { statusCommand } from './status.ts';
 import { resumeCommand, suspendCommand } from './suspend.ts';
 import { treeCommand } from './tree.ts';
@@ -26,6 +29,9 @@ export const commands: readonly Command[] = [
   logsCommand,
   waitCommand,
   rollbackCommand,
+  promoteCommand,
+  promotionCommand,
+  statsCommand,
   suspendCommand,
   resumeCommand,
   reconcileCommand,

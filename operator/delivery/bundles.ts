@@ -17,6 +17,18 @@ export function bundleCommit(bundle: BundleObject): string | undefined {
   return commit && /^[0-9a-f]{7,64}$/i.test(commit) ? commit.toLowerCase() : undefined;
 }
 
+/**
+ * The commit a bundle's reports are about: its own, or for a promotion's (trigger Promotion) the
+ * promoted bundle's, whose image it rolls out.
+ */
+export function reportedCommit(ctx: OperatorContext, bundle: BundleObject): string | undefined {
+  const own = bundleCommit(bundle);
+  if (own || bundle.spec.trigger.type !== 'Promotion') return own;
+  const source = bundle.spec.source.bundleRef?.name;
+  const promoted = source ? ctx.informers.bundles.get(bundle.metadata.namespace, source) : undefined;
+  return promoted ? bundleCommit(promoted) : undefined;
+}
+
 /** The branch a bundle's commit was pushed to, when it says (git bundles; uploads that name one). */
 export const bundleBranch = (bundle: BundleObject): string | undefined =>
   bundle.spec.source.git?.branch ?? bundle.spec.source.archive?.branch;

@@ -12,6 +12,7 @@ export type StatusWriterName =
   | 'webhook'
   | 'bundle'
   | 'preview'
+  | 'promotion'
   | 'status-page'
   /** The delivery engine's sinks: provider reports, notifications, status page subscribers. */
   | 'report'
@@ -41,10 +42,11 @@ const announced: SharedField = {
 
 export const STATUS_OWNERS: Record<KindName, KindOwners> = {
   Project: { owner: 'project', conditions: { Reported: 'report', Notified: 'notify' } },
-  Environment: { owner: 'environment' },
+  Environment: { owner: 'environment', fields: { autoPromotion: 'promotion' } },
   Webhook: { owner: 'webhook' },
   Bundle: { owner: 'bundle', fields: { reported: 'report', notified: 'notify' } },
   Preview: { owner: 'preview', fields: { reported: 'report', notified: 'notify' } },
+  Promotion: { owner: 'promotion' },
   StatusPage: {
     owner: 'status-page',
     fields: { webhooks: 'subscribers' },
@@ -61,6 +63,7 @@ export const WRITER_FOLDERS: Record<StatusWriterName, readonly string[]> = {
   webhook: ['operator/webhook/'],
   bundle: ['operator/bundle/'],
   preview: ['operator/preview/'],
+  promotion: ['operator/promotion/'],
   'status-page': ['operator/status-page/'],
   report: ['operator/report/'],
   notify: ['operator/notify/'],

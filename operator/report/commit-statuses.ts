@@ -33,7 +33,9 @@ const said = (message: string | undefined, fallback: string) => (message ?? '').
 
 export function desiredStatuses(bundle: BundleObject, targetUrl: string | undefined): CommitStatus[] {
   const status = bundle.status;
-  if (!status?.phase || !bundleCommit(bundle) || bundle.spec.source.bundleRef) return [];
+  // A promotion's bundle builds nothing: only its rollout is told, on the promoted commit.
+  const promotion = bundle.spec.trigger.type === 'Promotion';
+  if (!status?.phase || (!promotion && (!bundleCommit(bundle) || bundle.spec.source.bundleRef))) return [];
   const phase = status.phase;
   const built = findCondition(status.conditions, 'Built');
   const ready = findCondition(status.conditions, 'Ready');
@@ -44,17 +46,11 @@ export function desiredStatuses(bundle: BundleObject, targetUrl: string | undefi
     ...(targetUrl ? { targetUrl } : {}),
   });
   const statuses: CommitStatus[] = [];
-  const name = bundle.metadata.name;
   const environment = bundle.spec.deploy?.environmentRef.name;
   const BUILD = buildContext(environment);
-  if (built?.status === 'True') statuses.push(at('success', BUILD, `Built bundle ${name}`));
-  else if (built?.status === 'False' || phase === 'Failed')
-    statuses.push(at('failure', BUILD, said(built?.message ?? ready?.message, 'the build failed')));
-  else if (phase === 'Superseded')
-    statuses.push(at('error', BUILD, said(ready?.message, 'superseded by a newer bundle')));
-  else if (phase === 'Queued') statuses.push(at('pending', BUILD, `Bundle ${name} is queued`));
-  else if (phase === 'Building' || status.startedAt)
-    statuses.push(at('pending', BUILD, `Building bundle ${name}`));
+  // A promotion's bundle builds nothing (its Built is the reuse of the promoted image).
+  const build = promotion ? undefined : buildStatus(bundle);
+  if (build) statuses.push(at(build.state, BUILD, build.description));
 
   if (!environment || built?.status !== 'True') return statuses;
   const context = deployContext(environment);
@@ -65,4 +61,21 @@ export function desiredStatuses(bundle: BundleObject, targetUrl: string | undefi
   else if (phase === 'Superseded') statuses.push(at('error', context, said(ready?.message, 'superseded')));
   else statuses.push(at('pending', context, `Deploying to ${environment}`));
   return statuses;
+}
+
+/** The state of a bundle's build, for slipway/build, once there is one to tell. */
+function buildStatus(bundle: BundleObject): { state: CommitState; description: string } | undefined {
+  const status = bundle.status!;
+  const name = bundle.metadata.name;
+  const built = findCondition(status.conditions, 'Built');
+  const ready = findCondition(status.conditions, 'Ready');
+  if (built?.status === 'True') return { state: 'success', description: `Built bundle ${name}` };
+  if (built?.status === 'False' || status.phase === 'Failed')
+    return { state: 'failure', description: said(built?.message ?? ready?.message, 'the build failed') };
+  if (status.phase === 'Superseded')
+    return { state: 'error', description: said(ready?.message, 'superseded by a newer bundle') };
+  if (status.phase === 'Queued') return { state: 'pending', description: `Bundle ${name} is queued` };
+  if (status.phase === 'Building' || status.startedAt)
+    return { state: 'pending', description: `Building bundle ${name}` };
+  return undefined;
 }

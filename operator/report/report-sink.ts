@@ -10,11 +10,11 @@ import { projectProvider, registry } from '../../providers/index.ts';
 import { cleartextApi } from '../../providers/report.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import {
-  bundleCommit,
   finishedLongAgo,
   laneBundle,
   newestBundle,
   projectOf,
+  reportedCommit,
   RETRY_WINDOW_MS,
 } from '../delivery/bundles.ts';
 import { writeProjectCondition, writeProjectProblem } from '../delivery/project-condition.ts';
@@ -49,7 +49,8 @@ export function whereTo(
 
 export function providerReportSink({ ctx, secrets, lifecycle }: SinkDeps): Sink {
   let engine: EngineHandle;
-  const reports = (bundle: BundleObject) => !!bundleCommit(bundle) && !!projectOf(ctx, bundle)?.spec.report;
+  const reports = (bundle: BundleObject) =>
+    !!reportedCommit(ctx, bundle) && !!projectOf(ctx, bundle)?.spec.report;
   const laneOf = (bundle: BundleObject) => `${bundle.metadata.namespace}/${bundle.metadata.name}`;
   return {
     name: 'provider-report',
@@ -74,7 +75,7 @@ export function providerReportSink({ ctx, secrets, lifecycle }: SinkDeps): Sink 
     async next(lane) {
       const { namespace, name: bundleName } = laneBundle(lane);
       const newest = newestBundle(ctx, namespace, bundleName);
-      const commit = newest && bundleCommit(newest.bundle);
+      const commit = newest && reportedCommit(ctx, newest.bundle);
       if (!newest?.project.spec.report || !commit) return undefined;
       const where = whereTo(newest.project);
       if ('reason' in where) return where;

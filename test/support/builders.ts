@@ -9,6 +9,7 @@ import {
   type EnvironmentObject,
   type PreviewObject,
   type ProjectObject,
+  type PromotionObject,
   type StatusComponentObject,
   type StatusNoticeObject,
   type StatusPageObject,
@@ -159,6 +160,20 @@ export const preview = (name = 'shop-pr-7', ...modifiers: Modifier<PreviewObject
       branch: 'feature',
       headCommit: 'a'.repeat(40),
       fork: false,
+    },
+    modifiers,
+  );
+
+/** A Promotion of what staging runs to production, asked for by alice, with no gates. */
+export const promotion = (name = 'release-1', ...modifiers: Modifier<PromotionObject>[]): PromotionObject =>
+  build(
+    'Promotion',
+    name,
+    {
+      projectRef: { name: PROJECT },
+      from: { environmentRef: { name: 'staging' } },
+      to: { environmentRef: { name: 'production' } },
+      requestedBy: 'alice',
     },
     modifiers,
   );

@@ -26,6 +26,14 @@
 - apiGroups: ["slipway.dev"]
   resources: ["previews/status"]
   verbs: ["patch"]
+# an informer on promotions; the Promotion of each bundle that becomes Ready on an Environment another's spec.promoteFrom names
+- apiGroups: ["slipway.dev"]
+  resources: ["promotions"]
+  verbs: ["get","list","watch","create"]
+# a promotion's phase, bundle, image, gates, counted approvals and conditions
+- apiGroups: ["slipway.dev"]
+  resources: ["promotions/status"]
+  verbs: ["patch"]
 # owner references with blockOwnerDeletion on the bundles and copies a Preview owns
 - apiGroups: ["slipway.dev"]
   resources: ["previews/finalizers"]
@@ -38,7 +46,7 @@
 - apiGroups: ["networking.k8s.io"]
   resources: ["ingresses"]
   verbs: ["get","list","create","patch","delete"]
-# the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback
+# the admission policy slipway-bundle-references lets a Bundle name an Environment only for those allowed to deploy to it: the Rollback bundles of spec.autoRollback, and the bundles of Promotions
 - apiGroups: ["slipway.dev"]
   resources: ["environments"]
   verbs: ["deploy"]

@@ -90,8 +90,10 @@ describe('valid objects of every kind', () => {
   it('are explained field by field by `kubectl explain`', async () => {
     const trigger = (await kubectl(['explain', 'bundle.spec.trigger.type'])).stdout;
     expect(trigger).toMatch(
-      /Manual \(made by a person\), Webhook \(a push\), Upload \(upload.sh\), Rollback\s+\(reuses\s+an\s+earlier\s+bundle\)\s+or\s+PullRequest/,
+      /Manual \(made by a person\), Webhook \(a push\), Upload \(upload.sh\), Rollback\s+\(reuses\s+an\s+earlier\s+bundle\),\s+PullRequest\s+\(the\s+head\s+commit\s+of\s+a\s+Preview\)\s+or\s+Promotion/,
     );
+    const gates = (await kubectl(['explain', 'promotion.spec.gates.noOpenIncident'])).stdout;
+    expect(gates).toMatch(/No\s+unplanned\s+StatusNotice\s+is\s+open/);
     const preview = (await kubectl(['explain', 'preview.spec.approvedCommit'])).stdout;
     expect(preview).toMatch(/kubectl\s+slipway\s+preview\s+approve/);
     const status = (await kubectl(['explain', 'statusnotice.status'])).stdout;

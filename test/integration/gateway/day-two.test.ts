@@ -261,7 +261,7 @@ describe('check and version', () => {
       state: 'warn',
       message: expect.stringMatching(/^cannot tell: /),
     });
-    expect(byName.CRDs).toMatchObject({ state: 'ok', message: '8 kinds served (slipway.dev/v1alpha1)' });
+    expect(byName.CRDs).toMatchObject({ state: 'ok', message: '9 kinds served (slipway.dev/v1alpha1)' });
     // Without the right to list policies, a dry run shows they act.
     expect(byName['admission policies']).toMatchObject({
       state: 'ok',

@@ -169,6 +169,15 @@ describe("Argo CD's health of each kind", () => {
     expect(waiting).toMatchObject({ status: 'Suspended', message: waiting.ready.message });
   });
 
+  it('Promotion: Degraded when the bundle it names does not exist (one waiting on its gates is Suspended: promotions.test.ts)', async () => {
+    await asSlipway().create(
+      'Promotion',
+      build.promotion('of-nothing', at(), spec({ bundleRef: { name: 'nope' } })),
+    );
+    const failed = await healthAt('Promotion', 'of-nothing', 'BundleNotFound');
+    expect(failed).toMatchObject({ status: 'Degraded', message: 'bundle nope does not exist' });
+  });
+
   it('StatusPage, StatusComponent, StatusNotice: Healthy once published, Degraded when their references are wrong', async () => {
     await create('StatusPage', build.statusPage('status', at()));
     expect(await healthAt('StatusPage', 'status', 'Published')).toMatchObject({ status: 'Healthy' });

@@ -57,7 +57,7 @@ describe('chart options', () => {
 
   it('installs the generated CRD of every kind with the release, kept on uninstall', () => {
     const expected = kinds.map((def) => customResourceDefinition(def).metadata.name).sort();
-    expect(expected).toHaveLength(8);
+    expect(expected).toHaveLength(9);
     const files = readdirSync(join(CHART, 'templates', 'crds')).filter((f) => f.endsWith('.yaml'));
     expect(files.map((f) => f.replace(/\.yaml$/, '')).sort()).toEqual(expected);
     // Templates, not the crds/ folder: so `helm upgrade` applies a changed schema.
@@ -78,7 +78,7 @@ describe('chart options', () => {
   it('leaves the CRDs out with crds.enabled=false, and drops the keep policy with crds.keep=false', () => {
     expect(ofKind(template({ 'crds.enabled': false }), 'CustomResourceDefinition')).toEqual([]);
     const unkept = ofKind(template({ 'crds.keep': false }), 'CustomResourceDefinition');
-    expect(unkept).toHaveLength(8);
+    expect(unkept).toHaveLength(9);
     for (const crd of unkept) expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
   });
 

@@ -53,6 +53,7 @@ const headings: Record<keyof typeof reasonsByKind, string> = {
   Webhook: '## Webhook',
   Bundle: '## Bundle',
   Preview: '## Preview',
+  Promotion: '## Promotion',
   StatusPage: '### StatusPage',
   StatusComponent: '### StatusComponent',
   StatusNotice: '### StatusNotice',

@@ -40,7 +40,12 @@ const expected: Record<string, ParsedDelivery> = {
     provider: 'github',
     deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
     changes: [
-      { branch: 'master', commit: 'fd489864e7642b48eaad6e3f155c10e46810ec72', comment: 'test a push event' },
+      {
+        branch: 'master',
+        commit: 'fd489864e7642b48eaad6e3f155c10e46810ec72',
+        comment: 'test a push event',
+        committedAt: '2018-06-29T14:04:13.000Z',
+      },
     ],
   },
   'github-push-branch-created': {
@@ -48,7 +53,12 @@ const expected: Record<string, ParsedDelivery> = {
     provider: 'github',
     deliveryId: '675590b2-02bf-5809-a4f3-c5688e0782d1',
     changes: [
-      { branch: 'master', commit: '6113728f27ae82c7b1a177c8d03f9e96e0adf246', comment: 'Initial commit' },
+      {
+        branch: 'master',
+        commit: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+        comment: 'Initial commit',
+        committedAt: '2019-05-15T15:19:25.000Z',
+      },
     ],
   },
   'github-push-branch-deleted': {
@@ -80,7 +90,12 @@ const expected: Record<string, ParsedDelivery> = {
     provider: 'gitlab',
     deliveryId: '13792a34-cac6-4fda-95a8-c58e00a3954e',
     changes: [
-      { branch: 'master', commit: 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7', comment: 'fixed readme' },
+      {
+        branch: 'master',
+        commit: 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7',
+        comment: 'fixed readme',
+        committedAt: '2012-01-03T21:36:29.000Z',
+      },
     ],
   },
   'gitlab-push-branch-deleted': {
@@ -104,6 +119,7 @@ const expected: Record<string, ParsedDelivery> = {
         branch: 'name-of-branch',
         commit: '709d658dc5b6d6afcd46049c2f332ee3f515a67d',
         comment: 'new commit message',
+        committedAt: '2015-06-09T03:34:49.000Z',
       },
     ],
   },
@@ -112,7 +128,12 @@ const expected: Record<string, ParsedDelivery> = {
     provider: 'bitbucket',
     deliveryId: '834163b2-7a96-5fb5-a65a-f68e2629d5c4',
     changes: [
-      { branch: 'master', commit: '141977fedf5cf35aa290ac87d4b5177ac4cd9de1', comment: 'Update README' },
+      {
+        branch: 'master',
+        commit: '141977fedf5cf35aa290ac87d4b5177ac4cd9de1',
+        comment: 'Update README',
+        committedAt: '2018-07-02T20:26:56.000Z',
+      },
     ],
   },
   'bitbucket-repo-push-branch-deleted': {
@@ -133,7 +154,12 @@ const expected: Record<string, ParsedDelivery> = {
     provider: 'gitea',
     deliveryId: '9302a11d-2d34-4885-be1e-2d66e9a5ba28',
     changes: [
-      { branch: 'main', commit: '90d948e5d990567242b1959ee3ac0129cf3ac1c4', comment: 'Add the home page' },
+      {
+        branch: 'main',
+        commit: '90d948e5d990567242b1959ee3ac0129cf3ac1c4',
+        comment: 'Add the home page',
+        committedAt: '2026-11-26T05:00:00.000Z',
+      },
     ],
   },
   'gitea-push-branch-created': {
@@ -145,6 +171,7 @@ const expected: Record<string, ParsedDelivery> = {
         branch: 'feature/x',
         commit: '90d948e5d990567242b1959ee3ac0129cf3ac1c4',
         comment: 'Add the home page',
+        committedAt: '2026-11-26T05:00:00.000Z',
       },
     ],
   },
@@ -163,6 +190,7 @@ const expected: Record<string, ParsedDelivery> = {
         branch: 'master',
         commit: '33b55f7cb7e7e245323987634f960cf4a6e6bc74',
         comment: 'Fixed bug in web.config file',
+        committedAt: '2015-02-25T19:01:00.000Z',
       },
     ],
   },

@@ -62,6 +62,7 @@ describe('the writers of each status', () => {
       'Environment',
       'Preview',
       'Project',
+      'Promotion',
       'StatusComponent',
       'StatusNotice',
       'StatusPage',

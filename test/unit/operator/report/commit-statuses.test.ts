@@ -66,4 +66,26 @@ describe('the commit statuses of a bundle', () => {
     expect(says(upload)).toEqual([]);
     expect(says(bundle('b0', stored()))).toEqual([]);
   });
+
+  it("of a promotion's bundle are its rollout's alone (it builds nothing): on the promoted commit", () => {
+    const promoted = (phase: string, ...conditions: ReturnType<typeof condition>[]) =>
+      bundle(
+        'p1',
+        stored(),
+        spec({
+          source: { bundleRef: { name: 'b0' } },
+          trigger: { type: 'Promotion', promotionRef: { name: 'release-1' } },
+          deploy: deployTo('production'),
+        }),
+        status({ phase, conditions }),
+      );
+    const reused = condition('Built', 'True', 'Reused');
+    expect(says(promoted('Deploying', reused))).toEqual(['slipway/deploy/production=pending']);
+    expect(says(promoted('Ready', reused, condition('Deployed', 'True', 'Succeeded')))).toEqual([
+      'slipway/deploy/production=success',
+    ]);
+    expect(
+      says(promoted('Failed', reused, condition('Ready', 'False', 'RolloutFailed', 'progress deadline'))),
+    ).toEqual(['slipway/deploy/production=failure']);
+  });
 });
