@@ -36,9 +36,10 @@ the database up first. Prints the new bundle's name; --wait follows it.`,
     const bundles = (await ctx.slipway.list<BundleObject>('Bundle', ctx.namespace)).filter(
       (b) => b.spec.projectRef.name === project,
     );
-    // A rollback bundle stands for the bundle whose image it reuses.
+    // A rollback bundle stands for the bundle whose image it reuses (a promotion's bundle ran
+    // here itself: it stands for itself).
     const sourceOf = (b: BundleObject): BundleObject => {
-      const ref = b.spec.source.bundleRef?.name;
+      const ref = b.spec.trigger.type === 'Rollback' ? b.spec.source.bundleRef?.name : undefined;
       const source = ref === undefined ? undefined : bundles.find((x) => x.metadata.name === ref);
       return source ?? b;
     };

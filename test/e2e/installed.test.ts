@@ -41,6 +41,7 @@ import {
   scaleComponent,
 } from './support/release-pods.ts';
 import { previewsOnGitea } from './installed/previews.ts';
+import { promotesWhatStagingRan } from './installed/promotion.ts';
 import type { InstalledScene } from './installed/scene.ts';
 import { subscriberHearsNoticeUpdate } from './installed/subscribers.ts';
 import { runUploadScript } from './support/upload.ts';
@@ -77,7 +78,7 @@ const it$ = (name: string, fn: () => Promise<void>, timeout?: number) =>
     timeout,
   );
 const apply = (...objects: unknown[]) => kubectlApply(objects, '-n', ns.name);
-const scene = (): InstalledScene => ({ ns, node, git, gitea, hookUrl, secret });
+const scene = (): InstalledScene => ({ ns, node, git, gitea, mariadb, hookUrl, secret });
 const releaseOptions = (of: SlipwayImage) => ({
   kubeconfig: testState().kubeconfig,
   kubectl: join(testState().binDir!, 'kubectl'),
@@ -408,6 +409,11 @@ describe('Slipway installed with its Helm chart on the real node', () => {
   it$(
     'a status page subscriber hears of `kubectl slipway notice update` from the installed operator, signed',
     async () => subscriberHearsNoticeUpdate(scene()),
+  );
+
+  it$(
+    'a promotion to production waits on an open incident and an approval, then serves the same digest with no build; a rollback returns; stats counts it',
+    async () => promotesWhatStagingRan(scene()),
   );
 
   it$(

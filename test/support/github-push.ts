@@ -6,7 +6,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 export async function githubPush(
   hookUrl: string,
   secret: string,
-  push: { branch: string; commit: string; message: string },
+  push: { branch: string; commit: string; message: string; committedAt?: string },
 ): Promise<{ status: number; body: { result?: string; bundles?: Array<{ name: string }> } }> {
   const res = await fetch(hookUrl, githubPushRequest(secret, push));
   return { status: res.status, body: (await res.json()) as never };
@@ -15,7 +15,7 @@ export async function githubPush(
 /** The request of a push delivery, for fetch. */
 export function githubPushRequest(
   secret: string,
-  push: { branch: string; commit: string; message: string },
+  push: { branch: string; commit: string; message: string; committedAt?: string },
 ): RequestInit {
   const body = JSON.stringify({
     ref: `refs/heads/${push.branch}`,
@@ -23,7 +23,12 @@ export function githubPushRequest(
     after: push.commit,
     created: false,
     deleted: false,
-    head_commit: { id: push.commit, message: push.message },
+    // GitHub sends the head commit's time with it (what the lead time counts from).
+    head_commit: {
+      id: push.commit,
+      message: push.message,
+      timestamp: push.committedAt ?? new Date().toISOString(),
+    },
     repository: { full_name: 'acme/site' },
   });
   const signature = createHmac('sha256', secret).update(body).digest('hex');

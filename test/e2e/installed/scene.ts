@@ -2,7 +2,7 @@
 // the application namespace, the real node, the git servers and the project's push webhook.
 import type { RealNode } from '../../../scripts/cluster/real-node.ts';
 import type { Gitea } from '../../support/gitea.ts';
-import type { GitServer } from '../support/host-services.ts';
+import type { Database, GitServer } from '../support/host-services.ts';
 
 export interface InstalledScene {
   ns: { name: string };
@@ -10,6 +10,8 @@ export interface InstalledScene {
   /** The plain git server the project starts on. */
   git: GitServer;
   gitea: Gitea;
+  /** The MariaDB the environments back up. */
+  mariadb: Database;
   /** The project's push webhook through the Ingress, and its secret. */
   hookUrl: string;
   secret: string;
