@@ -194,6 +194,10 @@ export const promotionReasons = [
   'BundleNotDeployed',
   'BundleNotBuilt',
   'ForeignImage',
+  'ComponentNotFound',
+  'SourceNotAllowed',
+  'ReplacedOnSource',
+  'Superseded',
   'RolloutFailed',
 ] as const;
 export type PromotionReason = (typeof promotionReasons)[number];

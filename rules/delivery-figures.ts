@@ -12,6 +12,7 @@
 //   time to restore    from such a failure (the failed rollout's end, or the rollback's creation)
 //                      to the next successful rollout on the environment; the median
 import type { BundleObject } from '../crds/index.ts';
+import { bundleOrigin } from './bundle-origin.ts';
 
 export interface Median {
   /** Seconds. */
@@ -52,10 +53,10 @@ function failedAt(bundle: BundleObject): number | undefined {
   return Number.isNaN(at) ? undefined : at;
 }
 
-/** The commit's time: the bundle's own, or the bundle whose image it reuses (a promotion's, a rollback's). */
+/** The commit's time: of the bundle that built the image (a promotion's counts from the promoted commit). */
 function committedAt(bundle: BundleObject, byName: ReadonlyMap<string, BundleObject>): number | undefined {
-  const source = bundle.spec.source.bundleRef ? byName.get(bundle.spec.source.bundleRef.name) : bundle;
-  const at = Date.parse(source?.spec.source.git?.committedAt ?? '');
+  const origin = bundleOrigin(bundle, (name) => byName.get(name));
+  const at = Date.parse(origin?.spec.source.git?.committedAt ?? '');
   return Number.isNaN(at) ? undefined : at;
 }
 

@@ -12,7 +12,11 @@ export interface GateResult {
   message: string;
 }
 
-/** Gates of a Promotion raised to the minimum its target Environment sets (spec.promoteFrom.gates). */
+/**
+ * Gates of a Promotion raised to the minimum its target Environment sets (spec.promoteFrom.gates):
+ * the larger numbers, every true, the components of both — or every component when either side
+ * watches all of them.
+ */
 export function effectiveGates(
   own: PromotionGates | undefined,
   minimum: PromotionGates | undefined,
@@ -21,7 +25,9 @@ export function effectiveGates(
   const b = minimum ?? {};
   const max = (x: number | undefined, y: number | undefined) =>
     x === undefined ? y : y === undefined ? x : Math.max(x, y);
-  const components = [...(a.components ?? []), ...(b.components ?? [])].map((c) => c.name);
+  // A notice gate without components looks at every notice: neither side may narrow that.
+  const watchesAll = [a, b].some((g) => (g.noOpenIncident || g.outsideMaintenance) && !g.components?.length);
+  const components = watchesAll ? [] : [...(a.components ?? []), ...(b.components ?? [])].map((c) => c.name);
   const either = (x: boolean | undefined, y: boolean | undefined) => (x || y ? true : undefined);
   const gates: PromotionGates = {
     soakMinutes: max(a.soakMinutes, b.soakMinutes),

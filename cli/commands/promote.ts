@@ -7,7 +7,7 @@ import type { EnvironmentObject, PromotionObject, PromotionGates } from '../../c
 import { API_VERSION } from '../../crds/index.ts';
 import { nameStamp } from '../../rules/new-bundle.ts';
 import { WAIT_OPTIONS } from '../bundles.ts';
-import { UsageError } from '../errors.ts';
+import { CommandError, UsageError } from '../errors.ts';
 import { followPromotion, whoAmI } from '../promotions.ts';
 import { readObject } from '../read.ts';
 import { duration, positionals, text, type Command } from './command.ts';
@@ -17,8 +17,8 @@ export const promoteCommand: Command = {
   summary: 'move the image an environment runs to another, the same digest, once its gates hold',
   usage:
     'promote <from> <to> [--bundle <bundle>] [--backup] [--soak 30m] [--component <name>]... [--no-incident] [--outside-maintenance] [--approvals N] [--separate-approver] [--wait [--timeout 30m]]',
-  help: `Creates a Promotion (spec.requestedBy: you) of the bundle <from> runs now, or --bundle, which
-must have run there. No build: <to> gets the same image by digest once the gates hold — --soak
+  help: `Creates a Promotion (spec.requestedBy: you) of the bundle <from> runs now (named in
+spec.bundleRef, so approvers approve that one), or --bundle, which must have run there. No build: <to> gets the same image by digest once the gates hold — --soak
 (the bundle ran on <from>, Ready, that long), --no-incident and --outside-maintenance (no open
 incident, no maintenance underway on the --component StatusComponents, or on any), --approvals
 (people with the verb approve on promotions: kubectl slipway promotion approve), and whatever
@@ -42,6 +42,9 @@ Example: kubectl slipway -n shop promote staging production --soak 30m --no-inci
     if (from === to) throw new UsageError('from and to must be different environments');
     const source = await readObject<EnvironmentObject>(ctx, 'Environment', from!);
     await readObject<EnvironmentObject>(ctx, 'Environment', to!);
+    // Named now, so approvers approve the bundle that was asked for, whatever comes to <from> next.
+    const bundle = text(values, 'bundle') ?? source.status?.currentBundle;
+    if (!bundle) throw new CommandError(`environment ${from} runs no bundle yet: nothing to promote`);
     const now = new Date();
     const promotion: PromotionObject = {
       apiVersion: API_VERSION,
@@ -50,7 +53,7 @@ Example: kubectl slipway -n shop promote staging production --soak 30m --no-inci
       spec: {
         projectRef: { name: source.spec.projectRef.name },
         from: { environmentRef: { name: from! } },
-        ...(text(values, 'bundle') ? { bundleRef: { name: text(values, 'bundle')! } } : {}),
+        bundleRef: { name: bundle },
         to: { environmentRef: { name: to! } },
         ...(values.backup === true ? { backupBeforeDeploy: true } : {}),
         ...gatesOf(values),

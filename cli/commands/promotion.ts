@@ -29,35 +29,45 @@ const columns = (allNamespaces: boolean): Column<PromotionObject>[] => [
 ];
 
 async function approve(ctx: CliContext, name: string): Promise<void> {
-  const promotion = await readObject<PromotionObject>(ctx, 'Promotion', name);
   const user = await whoAmI(ctx);
-  const approvals = promotion.spec.approvals ?? [];
-  if (approvals.some((a) => a.user === user)) {
-    ctx.err(`promotion ${name}: ${user} approved it already`);
-    return;
-  }
-  try {
-    // Appended while the list is what was read: a concurrent approval is not overwritten.
-    await ctx.slipway.jsonPatch(
-      'Promotion',
-      ctx.namespace,
-      name,
-      promotion.spec.approvals
-        ? [
-            { op: 'test', path: '/spec/approvals', value: approvals },
-            { op: 'add', path: '/spec/approvals/-', value: { user } },
-          ]
-        : [{ op: 'add', path: '/spec/approvals', value: [{ user }] }],
-    );
-  } catch (error) {
-    const code = (error as { code?: number }).code;
-    if (code === 403 || code === 422) throw new CommandError(apiMessage(error));
-    throw error;
+  // Appended while the list is what was read (a JSON patch that tests it): a concurrent approval
+  // is read again, never overwritten.
+  for (let attempt = 1; ; attempt++) {
+    const promotion = await readObject<PromotionObject>(ctx, 'Promotion', name);
+    const phase = promotion.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed' || phase === 'Promoting')
+      throw new CommandError(`promotion ${name} is ${phase}: there is nothing left to approve`);
+    const approvals = promotion.spec.approvals;
+    if (approvals?.some((a) => a.user === user)) {
+      ctx.err(`promotion ${name}: ${user} approved it already`);
+      return;
+    }
+    try {
+      await ctx.slipway.jsonPatch(
+        'Promotion',
+        ctx.namespace,
+        name,
+        approvals
+          ? [
+              { op: 'test', path: '/spec/approvals', value: approvals },
+              { op: 'add', path: '/spec/approvals/-', value: { user } },
+            ]
+          : [
+              { op: 'test', path: '/spec/requestedBy', value: promotion.spec.requestedBy },
+              { op: 'add', path: '/spec/approvals', value: [{ user }] },
+            ],
+      );
+      break;
+    } catch (error) {
+      const code = (error as { code?: number }).code;
+      const changed = code === 422 && /test|only added/i.test(apiMessage(error));
+      if (changed && attempt < 5) continue;
+      if (code === 403 || code === 422) throw new CommandError(apiMessage(error));
+      throw error;
+    }
   }
   ctx.out(name);
-  ctx.err(
-    `approved promotion ${name} as ${user}: ${promotion.spec.from.environmentRef.name} → ${promotion.spec.to.environmentRef.name}`,
-  );
+  ctx.err(`approved promotion ${name} as ${user}`);
 }
 
 export const promotionCommand: Command = {

@@ -4,7 +4,7 @@
 // your own rights.
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { deliveryFigures, type EnvironmentFigures, type Median } from '../../rules/delivery-figures.ts';
-import { CommandError } from '../errors.ts';
+import { UsageError } from '../errors.ts';
 import { printObject, table } from '../print.ts';
 import { readObject } from '../read.ts';
 import { duration, positionals, text, type Command } from './command.ts';
@@ -55,7 +55,8 @@ Example: kubectl slipway -n shop stats site --since 7d`,
     if (project) await readObject<ProjectObject>(ctx, 'Project', project);
     const now = Date.now();
     const windowMs = duration(text(values, 'since') ?? '30d', 30 * 86_400_000);
-    if (windowMs <= 0) throw new CommandError('--since must be a positive duration, e.g. 30d');
+    if (windowMs <= 0) throw new UsageError('--since must be a positive duration, e.g. 30d');
+    if (ctx.allNamespaces) throw new UsageError('stats looks at one namespace: leave out -A');
     const since = now - windowMs;
     const bundles = await ctx.slipway.list<BundleObject>('Bundle', ctx.namespace);
     const projects = project ? [project] : [...new Set(bundles.map((b) => b.spec.projectRef.name))].sort();

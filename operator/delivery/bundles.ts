@@ -2,6 +2,7 @@
 // bundle (`namespace/name`, then anything more), the bundle with its newest status and its
 // project, its commit and branch, where a person sees it, and how long it is tried.
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
+import { bundleOrigin } from '../../rules/bundle-origin.ts';
 import { bundleStatusUrl } from '../../rules/bundle-status-url.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import type { Receipt, ReceiptBook } from './sink.ts';
@@ -24,9 +25,8 @@ export function bundleCommit(bundle: BundleObject): string | undefined {
 export function reportedCommit(ctx: OperatorContext, bundle: BundleObject): string | undefined {
   const own = bundleCommit(bundle);
   if (own || bundle.spec.trigger.type !== 'Promotion') return own;
-  const source = bundle.spec.source.bundleRef?.name;
-  const promoted = source ? ctx.informers.bundles.get(bundle.metadata.namespace, source) : undefined;
-  return promoted ? bundleCommit(promoted) : undefined;
+  const origin = bundleOrigin(bundle, (name) => ctx.informers.bundles.get(bundle.metadata.namespace, name));
+  return origin ? bundleCommit(origin) : undefined;
 }
 
 /** The branch a bundle's commit was pushed to, when it says (git bundles; uploads that name one). */

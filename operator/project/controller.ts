@@ -195,6 +195,12 @@ export class ProjectReconciler implements Reconciler {
     const keep = protectedBundles(bundles, environments, (env) =>
       informers.deployments.get(namespace, env.spec.deploymentRef.name),
     );
+    // What a promotion still to come will roll out.
+    for (const p of informers.promotions.byIndex(INDEX.project, key)) {
+      const waits = p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
+      const promoted = p.status?.bundle ?? p.spec.bundleRef?.name;
+      if (waits && promoted) keep.add(promoted);
+    }
     const prune = bundlesToPrune(bundles, project.spec.bundleHistoryLimit, keep);
     if (prune.length === 0) return;
     // Remembered before they go (rules/pruned-bundles.ts): a replayed delivery of one builds nothing.

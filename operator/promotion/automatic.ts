@@ -28,26 +28,39 @@ export class AutomaticPromotions implements Reconciler {
     const { informers } = this.ctx;
     const target = informers.environments.get(namespace, name);
     const from = target?.spec.promoteFrom?.environmentRef.name;
-    if (!target || !from || target.metadata.deletionTimestamp) return;
+    if (!target || !from || from === name || target.metadata.deletionTimestamp) return;
     const project = informers.projects.get(namespace, target.spec.projectRef.name);
     if (!project || !inShard(this.ctx, project)) return;
     const source = informers.environments.get(namespace, from);
     const current = source?.status?.currentBundle;
     const bundle = current ? informers.bundles.get(namespace, current) : undefined;
     if (!source || !bundle || bundle.status?.phase !== 'Ready' || !wasDeployedTo(bundle, from)) return;
+    // A rollback on the source puts back what was there: it is not news to promote.
+    if (bundle.spec.trigger.type === 'Rollback') return;
     if (source.spec.projectRef.name !== target.spec.projectRef.name) return;
     const status = this.ctx.status.current(target) as EnvironmentObject['status'];
     if (status?.autoPromotion?.bundle === current) return;
-    // What runs here already came from that bundle (a promotion made by hand): nothing to do.
+    // This Environment runs that image already (promoted by hand, or the source promotes from here).
     const here = target.status?.currentBundle
       ? informers.bundles.get(namespace, target.status.currentBundle)
       : undefined;
-    if (here?.spec.source.bundleRef?.name === current) return;
+    if (here?.status?.image && here.status.image === bundle.status?.image) return;
     const promotionName = boundedName(`${current}-to-${name}`, '', 253);
     const promotion: PromotionObject = {
       apiVersion: API_VERSION,
       kind: 'Promotion',
-      metadata: { name: promotionName, namespace },
+      // Goes with its Environment.
+      metadata: {
+        name: promotionName,
+        namespace,
+        ...(target.metadata.uid
+          ? {
+              ownerReferences: [
+                { apiVersion: API_VERSION, kind: 'Environment', name, uid: target.metadata.uid },
+              ],
+            }
+          : {}),
+      },
       spec: {
         projectRef: { name: project.metadata.name },
         from: { environmentRef: { name: from } },
@@ -65,6 +78,13 @@ export class AutomaticPromotions implements Reconciler {
       );
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
+      const existing = informers.promotions.get(namespace, promotionName);
+      if (existing && existing.spec.requestedBy !== promotion.spec.requestedBy)
+        void this.ctx.events.warning(
+          { apiVersion: API_VERSION, kind: 'Environment', metadata: target.metadata },
+          'PromotionNameTaken',
+          `Promotion ${promotionName} exists and was asked for by ${existing.spec.requestedBy}: bundle ${current} is not promoted automatically (that Promotion decides)`,
+        );
     }
     await this.ctx.status.write('Environment', target, {
       writer: 'promotion',

@@ -4,10 +4,11 @@
 // Promotion that reuses that bundle's image by digest (source.bundleRef: no build), then follows
 // it to Succeeded or Failed. The bundle controller does the backup and rollout as for any bundle.
 // It is the only writer of a Promotion's status.
-import type { PromotionObject } from '../../crds/index.ts';
+import type { BundleObject, PromotionObject } from '../../crds/index.ts';
 import { LABEL_PROMOTION, LABEL_SHARD, labelValue } from '../../crds/labels.ts';
 import { objectKey } from '../../lib/informer.ts';
-import { isAlreadyExists } from '../../lib/kube.ts';
+import { isAlreadyExists, isNotFound } from '../../lib/kube.ts';
+import { bundleOrigin } from '../../rules/bundle-origin.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import { bundleName, newBundle } from '../../rules/new-bundle.ts';
 import { noticeFromObject, type Notice } from '../../rules/notice-timeline.ts';
@@ -37,7 +38,7 @@ export class PromotionReconciler implements Reconciler {
     const status = this.ctx.status.current(promotion) as PromotionObject['status'];
     // Succeeded and Failed are ends: what happens later on the environments is not this promotion's.
     if (status?.phase === 'Succeeded' || status?.phase === 'Failed') return;
-    const facts = this.facts(promotion, project, status);
+    const facts = await this.facts(promotion, project, status);
     const decision = decidePromotion(facts);
     const rolloutName = rolloutBundleName(promotion);
     if (decision.promote) await this.createRollout(facts, rolloutName);
@@ -48,16 +49,36 @@ export class PromotionReconciler implements Reconciler {
     return { requeueAfterMs: Math.min(RECHECK_MS, wake) };
   }
 
-  private facts(
+  private async facts(
     promotion: PromotionObject,
     project: PromotionFacts['project'],
     status: PromotionObject['status'],
-  ): PromotionFacts {
+  ): Promise<PromotionFacts> {
     const { informers, config } = this.ctx;
     const { namespace } = promotion.metadata;
     const { spec } = promotion;
     const from = informers.environments.get(namespace, spec.from.environmentRef.name);
-    const sourceName = status?.bundle ?? spec.bundleRef?.name ?? from?.status?.currentBundle;
+    const to = informers.environments.get(namespace, spec.to.environmentRef.name);
+    // Once made, the rollout bundle decides: read from the API server when the cache has not
+    // shown it (yet, or any more), and what it promotes is what it reuses.
+    let rollout: BundleObject | undefined = informers.bundles.get(namespace, rolloutBundleName(promotion));
+    let rolloutGone = false;
+    if (!rollout && status?.rolloutBundle) {
+      rollout = await this.ctx.slipway
+        .get<BundleObject>('Bundle', namespace, status.rolloutBundle)
+        .catch((err: unknown) => {
+          if (!isNotFound(err)) throw err;
+          rolloutGone = true;
+          return undefined;
+        });
+    }
+    const sourceName =
+      rollout?.spec.source.bundleRef?.name ??
+      status?.bundle ??
+      spec.bundleRef?.name ??
+      from?.status?.currentBundle;
+    const get = (name: string) => informers.bundles.get(namespace, name);
+    const running = to?.status?.currentBundle ? get(to.status.currentBundle) : undefined;
     const projectKey = objectKey(namespace, spec.projectRef.name);
     const notices: Notice[] = [];
     for (const n of informers.statusNotices.list(namespace)) {
@@ -69,11 +90,15 @@ export class PromotionReconciler implements Reconciler {
       promotion,
       project,
       from,
-      to: informers.environments.get(namespace, spec.to.environmentRef.name),
+      to,
       sourceName,
-      source: sourceName ? informers.bundles.get(namespace, sourceName) : undefined,
+      source: sourceName ? get(sourceName) : undefined,
       projectBundles: informers.bundles.byIndex(INDEX.project, projectKey),
-      rollout: informers.bundles.get(namespace, rolloutBundleName(promotion)),
+      rollout,
+      rolloutGone,
+      origin: (bundle) => bundleOrigin(bundle, get),
+      runningOrigin: running ? bundleOrigin(running, get) : undefined,
+      components: new Set(informers.statusComponents.list(namespace).map((c) => c.metadata.name)),
       notices,
       ownImage: sourceName
         ? bundleImage(config.registry, namespace, spec.projectRef.name, sourceName)

@@ -10,6 +10,8 @@ import type {
   PromotionReason,
 } from '../../crds/index.ts';
 import { findCondition, type ConditionUpdate } from '../../lib/conditions.ts';
+import { isFinished } from '../../rules/bundle-outcome.ts';
+import { isNewer } from '../../rules/bundle-order.ts';
 import { deployedAt } from '../../rules/delivery-figures.ts';
 import type { Notice } from '../../rules/notice-timeline.ts';
 import {
@@ -33,6 +35,14 @@ export interface PromotionFacts {
   projectBundles: readonly BundleObject[];
   /** The bundle (trigger Promotion) that rolls it out, once made. */
   rollout: BundleObject | undefined;
+  /** status.rolloutBundle names one that no longer exists. */
+  rolloutGone: boolean;
+  /** The bundle that built the image of a bundle (through rollbacks and promotions). */
+  origin: (bundle: BundleObject) => BundleObject | undefined;
+  /** The origin of what the target Environment runs now. */
+  runningOrigin: BundleObject | undefined;
+  /** The names of the namespace's StatusComponents. */
+  components: ReadonlySet<string>;
   notices: readonly Notice[];
   /** What an image built by Slipway for the source bundle looks like (operator/names.ts bundleImage). */
   ownImage: string | undefined;
@@ -82,6 +92,11 @@ export function decidePromotion(facts: PromotionFacts): PromotionDecision {
   const { promotion, project, from, to, source, sourceName } = facts;
   const { spec } = promotion;
   if (facts.rollout) return followRollout(facts, facts.rollout);
+  if (facts.rolloutGone)
+    return failed(
+      'RolloutFailed',
+      `bundle ${promotion.status?.rolloutBundle} was deleted before it finished`,
+    );
   if (!project) return waiting('ProjectNotFound', `Project ${spec.projectRef.name} does not exist`);
   for (const [side, env, name] of [
     ['from', from, spec.from.environmentRef.name],
@@ -95,26 +110,56 @@ export function decidePromotion(facts: PromotionFacts): PromotionDecision {
       );
   }
   const fromName = spec.from.environmentRef.name;
+  const toName = spec.to.environmentRef.name;
+  const path = to!.spec.promoteFrom?.environmentRef.name;
+  if (path && path !== fromName)
+    return failed(
+      'SourceNotAllowed',
+      `Environment ${toName} takes promotions from ${path} only (its spec.promoteFrom), not from ${fromName}`,
+    );
   if (!sourceName) return waiting('NothingDeployed', `Environment ${fromName} has run no bundle yet`);
   if (!source) return failed('BundleNotFound', `bundle ${sourceName} does not exist`);
   if (source.spec.projectRef.name !== project.metadata.name)
     return failed('BundleNotFound', `bundle ${sourceName} belongs to project ${source.spec.projectRef.name}`);
-  if (!wasDeployedTo(source, fromName))
+  if (!wasDeployedTo(source, fromName)) {
+    if (source.spec.deploy?.environmentRef.name === fromName && !isFinished(source))
+      return waiting('BundleNotDeployed', `bundle ${sourceName} is still on its way to ${fromName}`);
     return failed(
       'BundleNotDeployed',
       `bundle ${sourceName} was never deployed to ${fromName}: a promotion moves only what ran there`,
     );
+  }
   const image = source.status?.image;
   if (!image || findCondition(source.status?.conditions, 'Built')?.status !== 'True')
     return failed('BundleNotBuilt', `bundle ${sourceName} has no built image`);
   const foreign = facts.ownImage ? foreignImage(image, facts.ownImage) : undefined;
   if (foreign) return failed('ForeignImage', `bundle ${sourceName}: ${foreign}`);
+  // What the target runs came from a newer build: rolling this one out would undo it.
+  const origin = facts.origin(source);
+  const runs = facts.runningOrigin;
+  if (origin && runs && runs.metadata.name !== origin.metadata.name && isNewer(runs, origin))
+    return failed(
+      'Superseded',
+      `${toName} already runs an image built by bundle ${runs.metadata.name}, newer than ${origin.metadata.name}'s`,
+    );
 
   const readyAt = deployedAt(source);
   const replacement =
     readyAt === undefined ? undefined : replacedOn(facts.projectBundles, fromName, source, readyAt);
+  if (replacement?.rollback)
+    return failed(
+      'ReplacedOnSource',
+      `${fromName} was rolled back from bundle ${sourceName} (bundle ${replacement.bundle}): it is not promoted`,
+    );
+  const gates = effectiveGates(spec.gates, to!.spec.promoteFrom?.gates);
+  const unknown = (gates.components ?? []).map((c) => c.name).filter((c) => !facts.components.has(c));
+  if (unknown.length > 0)
+    return waiting(
+      'ComponentNotFound',
+      `StatusComponent ${unknown.join(', ')} (gates.components) does not exist in this namespace`,
+    );
   const answer = evaluateGates({
-    gates: effectiveGates(spec.gates, to!.spec.promoteFrom?.gates),
+    gates,
     from: fromName,
     bundle: sourceName,
     readyAt,
@@ -127,6 +172,9 @@ export function decidePromotion(facts: PromotionFacts): PromotionDecision {
   });
   const unmet = answer.gates.filter((g) => !g.met);
   const common = { gates: answer.gates, counted: answer.counted };
+  // Replaced on the source before it soaked: it never will.
+  const soak = unmet.find((g) => g.name === 'soakMinutes');
+  if (soak && replacement) return { ...failed('ReplacedOnSource', soak.message), ...common };
   if (unmet.length > 0)
     return {
       ...waiting(GATE_REASONS[unmet[0]!.name], unmet.map((g) => g.message).join('; ')),
@@ -135,11 +183,7 @@ export function decidePromotion(facts: PromotionFacts): PromotionDecision {
     };
   return {
     phase: 'Promoting',
-    ready: ready(
-      'Unknown',
-      'Promoting',
-      `the gates hold: rolling out image ${image} to ${spec.to.environmentRef.name}`,
-    ),
+    ready: ready('Unknown', 'Promoting', `the gates hold: rolling out image ${image} to ${toName}`),
     ...common,
     promote: true,
   };
@@ -177,12 +221,13 @@ function replacedOn(
   environment: string,
   source: BundleObject,
   since: number,
-): { at: number; bundle: string } | undefined {
-  let first: { at: number; bundle: string } | undefined;
+): { at: number; bundle: string; rollback: boolean } | undefined {
+  let first: { at: number; bundle: string; rollback: boolean } | undefined;
   for (const b of bundles) {
     if (b.metadata.name === source.metadata.name || !wasDeployedTo(b, environment)) continue;
     const at = deployedAt(b);
-    if (at !== undefined && at > since && (!first || at < first.at)) first = { at, bundle: b.metadata.name };
+    if (at !== undefined && at > since && (!first || at < first.at))
+      first = { at, bundle: b.metadata.name, rollback: b.spec.trigger.type === 'Rollback' };
   }
   return first;
 }

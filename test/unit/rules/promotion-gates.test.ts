@@ -164,6 +164,16 @@ describe('promotion gates', () => {
       noOpenIncident: true,
       components: [{ name: 'api' }, { name: 'web' }],
     });
+    // The Environment watches every component: a Promotion naming one does not narrow it.
+    expect(
+      effectiveGates({ noOpenIncident: true, components: [{ name: 'web' }] }, { noOpenIncident: true }),
+    ).toEqual({ noOpenIncident: true });
+    expect(
+      effectiveGates({ outsideMaintenance: true }, { noOpenIncident: true, components: [{ name: 'api' }] }),
+    ).toEqual({
+      noOpenIncident: true,
+      outsideMaintenance: true,
+    });
     expect(effectiveGates(undefined, undefined)).toEqual({});
     expect(evaluateGates(facts({})).gates).toEqual([]);
   });
