@@ -5,10 +5,8 @@ import { isFinished } from '../rules/bundle-outcome.ts';
 import type { BundleObject } from '../crds/index.ts';
 import { duration } from './commands/command.ts';
 import type { CliContext } from './context.ts';
-import { readObject } from './read.ts';
+import { readObject, readyOf } from './read.ts';
 import { CommandError, EXIT } from './errors.ts';
-
-export const readyOf = (b: BundleObject) => b.status?.conditions?.find((c) => c.type === 'Ready');
 
 /** "Building (Building): build Job shop-1-build is running" */
 export function phaseLine(b: BundleObject): string {

@@ -5,7 +5,7 @@ import type { PromotionObject } from '../crds/index.ts';
 import { followBundle } from './bundles.ts';
 import type { CliContext } from './context.ts';
 import { CommandError, EXIT } from './errors.ts';
-import { readObject } from './read.ts';
+import { readObject, readyOf } from './read.ts';
 
 /** The user name the API server gives the caller (a SelfSubjectReview, like `kubectl auth whoami`). */
 export async function whoAmI(ctx: CliContext): Promise<string> {
@@ -16,8 +16,6 @@ export async function whoAmI(ctx: CliContext): Promise<string> {
   if (!user) throw new CommandError('the API server did not say who you are (SelfSubjectReview)');
   return user;
 }
-
-const readyOf = (p: PromotionObject) => p.status?.conditions?.find((c) => c.type === 'Ready');
 
 /** "Waiting: IncidentOpen: StatusNotice … is open on component api", for people. */
 export function promotionLine(p: PromotionObject): string {

@@ -3,14 +3,13 @@ import { stringify } from 'yaml';
 import { newestFirst } from '../../rules/bundle-order.ts';
 import type { BundleObject, EnvironmentObject, ProjectObject } from '../../crds/index.ts';
 import { kindDefinition } from '../../lib/kube.ts';
-import { commitOf, readyOf } from '../bundles.ts';
+import { commitOf } from '../bundles.ts';
+import { readyOf } from '../read.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../errors.ts';
 import { age, table, type Column } from '../print.ts';
 import { positionals, type Command } from './command.ts';
 
-type Conditioned = { status?: { conditions?: Array<{ type: string; status: string; reason?: string }> } };
-const ready = (o: Conditioned) => o.status?.conditions?.find((c) => c.type === 'Ready');
 const namespaceColumn = {
   header: 'NAMESPACE',
   value: (o: { metadata: { namespace: string } }) => o.metadata.namespace,
@@ -19,8 +18,8 @@ const namespaceColumn = {
 const projectColumns: Column<ProjectObject>[] = [
   { header: 'NAME', value: (p) => p.metadata.name },
   { header: 'SLUG', value: (p) => p.status?.slug ?? p.spec.slug ?? '' },
-  { header: 'READY', value: (p) => ready(p)?.status ?? '' },
-  { header: 'REASON', value: (p) => ready(p)?.reason ?? '' },
+  { header: 'READY', value: (p) => readyOf(p)?.status ?? '' },
+  { header: 'REASON', value: (p) => readyOf(p)?.reason ?? '' },
   { header: 'AGE', value: (p) => age(p.metadata.creationTimestamp) },
   { header: 'REPOSITORY', value: (p) => p.spec.repository?.url ?? '', wide: true },
 ];
@@ -37,8 +36,8 @@ const environmentColumns: Column<EnvironmentObject>[] = [
       return last && last.bundle === e.status?.currentBundle && last.finishedAt ? age(last.finishedAt) : '';
     },
   },
-  { header: 'READY', value: (e) => ready(e)?.status ?? '' },
-  { header: 'REASON', value: (e) => ready(e)?.reason ?? '' },
+  { header: 'READY', value: (e) => readyOf(e)?.status ?? '' },
+  { header: 'REASON', value: (e) => readyOf(e)?.reason ?? '' },
   {
     header: 'LAST ROLLOUT',
     value: (e) =>

@@ -1,8 +1,8 @@
 // kubectl slipway history <environment>: the bundles rolled out (or tried) there, newest first.
 import { newestFirst } from '../../rules/bundle-order.ts';
 import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
-import { readObject } from '../read.ts';
-import { commitOf, readyOf } from '../bundles.ts';
+import { readObject, readyOf } from '../read.ts';
+import { commitOf } from '../bundles.ts';
 import { printList, type Column } from '../print.ts';
 import { positionals, type Command } from './command.ts';
 

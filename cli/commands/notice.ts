@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { noticeFromObject, noticeAt } from '../../rules/notice-timeline.ts';
 import { API_VERSION, noticeTypes, type StatusNoticeObject } from '../../crds/index.ts';
 import { apiMessage, isConflict } from '../../lib/kube.ts';
-import { readObject } from '../read.ts';
+import { listInScope, noneInScope, readObject } from '../read.ts';
 import type { CliContext } from '../context.ts';
 import { CommandError, UsageError } from '../errors.ts';
 import { age, printList, type Column } from '../print.ts';
@@ -210,19 +210,11 @@ Example: kubectl slipway -n acme-status notice open --type unplanned --subject "
       }
       case 'list': {
         positionals(rest, []);
-        const notices = await ctx.slipway.list<StatusNoticeObject>(
-          'StatusNotice',
-          ctx.allNamespaces ? undefined : ctx.namespace,
-        );
+        const notices = await listInScope<StatusNoticeObject>(ctx, 'StatusNotice');
         notices.sort((a, b) =>
           (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''),
         );
-        printList(
-          ctx,
-          notices,
-          listColumns(now, ctx.allNamespaces),
-          ctx.allNamespaces ? 'No notices in any namespace.' : `No notices in namespace ${ctx.namespace}.`,
-        );
+        printList(ctx, notices, listColumns(now, ctx.allNamespaces), noneInScope(ctx, 'notices'));
         return;
       }
       default:

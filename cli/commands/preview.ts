@@ -9,10 +9,8 @@ import { previewName } from '../../rules/preview-names.ts';
 import type { CliContext } from '../context.ts';
 import { CommandError, UsageError } from '../errors.ts';
 import { age, printList, type Column } from '../print.ts';
-import { readObject } from '../read.ts';
+import { listInScope, noneInScope, readObject, readyOf } from '../read.ts';
 import { positionals, text, type Command } from './command.ts';
-
-const ready = (p: PreviewObject) => p.status?.conditions?.find((c) => c.type === 'Ready');
 
 const columns = (allNamespaces: boolean): Column<PreviewObject>[] => [
   ...(allNamespaces ? [{ header: 'NAMESPACE', value: (p: PreviewObject) => p.metadata.namespace }] : []),
@@ -24,7 +22,7 @@ const columns = (allNamespaces: boolean): Column<PreviewObject>[] => [
   { header: 'FORK', value: (p) => (p.spec.fork ? 'yes' : 'no') },
   { header: 'PHASE', value: (p) => p.status?.phase ?? '' },
   { header: 'URL', value: (p) => p.status?.url ?? '' },
-  { header: 'REASON', value: (p) => ready(p)?.reason ?? '', wide: true },
+  { header: 'REASON', value: (p) => readyOf(p)?.reason ?? '', wide: true },
   { header: 'TITLE', value: (p) => (p.spec.title ?? '').slice(0, 60), wide: true },
   { header: 'AGE', value: (p) => age(p.metadata.creationTimestamp) },
 ];
@@ -93,20 +91,12 @@ Example: kubectl slipway -n shop preview approve site 42 --commit 3f2a9c1`,
     switch (action) {
       case 'list': {
         positionals(rest, []);
-        const previews = await ctx.slipway.list<PreviewObject>(
-          'Preview',
-          ctx.allNamespaces ? undefined : ctx.namespace,
-        );
+        const previews = await listInScope<PreviewObject>(ctx, 'Preview');
         previews.sort(
           (a, b) =>
             a.spec.projectRef.name.localeCompare(b.spec.projectRef.name) || a.spec.number - b.spec.number,
         );
-        printList(
-          ctx,
-          previews,
-          columns(ctx.allNamespaces),
-          ctx.allNamespaces ? 'No previews in any namespace.' : `No previews in namespace ${ctx.namespace}.`,
-        );
+        printList(ctx, previews, columns(ctx.allNamespaces), noneInScope(ctx, 'previews'));
         return;
       }
       case 'approve':

@@ -8,11 +8,9 @@ import type { CliContext } from '../context.ts';
 import { CommandError, UsageError } from '../errors.ts';
 import { age, printList, type Column } from '../print.ts';
 import { followPromotion, promotionLine, whoAmI } from '../promotions.ts';
-import { readObject } from '../read.ts';
+import { listInScope, noneInScope, readObject, readyOf } from '../read.ts';
 import { WAIT_OPTIONS } from '../bundles.ts';
 import { duration, positionals, text, type Command } from './command.ts';
-
-const ready = (p: PromotionObject) => p.status?.conditions?.find((c) => c.type === 'Ready');
 
 const columns = (allNamespaces: boolean): Column<PromotionObject>[] => [
   ...(allNamespaces ? [{ header: 'NAMESPACE', value: (p: PromotionObject) => p.metadata.namespace }] : []),
@@ -22,9 +20,9 @@ const columns = (allNamespaces: boolean): Column<PromotionObject>[] => [
   { header: 'TO', value: (p) => p.spec.to.environmentRef.name },
   { header: 'BUNDLE', value: (p) => p.status?.bundle ?? p.spec.bundleRef?.name ?? '' },
   { header: 'PHASE', value: (p) => p.status?.phase ?? '' },
-  { header: 'REASON', value: (p) => ready(p)?.reason ?? '' },
+  { header: 'REASON', value: (p) => readyOf(p)?.reason ?? '' },
   { header: 'APPROVALS', value: (p) => (p.status?.approvals ?? []).map((a) => a.user).join(','), wide: true },
-  { header: 'MESSAGE', value: (p) => (ready(p)?.message ?? '').slice(0, 100), wide: true },
+  { header: 'MESSAGE', value: (p) => (readyOf(p)?.message ?? '').slice(0, 100), wide: true },
   { header: 'AGE', value: (p) => age(p.metadata.creationTimestamp) },
 ];
 
@@ -88,21 +86,11 @@ Example: kubectl slipway -n shop promotion approve staging-to-production-2026112
     switch (action) {
       case 'list': {
         positionals(rest, []);
-        const promotions = await ctx.slipway.list<PromotionObject>(
-          'Promotion',
-          ctx.allNamespaces ? undefined : ctx.namespace,
-        );
+        const promotions = await listInScope<PromotionObject>(ctx, 'Promotion');
         promotions.sort((a, b) =>
           (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''),
         );
-        printList(
-          ctx,
-          promotions,
-          columns(ctx.allNamespaces),
-          ctx.allNamespaces
-            ? 'No promotions in any namespace.'
-            : `No promotions in namespace ${ctx.namespace}.`,
-        );
+        printList(ctx, promotions, columns(ctx.allNamespaces), noneInScope(ctx, 'promotions'));
         return;
       }
       case 'approve': {

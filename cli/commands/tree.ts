@@ -14,8 +14,8 @@ import type {
 import { newestFirst } from '../../rules/bundle-order.ts';
 import { isNotFound } from '../../lib/kube.ts';
 import type { CliContext } from '../context.ts';
-import { readObject } from '../read.ts';
-import { readyOf } from '../bundles.ts';
+import { readObject, readyOf } from '../read.ts';
+
 import { printObject } from '../print.ts';
 import { kindOf, positionals, type Command } from './command.ts';
 
@@ -27,10 +27,8 @@ interface Node {
   children: Node[];
 }
 
-const readyText = (o: {
-  status?: { conditions?: Array<{ type: string; status: string; reason: string }> };
-}) => {
-  const ready = o.status?.conditions?.find((c) => c.type === 'Ready');
+const readyText = (o: Parameters<typeof readyOf>[0]) => {
+  const ready = readyOf(o);
   return ready ? `Ready=${ready.status} ${ready.reason}` : '';
 };
 
