@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { notificationEvents } from './project.ts';
 import {
   ageColumn,
+  projectColumn,
   localRef,
   providers,
   reasonColumn,
@@ -295,7 +296,7 @@ export const Bundle: KindDefinition<typeof bundleSpec, typeof bundleStatus> = {
   spec: bundleSpec,
   status: bundleStatus,
   printerColumns: [
-    { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
+    projectColumn,
     { name: 'Trigger', type: 'string', jsonPath: '.spec.trigger.type' },
     { name: 'Commit', type: 'string', jsonPath: '.spec.source.git.commit' },
     { name: 'Environment', type: 'string', jsonPath: '.spec.deploy.environmentRef.name' },

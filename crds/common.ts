@@ -106,6 +106,13 @@ export interface KindDefinition<Spec extends z.ZodType = z.ZodType, Status exten
   printerColumns: PrinterColumn[];
 }
 
+/** The Project an object belongs to (spec.projectRef). */
+export const projectColumn: PrinterColumn = {
+  name: 'Project',
+  type: 'string',
+  jsonPath: '.spec.projectRef.name',
+};
+
 export const readyColumn: PrinterColumn = {
   name: 'Ready',
   type: 'string',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   ageColumn,
+  projectColumn,
   localRef,
   readyColumn,
   reasonColumn,
@@ -123,7 +124,7 @@ export const Environment: KindDefinition<typeof environmentSpec, typeof environm
   spec: environmentSpec,
   status: environmentStatus,
   printerColumns: [
-    { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
+    projectColumn,
     { name: 'Deployment', type: 'string', jsonPath: '.spec.deploymentRef.name' },
     { name: 'Bundle', type: 'string', jsonPath: '.status.currentBundle' },
     { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend' },

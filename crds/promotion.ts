@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import {
   ageColumn,
+  projectColumn,
   localRef,
   readyColumn,
   reasonColumn,
@@ -166,7 +167,7 @@ export const Promotion: KindDefinition<typeof promotionSpec, typeof promotionSta
   spec: promotionSpec,
   status: promotionStatus,
   printerColumns: [
-    { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
+    projectColumn,
     { name: 'From', type: 'string', jsonPath: '.spec.from.environmentRef.name' },
     { name: 'To', type: 'string', jsonPath: '.spec.to.environmentRef.name' },
     { name: 'Bundle', type: 'string', jsonPath: '.status.bundle' },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   ageColumn,
+  projectColumn,
   localRef,
   readyColumn,
   reasonColumn,
@@ -62,7 +63,7 @@ export const Webhook: KindDefinition<typeof webhookSpec, typeof webhookStatus> =
   spec: webhookSpec,
   status: webhookStatus,
   printerColumns: [
-    { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
+    projectColumn,
     { name: 'Branch', type: 'string', jsonPath: '.spec.branch' },
     { name: 'Match', type: 'string', jsonPath: '.spec.matchMode' },
     { name: 'Environment', type: 'string', jsonPath: '.spec.environmentRef.name' },

@@ -15,8 +15,25 @@ import type { OperatorInformers } from './informers.ts';
 /** The window the gauges cover. */
 export const DELIVERY_WINDOW_MS = 30 * 86_400_000;
 
-type Source = () => Iterable<{ namespace: string; project: string; figures: EnvironmentFigures }>;
+interface Row {
+  namespace: string;
+  project: string;
+  figures: EnvironmentFigures;
+}
+type Source = () => Iterable<Row>;
 const sources = new Set<Source>();
+
+/**
+ * The rows of one scrape: the four gauges are collected one after the other, so the figures are
+ * computed by the first and read by the other three (kept for a second at most).
+ */
+let scraped: { at: number; rows: Row[] } | undefined;
+function rows(): Row[] {
+  const now = Date.now();
+  if (!scraped || now - scraped.at > 1_000)
+    scraped = { at: now, rows: [...sources].flatMap((source) => [...source()]) };
+  return scraped.rows;
+}
 const LABELS = ['namespace', 'project', 'environment'] as const;
 
 function gauge(name: string, help: string, value: (f: EnvironmentFigures) => number | undefined): void {
@@ -27,11 +44,10 @@ function gauge(name: string, help: string, value: (f: EnvironmentFigures) => num
     registers: [registry],
     collect() {
       this.reset();
-      for (const source of sources)
-        for (const { namespace, project, figures } of source()) {
-          const v = value(figures);
-          if (v !== undefined) this.set({ namespace, project, environment: figures.environment }, v);
-        }
+      for (const { namespace, project, figures } of rows()) {
+        const v = value(figures);
+        if (v !== undefined) this.set({ namespace, project, environment: figures.environment }, v);
+      }
     },
   });
 }
@@ -80,5 +96,8 @@ export function exportDeliveryFigures(
     }
   };
   sources.add(source);
-  return () => sources.delete(source);
+  return () => {
+    sources.delete(source);
+    scraped = undefined;
+  };
 }

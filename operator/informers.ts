@@ -40,8 +40,6 @@ export const INDEX = {
   bundle: 'bundle',
   /** A bundle by the Preview it builds (trigger.previewRef). */
   preview: 'preview',
-  /** A bundle by the Promotion that made it (trigger.promotionRef). */
-  promotion: 'promotion',
   /** A Promotion by each environment it names (from and to), while it has not ended. */
   promotionEnvironment: 'promotionEnvironment',
   /** An Environment by the one its spec.promoteFrom names. */
@@ -160,8 +158,7 @@ export function createInformers(
     )
     .addIndex(INDEX.webhook, (b) => ref(b, b.spec?.trigger?.webhookRef?.name))
     .addIndex(INDEX.bundleLabel, (b) => ref(b, labelValue(b.metadata.name)))
-    .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name))
-    .addIndex(INDEX.promotion, (b) => ref(b, b.spec?.trigger?.promotionRef?.name));
+    .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name));
   const previews = new Informer<Cached<PreviewObject>>(kc, kindPath('Preview', namespace), log, shard)
     .addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name))
     .addIndex(INDEX.host, (p) => (p.status?.url ? [objectKey(ns(p), urlHost(p.status.url))] : []))

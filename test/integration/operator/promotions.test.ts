@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { BundleObject, PromotionObject, StatusNoticeObject } from '../../../crds/index.ts';
 import { slipwayApi } from '../../../lib/kube.ts';
+import { registry } from '../../../lib/metrics.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { bundle, inNamespace, spec, statusComponent, statusNotice, webhook } from '../../support/builders.ts';
 import {
@@ -356,6 +357,22 @@ describe('promotions', () => {
     const leads = figures.map((f) => (f.leadTime as { median: number }).median);
     expect(Math.min(...leads)).toBeGreaterThanOrEqual(3600);
     expect(Math.max(...leads)).toBeLessThan(3600 + 600);
+    // The operator's /metrics shows the same figures (last 30 days), from its caches.
+    const metrics = (await registry.metrics())
+      .split('\n')
+      .filter((l) => l.startsWith('slipway_delivery_') && l.includes(`namespace="${ns.name}"`));
+    const labels = (environment: string) =>
+      `{namespace="${ns.name}",project="shop",environment="${environment}"}`;
+    for (const environment of ['demo', 'production', 'staging']) {
+      expect(metrics).toContain(`slipway_delivery_deployments${labels(environment)} 1`);
+      expect(metrics).toContain(`slipway_delivery_change_failure_ratio${labels(environment)} 0`);
+      const lead = metrics.find((l) =>
+        l.startsWith(`slipway_delivery_lead_time_seconds${labels(environment)} `),
+      );
+      expect(Number(lead?.split(' ')[1])).toBeGreaterThanOrEqual(3600);
+    }
+    // No failure, nothing restored: no series.
+    expect(metrics.filter((l) => l.startsWith('slipway_delivery_time_to_restore_seconds'))).toEqual([]);
     const table = await as('alice', 'stats', 'shop', '--since', '1d');
     expect(table.stdout).toMatch(
       /^PROJECT +ENVIRONMENT +DEPLOYMENTS +PER DAY +LEAD TIME +CHANGE FAILURE +TIME TO RESTORE$/m,
