@@ -74,6 +74,36 @@ export function deployDecision(
 }
 
 export const FREEZE = 'a freeze decides when what is built runs';
+
+/**
+ * A Project's spec.previews and spec.report together decide which pull requests run with the
+ * previews' Environment's settings: Slipway writes the Previews that the server at
+ * spec.report.apiUrl lists as open (its fork flag and head commit too). So setting or changing
+ * either, while previews are on, needs the verb deploy on that Environment, as naming it does:
+ * an editor who may read some Secret cannot point the periodic look at a server of theirs.
+ * Turning previews off is not checked (it removes previews; it runs nothing).
+ */
+export function previewSettings(): Extra {
+  const same = (field: string) =>
+    `(has(object.spec.${field}) ? (has(oldObject.spec.${field}) && object.spec.${field} == oldObject.spec.${field}) : !has(oldObject.spec.${field}))`;
+  return {
+    variables: [],
+    validations: [
+      {
+        expression:
+          `!has(object.spec.previews) || (oldObject != null && ${same('previews')} && ${same('report')}) || ` +
+          `authorizer.group('${GROUP}').resource('environments').namespace(request.namespace)` +
+          `.name(object.spec.previews.environmentRef.name).check('${DEPLOY_VERB}').allowed()`,
+        messageExpression:
+          `'Project ' + object.metadata.name + ': you may not ${DEPLOY_VERB} to Environment ' + ` +
+          `object.spec.previews.environmentRef.name + ' in namespace ' + request.namespace + ', so you may not change ` +
+          `spec.previews or spec.report (the pull requests that server lists run there as previews). ` +
+          `Ask for "${DEPLOY_VERB}" on environments.${GROUP} ' + object.spec.previews.environmentRef.name + '.'`,
+        reason: 'Forbidden',
+      },
+    ],
+  };
+}
 /** Checks that are not of one named reference: their own variables and validations. */
 export interface Extra {
   variables: Array<{ name: string; expression: string }>;

@@ -9,7 +9,7 @@
 // settings pushes copy; the repository URL) needs it on all of the namespace's. A reference that
 // does not change is not checked again, so objects that exist keep working and metadata or
 // status writes pass.
-import { deployDecision, FREEZE, listSecrets, type Extra } from './admission-extras.ts';
+import { deployDecision, FREEZE, listSecrets, previewSettings, type Extra } from './admission-extras.ts';
 import { DEPLOY_VERB } from './admission-verbs.ts';
 import { GROUP } from './common.ts';
 import { MAX_NOTIFICATIONS } from './project.ts';
@@ -321,6 +321,7 @@ export function admissionPolicies(): AdmissionPolicy[] {
         listSecrets('Project', ['notifications'], MAX_NOTIFICATIONS),
         listSecrets('Project', ['previews', 'forkSecrets'], MAX_FORK_SECRETS, 'name'),
         deployDecision('Project', 'suspend', FREEZE),
+        previewSettings(),
       ),
     ),
     plain(policy(BUNDLE_POLICY, 'bundles', BUNDLE_CHECKS)),

@@ -18,6 +18,8 @@ export const previewPhases = ['Waiting', 'Building', 'Ready', 'Failed', 'Removin
 export type PreviewPhase = (typeof previewPhases)[number];
 
 const commit = () => z.string().regex(/^[a-f0-9]{7,64}$/);
+/** A whole commit id (SHA-1 or SHA-256): an approval names every digit, since a prefix can be forged. */
+const fullCommit = () => z.string().regex(/^([a-f0-9]{40}|[a-f0-9]{64})$/);
 
 export const previewSpec = z.object({
   projectRef: localRef().meta({ description: 'The Project whose pull request this is.' }),
@@ -47,9 +49,9 @@ export const previewSpec = z.object({
       "Whether the head is in another repository than the base (a fork): built only as the Project's previews.forks allows.",
   }),
   pullRequestUrl: z.string().max(2048).optional().meta({ description: "The pull request's page." }),
-  approvedCommit: commit().optional().meta({
+  approvedCommit: fullCommit().optional().meta({
     description:
-      'A fork pull request is built only when this is its head commit (previews.forks: Approve): set by `kubectl slipway preview approve`, which needs the verb approve on previews. A new push drops the approval.',
+      'The whole head commit (40 or 64 hex digits) someone read and approved: a fork pull request is built only when this is its head commit (previews.forks: Approve): set by `kubectl slipway preview approve`, which needs the verb approve on previews. A new push drops the approval.',
   }),
 });
 

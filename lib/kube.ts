@@ -257,12 +257,13 @@ export function slipwayApi(kc: KubeConfig) {
       return jsonRequest<T>(kc, HttpMethod.POST, ...creation(kind, object));
     },
     /**
-     * create() without reading the stored object back (the gateway needs only to know that a
-     * delivery's Bundle exists): the answer's body is skipped unless the call failed.
+     * create() that keeps only the new object's uid (the gateway binds a bundle's public URL to
+     * it): the stored object is not handed back.
      */
-    async add(kind: KindName, object: Obj): Promise<void> {
+    async add(kind: KindName, object: Obj): Promise<string> {
       const response = await send(kc, HttpMethod.POST, ...creation(kind, object), 'application/json');
-      await response.body.dump();
+      const made = JSON.parse(await response.body.text()) as { metadata?: { uid?: string } };
+      return made.metadata?.uid ?? '';
     },
     patch<T>(kind: KindName, namespace: string, name: string, body: unknown): Promise<T> {
       return jsonRequest<T>(kc, HttpMethod.PATCH, one(kind, namespace, name), body, MERGE_PATCH);

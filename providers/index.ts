@@ -1,5 +1,6 @@
 export {
   isProvider,
+  isUnsigned,
   parseDelivery,
   projectProvider,
   providerModule,

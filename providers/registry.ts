@@ -74,6 +74,11 @@ export function verifyDelivery(
   return module.verify(headers, body, secret);
 }
 
+/** Whether a delivery carries no signature of a provider that may send unsigned ones (Bitbucket). */
+export function isUnsigned(source: DeliverySource, headers: RequestHeaders): boolean {
+  return providerModule(source).unsigned?.(headers) === true;
+}
+
 /** Throws MalformedPayloadError (400) or UnsupportedProviderError (400). */
 export function parseDelivery(source: DeliverySource, headers: RequestHeaders, body: Buffer): ParsedDelivery {
   return (providerModule(source) as ProviderModule<Provider>).parse(headers, body, source as never);

@@ -143,8 +143,7 @@ export function bundleWriter(
     for (const bundle of bundles) {
       const { namespace, name } = bundle.metadata;
       try {
-        await slipway.add('Bundle', bundle);
-        results.push({ name, result: 'created' });
+        results.push({ name, uid: await slipway.add('Bundle', bundle), result: 'created' });
         continue;
       } catch (err) {
         if (!isAlreadyExists(err)) throw failed(err);
@@ -156,7 +155,10 @@ export function bundleWriter(
           throw failed(err);
         }));
       const conflict = otherBuild(existing, bundle);
-      results.push(conflict ? { name, result: 'conflict', conflict } : { name, result: 'duplicate' });
+      const uid = existing.metadata.uid ?? '';
+      results.push(
+        conflict ? { name, uid, result: 'conflict', conflict } : { name, uid, result: 'duplicate' },
+      );
     }
     return results;
   };

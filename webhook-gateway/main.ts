@@ -83,7 +83,7 @@ const server = createGatewayServer({
   logger: log,
   observe: ({ method, route, status, durationSeconds, provider, result }) => {
     requests.observe({ method, route, status: String(status) }, durationSeconds);
-    if (route === '/hooks/:slug/:token' || route === '/uploads/:slug') {
+    if (route === '/hooks/:slug/:token' || route === '/hooks/:slug' || route === '/uploads/:slug') {
       deliveries.inc({
         provider: provider ?? (route === '/uploads/:slug' ? 'upload' : 'unknown'),
         result: result ?? 'rejected',

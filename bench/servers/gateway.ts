@@ -72,7 +72,7 @@ function memoryDirectory(): {
       list.map((b) => {
         const result = bundles.has(b.metadata.name) ? ('duplicate' as const) : ('created' as const);
         bundles.set(b.metadata.name, b);
-        return { name: b.metadata.name, result };
+        return { name: b.metadata.name, uid: `uid-${b.metadata.name}`, result };
       }),
     ready: () => true,
   };

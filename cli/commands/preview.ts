@@ -1,7 +1,8 @@
 // kubectl slipway preview list|approve|remove: the previews of pull requests (docs/previews.md).
-// "approve" sets spec.approvedCommit to the head commit the Preview has now — with --commit, only
-// if that is the commit the reviewer read — and only while it still is (a JSON patch that tests
-// it): the admission policy slipway-writers allows it only with the verb approve on previews.
+// "approve" sets spec.approvedCommit to the head commit the Preview has now, only if that is the
+// whole commit the reviewer read (--commit, every digit: a commit with chosen first digits is made
+// in minutes) and only while it still is (a JSON patch that tests it): the admission policy
+// slipway-writers allows it only with the verb approve on previews.
 // "remove" deletes the Preview, and with it what serves it.
 import type { PreviewObject } from '../../crds/index.ts';
 import { apiMessage } from '../../lib/kube.ts';
@@ -38,14 +39,22 @@ function named(args: string[]): string {
 async function approve(ctx: CliContext, name: string, reviewed: string | undefined): Promise<void> {
   const preview = await readObject<PreviewObject>(ctx, 'Preview', name);
   const head = preview.spec.headCommit;
-  if (reviewed !== undefined && !head.startsWith(reviewed.toLowerCase()))
-    throw new CommandError(
-      `preview ${name}: its head commit is ${head.slice(0, 12)}, not ${reviewed}: a push came after the commit you read; read it, then approve again`,
-    );
   if (!preview.spec.fork) {
     ctx.err(`preview ${name} is not from a fork: it builds without an approval`);
     return;
   }
+  if (reviewed === undefined)
+    throw new UsageError(
+      `preview ${name} is from a fork: name the whole commit you read with --commit (its ${head.length} hex digits)`,
+    );
+  if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/i.test(reviewed))
+    throw new UsageError(
+      `--commit ${reviewed}: name the whole commit you read (40 hex digits, 64 for SHA-256), not its first digits: a commit with chosen first digits is made in minutes`,
+    );
+  if (reviewed.toLowerCase() !== head)
+    throw new CommandError(
+      `preview ${name}: its head commit is ${head}, not ${reviewed}: a push came after the commit you read; read it, then approve again`,
+    );
   if (preview.spec.approvedCommit === head) {
     ctx.err(`preview ${name}: head commit ${head.slice(0, 12)} is approved already`);
     return;
@@ -75,15 +84,16 @@ export const previewCommand: Command = {
   name: 'preview',
   summary: 'list, approve and remove the previews of pull requests',
   usage: `preview list [-A] [-o wide|json|yaml]
-       kubectl slipway preview approve <project> <number> [--commit <sha>]
+       kubectl slipway preview approve <project> <number> --commit <sha>
        kubectl slipway preview remove <project> <number>`,
   help: `"approve" lets a fork's pull request be built (Project spec.previews.forks: Approve): it
-approves the head commit the Preview has now, and needs the verb approve on previews.slipway.dev.
-With --commit, only if that is the commit you read (its first digits will do): a push after your
-review is refused, not approved unseen. A new push to the pull request needs approving again. "remove" deletes the Preview and what
-serves it; the next delivery of the pull request makes it again.
+approves the head commit the Preview has now, only if that is the commit you read, named whole
+with --commit (every digit: a commit with chosen first digits is made in minutes), and needs the
+verb approve on previews.slipway.dev. A push after your review is refused, not approved unseen; a
+new push to the pull request needs approving again. "remove" deletes the Preview and what serves
+it; the next delivery of the pull request makes it again.
 
-Example: kubectl slipway -n shop preview approve site 42 --commit 3f2a9c1`,
+Example: kubectl slipway -n shop preview approve site 42 --commit 3f2a9c1e5d0b8a7c6f4e2d1b0a9c8e7f6d5c4b3a`,
   options: { commit: { type: 'string' } },
   completions: ['list', 'approve', 'remove'],
   async run(ctx, args, values) {

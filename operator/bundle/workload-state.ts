@@ -6,6 +6,7 @@ import type { BundleObject } from '../../crds/index.ts';
 import { LABEL_BUNDLE_UID } from '../../crds/labels.ts';
 import { runningBundle } from '../running-bundle.ts';
 import { timeMs } from '../../rules/timestamps.ts';
+import { withOutput } from '../../rules/container-output.ts';
 import { failedBuildStep } from './buildkit-output.ts';
 
 /** A pod that has ended: it runs nothing more (Succeeded or Failed). */
@@ -118,14 +119,14 @@ export function failedContainerOutput(pods: readonly V1Pod[]): string | undefine
         const which = step.step === undefined ? `a ${step.phase} step` : `${step.phase} step ${step.step}`;
         const code = step.exitCode === undefined ? 'failed' : `exited with code ${step.exitCode}`;
         const text = lastLines(step.lines, STEP_OUTPUT_LINES, STEP_OUTPUT_CHARS);
-        return `${container}: ${which} ${code}${text ? `: ${text}` : ''}`;
+        return withOutput(`${container}: ${which} ${code}`, text);
       }
       const lines = output
         .split('\n')
         .map((l) => l.trimEnd())
         .filter(Boolean);
       const text = lastLines(lines, OUTPUT_LINES, OUTPUT_CHARS);
-      return `${container}${text ? `: ${text}` : ''}`;
+      return withOutput(container, text);
     }
   }
   return undefined;

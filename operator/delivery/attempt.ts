@@ -4,12 +4,22 @@
 // the code's standard reason are kept, never its body (what a tenant reads in a condition must
 // not be a banner of whatever answered). Whether and when to try again (retry.ts) is the
 // engine's to act on: a wait never holds a worker.
+//
+// An answer is read through a byte cap, or not at all: a body Slipway uses (a provider's list of
+// open pull requests, the id of what a call made) up to ANSWER_LIMIT_BYTES, which fits a full
+// page, and the call fails past it; a refusal up to REFUSAL_LIMIT_BYTES when its text tells
+// whether it counts as done; any other body is let go unread (a receiver's 2xx, a 4xx or 5xx).
 import { STATUS_CODES } from 'node:http';
 import type { OutboundRequest } from '../../lib/outbound-request.ts';
 import { AddressRefused } from '../outbound/address-guard.ts';
+import { cappedText, discard } from '../outbound/capped-body.ts';
 import { retryable, retryDelayMs, type Answer } from './retry.ts';
 
 const CALL_TIMEOUT_MS = 10_000;
+/** The most of an answer whose body is used: a page of 100 pull requests is about 1 MiB. */
+export const ANSWER_LIMIT_BYTES = 4 * 1024 * 1024;
+/** The most of a refusal read to tell whether it counts as done (GitLab's one sentence). */
+export const REFUSAL_LIMIT_BYTES = 64 * 1024;
 
 export type AttemptResult =
   | { ok: true; answer?: unknown }
@@ -29,6 +39,8 @@ export interface AttemptOptions {
   now: number;
   /** An answer that counts as taken although it is not 2xx (GitLab's "cannot transition"). */
   alreadyDone?: (status: number, text: string) => boolean;
+  /** Whether a 2xx answer's body is used (then read up to ANSWER_LIMIT_BYTES); else let go unread. */
+  readsAnswer?: boolean;
 }
 
 export async function attempt(request: OutboundRequest, options: AttemptOptions): Promise<AttemptResult> {
@@ -44,9 +56,24 @@ export async function attempt(request: OutboundRequest, options: AttemptOptions)
       redirect: 'manual',
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
-    const raw = await res.text();
-    if (res.status >= 200 && res.status < 300) return { ok: true, answer: parseJson(raw) };
-    if (options.alreadyDone?.(res.status, raw)) return { ok: true };
+    if (res.status >= 200 && res.status < 300) {
+      if (!options.readsAnswer) {
+        await discard(res);
+        return { ok: true };
+      }
+      const raw = await cappedText(res, ANSWER_LIMIT_BYTES);
+      if (raw === undefined)
+        return {
+          ok: false,
+          refused: true,
+          problem: `its answer is over ${ANSWER_LIMIT_BYTES / 1024 / 1024} MiB`,
+        };
+      return { ok: true, answer: parseJson(raw) };
+    }
+    if (options.alreadyDone) {
+      const raw = await cappedText(res, REFUSAL_LIMIT_BYTES);
+      if (raw !== undefined && options.alreadyDone(res.status, raw)) return { ok: true };
+    } else await discard(res);
     problem = `HTTP ${res.status}${STATUS_CODES[res.status] ? ` ${STATUS_CODES[res.status]}` : ''}`;
     if (!retryable(res)) return { ok: false, refused: true, problem };
     answer = res;

@@ -39,8 +39,8 @@ export const bundleBranch = (bundle: BundleObject): string | undefined =>
  */
 export function publicBundleUrl(ctx: OperatorContext, bundle: BundleObject): string | undefined {
   const { gatewayBaseUrl, archiveUrlKey } = ctx.config;
-  const { namespace, name } = bundle.metadata;
-  return archiveUrlKey ? bundleStatusUrl(gatewayBaseUrl, archiveUrlKey, namespace, name) : undefined;
+  const { namespace, name, uid = '' } = bundle.metadata;
+  return archiveUrlKey ? bundleStatusUrl(gatewayBaseUrl, archiveUrlKey, { namespace, name, uid }) : undefined;
 }
 
 /** The project a bundle belongs to, from the cache. */

@@ -218,6 +218,7 @@ export class DeliveryEngine {
         secrets: next.secrets,
         attempt: state.attempt,
         now: Date.now(),
+        readsAnswer: next.remoteId !== undefined,
         ...(next.alreadyDone ? { alreadyDone: next.alreadyDone } : {}),
       });
       const remoteId = result.ok ? next.remoteId?.(result.answer) : undefined;

@@ -61,6 +61,7 @@ export class PullRequestPoll implements Reconciler {
       secrets: [token],
       attempt: 1,
       now: Date.now(),
+      readsAnswer: true,
     });
     if (!result.ok) {
       this.ctx.log.warn(

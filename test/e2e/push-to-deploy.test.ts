@@ -211,7 +211,7 @@ describe('push to deploy on a real node', () => {
       expect(bundle.status?.phase).toBe('Failed');
       expect(readyCondition(bundle)?.reason).toBe('BuildFailed');
       expect(readyCondition(bundle)?.message).toMatch(
-        /Container fetch exited with code 1: .*commit 0123456789abcdef0123456789abcdef01234567 is not in the repository git:/,
+        /Container fetch exited with code 1; its output ends: .*commit 0123456789abcdef0123456789abcdef01234567 is not in the repository git:/,
       );
       expect(await staging()).toBe(serving);
     });
@@ -228,7 +228,7 @@ describe('push to deploy on a real node', () => {
       expect(bundle.status?.phase).toBe('Failed');
       expect(readyCondition(bundle)?.reason).toBe('BackupFailed');
       expect(readyCondition(bundle)?.message).toMatch(
-        /Container dump exited with code 2: .*Access denied for user 'app'/,
+        /Container dump exited with code 2; its output ends: .*Access denied for user 'app'/,
       );
       expect(readyCondition(bundle)?.message).not.toContain('not-the-password');
       expect(await staging()).toBe(serving);
@@ -243,7 +243,7 @@ describe('push to deploy on a real node', () => {
       expect(bundle.status?.phase).toBe('Failed');
       expect(readyCondition(bundle)?.reason).toBe('BuildFailed');
       expect(readyCondition(bundle)?.message).toMatch(
-        /Container build exited with code 1: .*no-such-image:1.*not found/,
+        /Container build exited with code 1; its output ends: .*no-such-image:1.*not found/,
       );
       expect(await staging()).toBe(serving);
     });
@@ -533,7 +533,7 @@ describe('push to deploy on a real node', () => {
       expect(bundle.status?.phase).toBe('Failed');
       expect(readyCondition(bundle)?.reason).toBe('BuildFailed');
       expect(readyCondition(bundle)?.message).toMatch(
-        /Container build exited with code 1: build step 1 exited with code 2: .*Root composer\.json requires example\/missing/,
+        /Container build exited with code 1: build step 1 exited with code 2; its output ends: .*Root composer\.json requires example\/missing/,
       );
       // The last good version (the cached-install test's, when it ran first) still serves.
       expect(await servedPage(kc, ns.name, 'site-production', php().port, undefined, '/index.php')).toMatch(

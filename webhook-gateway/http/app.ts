@@ -47,7 +47,8 @@ export function createGatewayServer(deps: GatewayDependencies): Server {
   return keepAliveBehindProxies(server);
 }
 
-const HOOK_PATH = /^\/hooks\/([^/]+)\/([^/]+)\/?$/;
+// /hooks/{slug}/{token}, or /hooks/{slug} (status.webhook.url as pasted) for signed deliveries.
+const HOOK_PATH = /^\/hooks\/([^/]+)(?:\/([^/]+))?\/?$/;
 const UPLOAD_PATH = /^\/uploads\/([^/]+)\/?$/;
 
 async function serve(
@@ -74,10 +75,11 @@ async function serve(
     const path = url.pathname;
     let match: RegExpExecArray | null;
     if ((match = HOOK_PATH.exec(path))) {
-      exchange.observation.route = '/hooks/:slug/:token';
+      exchange.observation.route = match[2] === undefined ? '/hooks/:slug' : '/hooks/:slug/:token';
       requireMethod(req, ['POST']);
       exchange.log.slug = decodeSegment(match[1]!);
-      await handleHook(ctx, exchange, decodeSegment(match[1]!), decodeSegment(match[2]!));
+      const token = match[2] === undefined ? undefined : decodeSegment(match[2]);
+      await handleHook(ctx, exchange, decodeSegment(match[1]!), token);
     } else if ((match = UPLOAD_PATH.exec(path))) {
       exchange.observation.route = '/uploads/:slug';
       requireMethod(req, ['POST']);

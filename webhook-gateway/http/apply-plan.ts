@@ -29,7 +29,7 @@ export async function applyPlan(
     const made = await ctx.createBundles(plan.bundles.filter((p) => !p.pruned).map((p) => p.bundle));
     const pruned = plan.bundles
       .filter((p) => p.pruned)
-      .map((p) => ({ name: p.bundle.metadata.name, result: 'duplicate' as const }));
+      .map((p) => ({ name: p.bundle.metadata.name, uid: '', result: 'duplicate' as const }));
     creations = [...made, ...pruned];
   } catch (error) {
     const created = error instanceof PartialCreationError ? error.created : [];
@@ -51,24 +51,26 @@ export async function applyPlan(
   sendJson(exchange, created ? 201 : 200, {
     result,
     ...told,
-    bundles: plan.bundles.map((p) => ({
-      name: p.bundle.metadata.name,
-      namespace: p.bundle.metadata.namespace,
-      webhook: p.webhook,
-      environment: p.environment,
-      ...(p.pruned ? { pruned: true } : {}),
-      // Where CI (upload.sh) and the provider's delivery log follow the bundle (gone once pruned).
-      ...(ctx.archiveSigningKey === undefined || p.pruned
-        ? {}
-        : {
-            statusUrl: bundleStatusUrl(
-              ctx.publicBaseUrl,
-              ctx.archiveSigningKey,
-              p.bundle.metadata.namespace,
-              p.bundle.metadata.name,
-            ),
-          }),
-    })),
+    bundles: plan.bundles.map((p) => {
+      const uid = creations.find((c) => c.name === p.bundle.metadata.name)?.uid ?? '';
+      return {
+        name: p.bundle.metadata.name,
+        namespace: p.bundle.metadata.namespace,
+        webhook: p.webhook,
+        environment: p.environment,
+        ...(p.pruned ? { pruned: true } : {}),
+        // Where CI (upload.sh) and the provider's delivery log follow the bundle (gone once pruned).
+        ...(ctx.archiveSigningKey === undefined || p.pruned
+          ? {}
+          : {
+              statusUrl: bundleStatusUrl(ctx.publicBaseUrl, ctx.archiveSigningKey, {
+                namespace: p.bundle.metadata.namespace,
+                name: p.bundle.metadata.name,
+                uid,
+              }),
+            }),
+      };
+    }),
   });
 }
 

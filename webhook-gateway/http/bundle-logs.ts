@@ -5,7 +5,7 @@
 // not a hot path), a few requests at a time. A wrong token and an unknown bundle get the same 404.
 import { bundleLogsToken } from '../../rules/bundle-status-url.ts';
 import { buildJobName } from '../../rules/build-namespace.ts';
-import { signedBundle } from './bundle-status.ts';
+import { identityOf, signedBundle } from './bundle-status.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { HttpError } from './http-error.ts';
@@ -21,9 +21,7 @@ export async function handleBundleLogs(
   target: { namespace: string; name: string; token: string },
 ): Promise<void> {
   const { namespace, name } = target;
-  const bundle = signedBundle(ctx, target, (key, b) =>
-    bundleLogsToken(key, b.metadata.namespace, b.metadata.name, b.metadata.uid ?? ''),
-  );
+  const bundle = signedBundle(ctx, target, (key, b) => bundleLogsToken(key, identityOf(b)));
   exchange.res.setHeader('Cache-Control', 'no-store');
   // Where its build runs is worked out here, never taken from a status: this release's build
   // namespace, the Job named for this bundle, its pods labelled with this bundle's uid.

@@ -2,7 +2,8 @@
 // it) and a provider's delivery log, without cluster credentials. Served from the gateway's
 // cache: no API call per request. A wrong token and an unknown bundle get the same 404.
 import { isFinished } from '../../rules/bundle-outcome.ts';
-import { bundleStatusToken } from '../../rules/bundle-status-url.ts';
+import { bundleStatusToken, type BundleIdentity } from '../../rules/bundle-status-url.ts';
+import { withoutOutput } from '../../rules/container-output.ts';
 import type { BundleObject } from '../../crds/index.ts';
 import { constantTimeEqual } from '../../lib/constant-time.ts';
 import type { GatewayContext } from './context.ts';
@@ -16,9 +17,7 @@ export function handleBundleStatus(
   exchange: Exchange,
   target: { namespace: string; name: string; token: string },
 ): void {
-  const bundle = signedBundle(ctx, target, (key, b) =>
-    bundleStatusToken(key, b.metadata.namespace, b.metadata.name),
-  );
+  const bundle = signedBundle(ctx, target, (key, b) => bundleStatusToken(key, identityOf(b)));
   exchange.res.setHeader('Cache-Control', 'no-store');
   sendJson(exchange, 200, bundleReport(bundle));
 }
@@ -41,7 +40,14 @@ export function signedBundle(
   return bundle;
 }
 
-/** What the bundle's status shows, and no more. */
+/** A cached bundle as its URLs name it. */
+export const identityOf = (b: BundleObject): BundleIdentity => ({
+  namespace: b.metadata.namespace,
+  name: b.metadata.name,
+  uid: b.metadata.uid ?? '',
+});
+
+/** What the bundle's status shows, and no more: a failed step's output stays in its logs. */
 export function bundleReport(bundle: BundleObject) {
   const conditions = bundle.status?.conditions ?? [];
   const ready = conditions.find((c) => c.type === 'Ready');
@@ -53,10 +59,12 @@ export function bundleReport(bundle: BundleObject) {
     phase: bundle.status?.phase ?? 'Pending',
     finished,
     succeeded: finished && ready?.status === 'True',
-    ready: ready ? { status: ready.status, reason: ready.reason, message: ready.message } : null,
+    ready: ready
+      ? { status: ready.status, reason: ready.reason, message: withoutOutput(ready.message) }
+      : null,
     steps: conditions
       .filter((c) => c.type !== 'Ready' && c.type !== 'Reconciling' && c.type !== 'Stalled')
-      .map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message })),
+      .map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: withoutOutput(c.message) })),
     environment: bundle.spec.deploy?.environmentRef.name ?? null,
     image: bundle.status?.image ?? null,
     finishedAt: bundle.status?.finishedAt ?? null,

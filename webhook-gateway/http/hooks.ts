@@ -1,4 +1,7 @@
-// POST /hooks/{slug}/{token}: a git provider's push or pull-request notification.
+// POST /hooks/{slug}/{token}: a git provider's push or pull-request notification. POST
+// /hooks/{slug}, the Project's status.webhook.url as pasted into a provider's form, takes the
+// same deliveries when they prove the secret themselves (a signature, GitLab's token, Azure
+// DevOps' key): only Bitbucket's unsigned URL-only mode needs the URL's token.
 // Order of checks: 413 → 503 → 404 → 503 → 415 → 401 → 400 → action; a failed authentication
 // (404 or 401) becomes 429 once the client failed too often.
 import { HOOK_BODY_TIMEOUT_MS, MAX_DELIVERY_BRANCH_CHANGES, MAX_HOOK_BODY_BYTES } from '../limits.ts';
@@ -10,6 +13,7 @@ import {
   recogniseProvider,
   unrecognisedDeliveryMessage,
   verifyDelivery,
+  isUnsigned,
   type ParsedDelivery,
 } from '../../providers/index.ts';
 import { isWebhookToken } from '../token.ts';
@@ -19,16 +23,19 @@ import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { admitProjectRequest, authFailure } from './guards.ts';
 import { HttpError, NOT_AUTHENTICATED, NO_SUCH_HOOK } from './http-error.ts';
+
+const UNSIGNED_WITHOUT_TOKEN =
+  'an unsigned delivery needs the webhook URL with its token (kubectl slipway hook prints it), or set the webhook secret so the provider signs it';
 import { mediaType, readBody } from './read-body.ts';
 
 export async function handleHook(
   ctx: GatewayContext,
   exchange: Exchange,
   slug: string,
-  token: string,
+  token: string | undefined,
 ): Promise<void> {
   const project = await admitProjectRequest(ctx, exchange, slug, MAX_HOOK_BODY_BYTES);
-  if (!isWebhookToken(token, project.secret, slug)) {
+  if (token !== undefined && !isWebhookToken(token, project.secret, slug)) {
     throw authFailure(ctx, exchange, new HttpError(404, 'not_found', NO_SUCH_HOOK));
   }
 
@@ -48,9 +55,19 @@ export async function handleHook(
     throw new HttpError(400, 'unrecognised_delivery', unrecognisedDeliveryMessage());
   }
   exchange.observation.provider = source;
-  const options = { requireSignature: project.requireSignature === true };
+  // Without the URL's token, nothing but the delivery's own proof of the secret counts.
+  const options = { requireSignature: project.requireSignature === true || token === undefined };
   if (!verifyDelivery(source, headers, body, project.secret, project.provider, options)) {
-    throw authFailure(ctx, exchange, new HttpError(401, 'unauthenticated', NOT_AUTHENTICATED));
+    const unsignedWithoutToken = token === undefined && isUnsigned(source, headers);
+    throw authFailure(
+      ctx,
+      exchange,
+      new HttpError(
+        401,
+        'unauthenticated',
+        unsignedWithoutToken ? UNSIGNED_WITHOUT_TOKEN : NOT_AUTHENTICATED,
+      ),
+    );
   }
 
   let delivery: ParsedDelivery;

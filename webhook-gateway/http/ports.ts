@@ -40,6 +40,8 @@ export type ProjectBySlug = (slug: string) => ProjectLookup | undefined | Promis
  */
 export interface BundleCreation {
   name: string;
+  /** The uid of the bundle made or found (its public status URL is bound to it). */
+  uid: string;
   result: 'created' | 'duplicate' | 'conflict';
   conflict?: string;
 }
@@ -74,6 +76,7 @@ export interface RequestObservation {
   /** Route template, safe as a metric label: never contains a slug or token. */
   route:
     | '/hooks/:slug/:token'
+    | '/hooks/:slug'
     | '/uploads/:slug'
     | '/upload.sh'
     | '/archives/:key'

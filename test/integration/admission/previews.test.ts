@@ -1,7 +1,8 @@
 // Previews in a shared cluster, as a security review would try them, through kubectl as namespace
 // users against the real API server with the chart's admission policies: a Preview is Slipway's
 // (a tenant may neither make one nor change what it builds), approving a fork's head commit needs
-// the verb approve on previews, and previewing an Environment needs deploy on it.
+// the verb approve on previews, and previewing an Environment, or changing the settings and the
+// provider API that decide which pull requests run there, needs deploy on it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { API_VERSION, type PreviewObject } from '../../../crds/index.ts';
@@ -166,5 +167,75 @@ describe('previews in a shared cluster', () => {
     expect(refused.out).toContain('you may not get Secret prod-db');
     expect(refused.out).toContain('spec.previews.forkSecrets[0]');
     expect(await patch({})).toMatchObject({ ok: true });
+  });
+
+  it('an editor without deploy cannot point the look at open pull requests at a server of theirs; one with deploy can', async () => {
+    // Both may read the token's Secret (naming it needs that) and edit Projects.
+    await kubectlApply([
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'forge-token', namespace: ns.name },
+        stringData: { token: 't' },
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'secrets', namespace: ns.name },
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] }],
+      },
+      { ...binding(TENANT, 'secrets'), metadata: { name: `${TENANT}-secrets`, namespace: ns.name } },
+      { ...binding(DEPLOYER, 'secrets'), metadata: { name: `${DEPLOYER}-secrets`, namespace: ns.name } },
+    ]);
+    const report = (apiUrl: string) => ({
+      apiUrl,
+      tokenSecretRef: { name: 'forge-token', key: 'token' },
+    });
+    const setReport = (user: string, apiUrl: string) =>
+      as(user, [
+        'patch',
+        'project',
+        'shop',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { report: report(apiUrl) } }),
+      ]);
+    const forged = await setReport(TENANT, 'https://pulls.attacker.example/api/v3');
+    expect(forged.ok).toBe(false);
+    expect(forged.out).toContain('you may not deploy to Environment staging');
+    expect(forged.out).toContain('so you may not change spec.previews or spec.report');
+    // Nor the previews' other settings (which pull requests, forks, hosts).
+    const widened = await as(TENANT, [
+      'patch',
+      'project',
+      'shop',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { previews: { trigger: 'Always' } } }),
+    ]);
+    expect(widened.ok).toBe(false);
+    expect(widened.out).toContain('so you may not change spec.previews or spec.report');
+    // Other fields of the Project stay the tenant's to edit.
+    expect(await as(TENANT, ['label', 'project', 'shop', 'team=shop', '--overwrite'])).toMatchObject({
+      ok: true,
+    });
+    expect(await setReport(DEPLOYER, 'https://ghe.example.com/api/v3')).toMatchObject({ ok: true });
+    const stored = await slipwayApi(kc).get<{ spec: { report?: { apiUrl?: string } } }>(
+      'Project',
+      ns.name,
+      'shop',
+    );
+    expect(stored.spec.report?.apiUrl).toBe('https://ghe.example.com/api/v3');
+    // Turning previews off runs nothing: the tenant may.
+    expect(
+      await as(TENANT, [
+        'patch',
+        'project',
+        'shop',
+        '--type=json',
+        '-p',
+        '[{"op":"remove","path":"/spec/previews"}]',
+      ]),
+    ).toMatchObject({ ok: true });
   });
 });

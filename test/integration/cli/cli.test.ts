@@ -335,10 +335,24 @@ describe('kubectl slipway', () => {
     expect(listed.stdout).toMatch(/NAME\s+PROJECT\s+PR\s+BRANCH\s+COMMIT\s+FORK\s+PHASE\s+URL\s+AGE/);
     expect(listed.stdout).toMatch(/shop-pr-9\s+shop\s+9\s+feature\s+aaaaaaaaaaaa\s+yes\s+Waiting/);
     // The reviewer read another commit than the head: refused, nothing approved.
-    const stale = await cli('preview', 'approve', 'shop', '9', '--commit', 'bbbbbbbbbbbb');
+    const stale = await cli('preview', 'approve', 'shop', '9', '--commit', 'b'.repeat(40));
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain('its head commit is aaaaaaaaaaaa, not bbbbbbbbbbbb');
-    const approved = await cli('preview', 'approve', 'shop', '9', '--commit', 'aaaaaaa');
+    expect(stale.stderr).toContain(`its head commit is ${'a'.repeat(40)}, not ${'b'.repeat(40)}`);
+    // The first digits of the head are not a review of it (they can be forged in minutes).
+    const prefix = await cli('preview', 'approve', 'shop', '9', '--commit', 'aaaaaaa');
+    expect(prefix.code).toBe(2);
+    expect(prefix.stderr).toContain('name the whole commit you read (40 hex digits');
+    const unnamed = await cli('preview', 'approve', 'shop', '9');
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toContain('name the whole commit you read with --commit (its 40 hex digits)');
+    // Nor can a prefix be written past the CLI: the field takes a whole commit only.
+    await expect(
+      slipway.patch('Preview', ns.name, 'shop-pr-9', { spec: { approvedCommit: 'aaaaaaa' } }),
+    ).rejects.toMatchObject({ code: 422 });
+    expect(
+      (await slipway.get<PreviewObject>('Preview', ns.name, 'shop-pr-9')).spec.approvedCommit,
+    ).toBeUndefined();
+    const approved = await cli('preview', 'approve', 'shop', '9', '--commit', 'A'.repeat(40));
     expect(approved).toEqual(expect.objectContaining({ code: 0, stdout: 'shop-pr-9\n' }));
     expect(approved.stderr).toContain('approved head commit aaaaaaaaaaaa of pull request #9');
     const stored = await slipway.get<PreviewObject>('Preview', ns.name, 'shop-pr-9');

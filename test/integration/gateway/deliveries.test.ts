@@ -40,13 +40,14 @@ let cluster: ClusterAdapter;
 let archiveDir: string;
 let baseUrl: string;
 let hookUrl: string;
+let bareUrl: string;
 let secret: string;
 
 const apply = (...objects: unknown[]) => kubectlApply(objects);
 
-async function deliver(fixture: string, secretForSignature = secret) {
+async function deliver(fixture: string, secretForSignature = secret, url = hookUrl) {
   const { headers, body } = signedFixture(fixture, secretForSignature);
-  const res = await fetch(hookUrl, { method: 'POST', headers, body });
+  const res = await fetch(url, { method: 'POST', headers, body });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -79,7 +80,9 @@ beforeAll(async () => {
       build.spec({ branch: 'feature/', matchMode: 'StartsWith' }),
     ),
   );
-  ({ url: hookUrl, secret } = await publishedWebhook(kc, ns.name, 'shop'));
+  const published = await publishedWebhook(kc, ns.name, 'shop');
+  ({ url: hookUrl, secret } = published);
+  bareUrl = published.project.status!.webhook!.url;
 });
 
 afterAll(async () => {
@@ -123,6 +126,32 @@ describe('provider deliveries', () => {
     expect(await bundlesOf()).toHaveLength(before);
   });
 
+  it("binds a bundle's status URL to the bundle: one made again under the same name does not open to the old URL", async () => {
+    const first = await waitFor('the push bundle', async () => {
+      const r = await deliver('github-push');
+      return r.status < 300 ? r : undefined;
+    });
+    const { name, statusUrl } = (first.body.bundles as Array<{ name: string; statusUrl: string }>)[0]!;
+    const shown = await waitFor('the gateway to serve its status', async () => {
+      const res = await fetch(statusUrl);
+      return res.status === 200 ? ((await res.json()) as { name: string }) : undefined;
+    });
+    expect(shown.name).toBe(name);
+    // The bundle goes, and the same push makes it again: the same name, another uid.
+    await api.delete('Bundle', ns.name, name);
+    const again = await waitFor('the bundle made again', async () => {
+      const r = await deliver('github-push');
+      return r.status === 201 ? r : undefined;
+    });
+    const [remade] = again.body.bundles as Array<{ name: string; statusUrl: string }>;
+    expect(remade!.name).toBe(name);
+    expect(remade!.statusUrl).not.toBe(statusUrl);
+    await waitFor('the new URL to answer', async () =>
+      (await fetch(remade!.statusUrl)).status === 200 ? true : undefined,
+    );
+    expect((await fetch(statusUrl)).status).toBe(404);
+  });
+
   it('rejects a wrong signature with 401 and creates nothing', async () => {
     const before = (await bundlesOf()).length;
     const { status, body } = await deliver('gitlab-push', 'not-the-secret');
@@ -144,6 +173,15 @@ describe('provider deliveries', () => {
       const made = await bundlesOf();
       expect(made.some((b) => b.spec.trigger.provider === provider)).toBe(true);
     }
+  });
+
+  it("takes a signed push on the Project's status.webhook.url as pasted, and refuses a wrong signature there", async () => {
+    expect(bareUrl).toMatch(/\/hooks\/shop-[0-9a-f]{6}$/);
+    // Its bundle exists already (the test above): taken, and found made.
+    const { status, body } = await deliver('gitlab-push', secret, bareUrl);
+    expect(status).toBe(200);
+    expect(body.result).toBe('duplicate');
+    expect((await deliver('github-push', 'not-the-secret', bareUrl)).status).toBe(401);
   });
 
   it('ignores a ping and a branch deletion with 202 and a reason', async () => {

@@ -95,7 +95,13 @@ describe('bundle logs URLs', () => {
     building('b1', { namespace: BUILD_NAMESPACE, job: buildJobName(NAMESPACE, 'b1') });
     const forged = `${logsUrl('b1').slice(0, -4)}AAAA`;
     // The status URL's token (given to CI) does not open the logs.
-    const statusToken = bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, 'b1').split('/').pop();
+    const statusToken = bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, {
+      namespace: NAMESPACE,
+      name: 'b1',
+      uid: 'uid-b1',
+    })
+      .split('/')
+      .pop();
     const withStatusToken = `${logsUrl('b1').split('/').slice(0, -1).join('/')}/${statusToken}`;
     const answers = await Promise.all([forged, withStatusToken, logsUrl('nope')].map(get));
     expect(answers.map((a) => a.status)).toEqual([404, 404, 404]);

@@ -37,7 +37,11 @@ describe('POST /hooks/{slug}/{token}', () => {
           namespace: NAMESPACE,
           webhook: 'production',
           environment: 'prod',
-          statusUrl: bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, name!),
+          statusUrl: bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, {
+            namespace: NAMESPACE,
+            name: name!,
+            uid: `uid-${name!}`,
+          }),
         },
       ],
     });
@@ -157,6 +161,43 @@ describe('POST /hooks/{slug}/{token}', () => {
       (await send(gateway.baseUrl, hookPath(PROJECT, 'another-secret'), { headers, body: bitbucket.body }))
         .status,
     ).toBe(404);
+  });
+
+  it("takes signed deliveries on the Project's status.webhook.url as pasted, without the token; not unsigned ones", async () => {
+    const bare = `/hooks/${PROJECT}`;
+    expect((await deliver('github-push', bare)).status).toBe(201);
+    // GitLab's secret token and Azure DevOps' key prove the secret as a signature does.
+    for (const [fixture, provider] of [
+      ['gitlab-push', 'gitlab'],
+      ['azure-devops-git-push', 'azure-devops'],
+      ['bitbucket-repo-push', 'bitbucket'],
+    ] as const) {
+      gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, provider });
+      const reply = await deliver(fixture, `${bare}/`);
+      expect([fixture, reply.status]).toEqual([fixture, 201]);
+    }
+    expect(gateway.bundles.size).toBe(4);
+    // A wrong signature is refused as on the URL with the token.
+    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, provider: 'github' });
+    const forged = signedFixture('github-push', 'another-secret');
+    const refused = await send(gateway.baseUrl, bare, { headers: forged.headers, body: forged.body });
+    expect(refused.status).toBe(401);
+    // Bitbucket's URL-only mode sends nothing that proves the secret: the token must be in the URL.
+    gateway.projects.set(PROJECT, { ...gateway.projects.get(PROJECT)!, provider: 'bitbucket' });
+    const bitbucket = signedFixture('bitbucket-repo-push');
+    const headers = Object.fromEntries(
+      Object.entries(bitbucket.headers).filter(([name]) => name.toLowerCase() !== 'x-hub-signature'),
+    );
+    const unsigned = await send(gateway.baseUrl, bare, { headers, body: bitbucket.body });
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.json).toEqual({
+      error: {
+        code: 'unauthenticated',
+        message:
+          'an unsigned delivery needs the webhook URL with its token (kubectl slipway hook prints it), or set the webhook secret so the provider signs it',
+      },
+    });
+    expect(gateway.bundles.size).toBe(4);
   });
 
   it('an unknown project and a wrong token get the same 404', async () => {

@@ -56,7 +56,11 @@ describe.each(STORES)('POST /uploads/{slug} with the %s archive store', (storeTy
           namespace: NAMESPACE,
           webhook: 'previews',
           environment: 'preview',
-          statusUrl: bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, NAMESPACE, bundle!.metadata.name),
+          statusUrl: bundleStatusUrl(gateway.baseUrl, SIGNING_KEY, {
+            namespace: NAMESPACE,
+            name: bundle!.metadata.name,
+            uid: `uid-${bundle!.metadata.name}`,
+          }),
         },
       ],
     });

@@ -28,7 +28,7 @@ describe('the output of a failed Job container', () => {
       }),
     ];
     expect(failedContainerOutput(pods)).toBe(
-      'Container fetch exited with code 1: line 15 | line 16 | line 17 | line 18 | line 19 | line 20',
+      'Container fetch exited with code 1; its output ends: line 15 | line 16 | line 17 | line 18 | line 19 | line 20',
     );
   });
 
@@ -68,7 +68,7 @@ describe('the output of a failed build step', () => {
       pod('2026-01-01T00:00:00Z', { containerStatuses: [failed('build', fixture)] }),
     ]);
     expect(message).toMatch(
-      /^Container build exited with code 1: build step 1 exited with code 2: .*Root composer\.json requires example\/missing.* \| Running update with --no-dev does not mean require-dev is ignored/,
+      /^Container build exited with code 1: build step 1 exited with code 2; its output ends: .*Root composer\.json requires example\/missing.* \| Running update with --no-dev does not mean require-dev is ignored/,
     );
     expect(message!.length).toBeLessThan(1300);
   });
@@ -80,7 +80,7 @@ describe('the output of a failed build step', () => {
     expect(
       failedContainerOutput([pod('2026-01-01T00:00:00Z', { containerStatuses: [failed('build', install)] })]),
     ).toMatch(
-      /^Container build exited with code 1: install step 1 exited with code 2: .*Root composer\.json/,
+      /^Container build exited with code 1: install step 1 exited with code 2; its output ends: .*Root composer\.json/,
     );
   });
 

@@ -123,7 +123,11 @@ export async function startGateway(
       if (state.failCreate) throw new Error('the API server is unavailable');
       if (state.failCreateAfter !== undefined && list.length > state.failCreateAfter) {
         const made = list.slice(0, state.failCreateAfter);
-        for (const bundle of made) bundles.set(bundle.metadata.name, bundle);
+        for (const bundle of made)
+          bundles.set(bundle.metadata.name, {
+            ...bundle,
+            metadata: { ...bundle.metadata, uid: `uid-${bundle.metadata.name}` },
+          });
         state.failCreateAfter = undefined;
         throw new PartialCreationError(
           made.map((b) => b.metadata.name),
@@ -132,9 +136,12 @@ export async function startGateway(
       }
       return list.map((bundle) => {
         const name = bundle.metadata.name;
-        if (bundles.has(name)) return { name, result: 'duplicate' as const };
-        bundles.set(name, bundle);
-        return { name, result: 'created' as const };
+        const found = bundles.get(name);
+        if (found) return { name, uid: found.metadata.uid ?? '', result: 'duplicate' as const };
+        // As the API server would: a uid of its own (uid-<name> here).
+        const made = { ...bundle, metadata: { ...bundle.metadata, uid: `uid-${name}` } };
+        bundles.set(name, made);
+        return { name, uid: `uid-${name}`, result: 'created' as const };
       });
     },
     archiveStore: s3
