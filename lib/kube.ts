@@ -124,13 +124,15 @@ const APPLIED_KINDS: Record<string, string> = {
   Deployment: 'deployments',
   Service: 'services',
   Ingress: 'ingresses',
+  NetworkPolicy: 'networkpolicies',
 };
 
 /** The field manager of everything the operator applies (`kubectl get -o yaml --show-managed-fields`). */
 export const FIELD_MANAGER = 'slipway';
 
 /**
- * Server-side apply of a whole object Slipway owns (a preview's Deployment, Service, Ingress):
+ * Server-side apply of a whole object Slipway owns (a preview's Deployment, Service, Ingress; the
+ * NetworkPolicy around builds):
  * created when missing, else brought to exactly these fields, taking them from other managers.
  */
 export function serverSideApply(kc: KubeConfig) {

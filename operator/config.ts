@@ -4,7 +4,8 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { LABEL_SHARD, boundedName } from '../crds/labels.ts';
 import { labelSelector, selectorKeys } from '../lib/label-selector.ts';
-import { parseCidr, type Cidr } from './outbound/address-guard.ts';
+import { buildEgressSettings, type BuildEgressSettings } from '../rules/build-network-policy.ts';
+import { parseCidr, type Cidr } from '../rules/cidr.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../rules/build-namespace.ts';
 
 const bool = (fallback: boolean) =>
@@ -95,6 +96,7 @@ const envSchema = z.object({
   SLIPWAY_BACKUP_IMAGE_POSTGRESQL: text('postgres:17'),
   SLIPWAY_BUILD_CONCURRENCY: int(1, 1, 100),
   SLIPWAY_MAX_BUILD_CONCURRENCY: int(10, 1, 100),
+  SLIPWAY_MAX_NAMESPACE_BUILDS: int(5, 1, 1000),
   SLIPWAY_BUILD_RESOURCES: resources(DEFAULT_BUILD_RESOURCES),
   SLIPWAY_BACKUP_RESOURCES: resources(DEFAULT_BACKUP_RESOURCES),
   SLIPWAY_BUILD_TIMEOUT_SECONDS: int(3600, 10, 86_400),
@@ -146,6 +148,25 @@ const envSchema = z.object({
   SLIPWAY_ARCHIVE_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SLIPWAY_OUTBOUND_ALLOW: cidrs,
   SLIPWAY_OUTBOUND_DENY: cidrs,
+  /** JSON of rules/build-network-policy.ts's settings, or "off" (the chart's enabled: false). */
+  SLIPWAY_BUILD_EGRESS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v?.trim() === 'off') return undefined;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(v?.trim() || '{}');
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'not JSON (nor "off")' });
+        return z.NEVER;
+      }
+      const settings = buildEgressSettings.safeParse(raw);
+      if (settings.success) return settings.data;
+      for (const issue of settings.error.issues)
+        ctx.addIssue({ code: 'custom', message: `${issue.path.join('.')}: ${issue.message}` });
+      return z.NEVER;
+    }),
   SLIPWAY_GATEWAY_SERVICE_ACCOUNT: optionalText.pipe(
     z
       .string()
@@ -173,6 +194,8 @@ export interface OperatorConfig {
   buildConcurrency: number;
   /** The most builds at the same time a Project's annotation may ask for. */
   maxBuildConcurrency: number;
+  /** The most builds at the same time of all the Projects of one namespace: one tenant cannot take the build namespace. */
+  maxNamespaceBuilds: number;
   /** Requests and limits of the build Job's containers (fetch and build). */
   buildResources: PodResources;
   /** Requests and limits of the backup Job's container. */
@@ -228,6 +251,11 @@ export interface OperatorConfig {
    * refuse (the cluster's pod and Service ranges when they are not private).
    */
   outbound: { allow: Cidr[]; deny: Cidr[] };
+  /**
+   * What builds may reach: the operator writes the NetworkPolicy around them in the build
+   * namespace from these and the cluster ranges it reads; undefined: it writes none.
+   */
+  buildEgress: BuildEgressSettings | undefined;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): OperatorConfig {
@@ -254,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backupImages: { mysql: e.SLIPWAY_BACKUP_IMAGE_MYSQL, postgresql: e.SLIPWAY_BACKUP_IMAGE_POSTGRESQL },
     buildConcurrency: e.SLIPWAY_BUILD_CONCURRENCY,
     maxBuildConcurrency: e.SLIPWAY_MAX_BUILD_CONCURRENCY,
+    maxNamespaceBuilds: e.SLIPWAY_MAX_NAMESPACE_BUILDS,
     buildResources: e.SLIPWAY_BUILD_RESOURCES,
     backupResources: e.SLIPWAY_BACKUP_RESOURCES,
     buildTimeoutSeconds: e.SLIPWAY_BUILD_TIMEOUT_SECONDS,
@@ -284,6 +313,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     archiveUrlKey: e.SLIPWAY_ARCHIVE_URL_KEY,
     archiveBaseUrl: (e.SLIPWAY_ARCHIVE_BASE_URL ?? e.SLIPWAY_GATEWAY_BASE_URL).replace(/\/+$/, ''),
     outbound: { allow: e.SLIPWAY_OUTBOUND_ALLOW, deny: e.SLIPWAY_OUTBOUND_DENY },
+    buildEgress: e.SLIPWAY_BUILD_EGRESS,
   };
 }
 

@@ -50,6 +50,8 @@ export const INDEX = {
    * keeps up to its bundleHistoryLimit of them).
    */
   unfinishedOfProject: 'unfinishedOfProject',
+  /** A build Job by the namespace of its bundle; a bundle waiting for a build slot (Queued) by its namespace. */
+  namespace: 'namespace',
   unfinishedOfEnvironment: 'unfinishedOfEnvironment',
   /** A bundle by the value of its `slipway.dev/bundle` label (its name, shortened to 63 characters). */
   bundleLabel: 'bundleLabel',
@@ -59,13 +61,18 @@ export const INDEX = {
   component: 'component',
   /** A status component or notice by `namespace/id`: the holders of an id without a scan. */
   statusId: 'statusId',
-  /** A Preview by `namespace/host` of its status.url: who in the namespace serves a host already. */
+  /**
+   * A Preview by the host of its status.url: who serves a host already, in any namespace this
+   * operator watches (a host is one namespace's at a time).
+   */
   host: 'host',
-  /** Previews waiting for a host another preview of the namespace has (Ready HostTaken), by namespace. */
+  /** Previews waiting for a host another preview has (Ready HostTaken), all under WAITING_FOR_HOST. */
   waitingForHost: 'waitingForHost',
 } as const;
 
 const ns = (o: { metadata?: { namespace?: string } }) => o.metadata?.namespace ?? '';
+/** The one key of INDEX.waitingForHost: a host let go anywhere may be the one a preview waits for. */
+export const WAITING_FOR_HOST = 'all';
 /** The host of a preview's URL (what INDEX.host keys). */
 export const urlHost = (url: string) => url.replace(/^[a-z]+:\/\//, '').split('/')[0]!;
 const ref = (o: { metadata?: { namespace?: string } }, name: string | undefined) =>
@@ -153,6 +160,7 @@ export function createInformers(
   const bundles = new Informer<Cached<BundleObject>>(kc, kindPath('Bundle', namespace), log, shard)
     .addIndex(INDEX.project, (b) => ref(b, b.spec?.projectRef?.name))
     .addIndex(INDEX.unfinishedOfProject, (b) => (isFinished(b) ? [] : ref(b, b.spec?.projectRef?.name)))
+    .addIndex(INDEX.namespace, (b) => (b.status?.phase === 'Queued' ? [ns(b)] : []))
     .addIndex(INDEX.unfinishedOfEnvironment, (b) =>
       isFinished(b) ? [] : ref(b, b.spec?.deploy?.environmentRef?.name),
     )
@@ -161,10 +169,10 @@ export function createInformers(
     .addIndex(INDEX.preview, (b) => ref(b, b.spec?.trigger?.previewRef?.name));
   const previews = new Informer<Cached<PreviewObject>>(kc, kindPath('Preview', namespace), log, shard)
     .addIndex(INDEX.project, (p) => ref(p, p.spec?.projectRef?.name))
-    .addIndex(INDEX.host, (p) => (p.status?.url ? [objectKey(ns(p), urlHost(p.status.url))] : []))
+    .addIndex(INDEX.host, (p) => (p.status?.url ? [urlHost(p.status.url)] : []))
     .addIndex(INDEX.waitingForHost, (p) =>
       findCondition(p.status?.conditions, 'Ready')?.reason === ('HostTaken' satisfies PreviewReason)
-        ? [ns(p)]
+        ? [WAITING_FOR_HOST]
         : [],
     );
   const ended = (p: PromotionObject) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
@@ -186,7 +194,9 @@ export function createInformers(
   const buildJobs = new Informer<V1Job>(kc, builtinPath('batch/v1', 'jobs', buildNamespace), log, {
     labelSelector: and(and(`${unfinishedJobs},${LABEL_STEP}=build`, ofWatched), selector),
     transform: metadataAndStatus,
-  }).addIndex(INDEX.project, (j) => ofBundle(j, LABEL_PROJECT));
+  })
+    .addIndex(INDEX.project, (j) => ofBundle(j, LABEL_PROJECT))
+    .addIndex(INDEX.namespace, (j) => (bundleNamespace(j) ? [bundleNamespace(j)] : []));
   const deployments = new Informer<V1Deployment>(kc, builtinPath('apps/v1', 'deployments', namespace), log);
   // Only pods that carry a bundle's label (Job pods and the pods of a rollout the operator started)
   // and have not ended: what the operator reads of pods is why a live one cannot run. An ended

@@ -41,6 +41,7 @@ import type { QueueTimers } from '../lib/queue.ts';
 import { AddressGuard } from './outbound/address-guard.ts';
 import { guardedFetch } from './outbound/guarded-fetch.ts';
 import { ClusterRanges } from './outbound/cluster-ranges.ts';
+import { BuildEgressPolicy } from './bundle/build-egress.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
 
@@ -122,7 +123,21 @@ export class Operator {
     // goes through the one delivery engine, outside the reconcile (operator/sinks.ts lists them).
     const guard = new AddressGuard(config.outbound);
     const outbound = guardedFetch(guard);
-    this.clusterRanges = new ClusterRanges(kc, guard, log);
+    // The NetworkPolicy around builds cuts the same ranges out (bundle/build-egress.ts): written
+    // with each read, the first before the controllers start any build.
+    const buildEgress = config.buildEgress
+      ? new BuildEgressPolicy(
+          clients.apply,
+          { namespace: config.buildNamespace, settings: config.buildEgress, deny: config.outbound.deny },
+          log,
+        )
+      : undefined;
+    this.clusterRanges = new ClusterRanges(
+      kc,
+      guard,
+      log,
+      buildEgress && ((ranges) => buildEgress.write(ranges)),
+    );
     this.deliveries = new DeliveryEngine(
       sinks({ ctx, secrets: this.secrets, lifecycle: this.bundleLifecycle }),
       {

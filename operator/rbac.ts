@@ -164,6 +164,12 @@ export const buildNamespaceRules: readonly PolicyRule[] = [
     verbs: ['list'],
     why: 'a build Job without a pod after a few seconds: its FailedCreate Events say why (quota, Pod Security)',
   },
+  {
+    apiGroups: ['networking.k8s.io'],
+    resources: ['networkpolicies'],
+    verbs: ['create', 'patch'],
+    why: 'the NetworkPolicy around every build (slipway-builds, server-side apply): its one owner, written at start and whenever the cluster ranges it cuts out change',
+  },
 ];
 
 /**

@@ -4,6 +4,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { GIT_DAEMON_PORT } from './cluster/real-node.ts';
 import { commitAndPush, createRepository, serveRepositories } from './git-server.ts';
 
 const run = promisify(execFile);
@@ -16,7 +17,7 @@ export interface DemoRepo {
   server: ChildProcess;
 }
 
-export async function serveDemoRepo(dir: string, address: string, port = 9418): Promise<DemoRepo> {
+export async function serveDemoRepo(dir: string, address: string, port = GIT_DAEMON_PORT): Promise<DemoRepo> {
   let workTree = join(dir, 'shop');
   if (!existsSync(join(dir, 'shop.git'))) {
     workTree = await createRepository(dir, 'shop');

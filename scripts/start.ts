@@ -23,7 +23,7 @@ import { helmBinary, installRelease, type InstalledRelease } from './helm/instal
 import { buildSlipwayImage } from './image/build.ts';
 import { stopProcess } from './processes.ts';
 import { installLocalController, localControllerKubeconfig } from './cluster/writers.ts';
-import { installBuildNamespace, realNodeBuildPolicy } from './cluster/build-namespace.ts';
+import { installBuildNamespace } from './cluster/build-namespace.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -99,7 +99,7 @@ async function main() {
   // The processes act as Slipway's local identity: only it may write what Slipway writes (the
   // status of every Slipway object), not the admin kubeconfig you use (docs/security.md).
   await installLocalController(kc);
-  await installBuildNamespace(kc, realNodeBuildPolicy(node));
+  await installBuildNamespace(kc);
   const controllerKubeconfig = localControllerKubeconfig(kc, join(stateDir, 'local-controller.kubeconfig'));
   const kubectl = (...args: string[]) => run(kubectlBin, ['--kubeconfig', kubeconfig!, ...args]);
   await kubectl('create', 'namespace', SYSTEM_NAMESPACE).catch(() => undefined);
@@ -114,7 +114,8 @@ async function main() {
     ...common,
     SLIPWAY_ADMIN_PORT: String(ports.admin.operator),
     SLIPWAY_GATEWAY_BASE_URL: gatewayUrl,
-    ...(node ? operatorEnvFor(node) : {}),
+    // Builds download uploads from the gateway on the host address.
+    ...(node ? operatorEnvFor(node, [ports.gateway]) : {}),
     POD_NAME: `local-${process.pid}`,
     POD_NAMESPACE: SYSTEM_NAMESPACE,
   });

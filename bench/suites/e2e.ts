@@ -21,7 +21,7 @@ import { waitFor } from '../../lib/wait.ts';
 import { installAdmissionPolicies, installCrds } from '../../scripts/cluster/install-crds.ts';
 import { clusterDown, clusterUp } from '../../scripts/cluster/control-plane.ts';
 import { installLocalController, localControllerKubeconfig } from '../../scripts/cluster/writers.ts';
-import { installBuildNamespace, realNodeBuildPolicy } from '../../scripts/cluster/build-namespace.ts';
+import { installBuildNamespace } from '../../scripts/cluster/build-namespace.ts';
 import { realNode } from '../../scripts/cluster/real-node.ts';
 import { githubPush } from '../../test/support/github-push.ts';
 import { readyCondition } from '../../test/e2e/support/chain.ts';
@@ -170,7 +170,7 @@ export async function e2eSuite(options: SuiteOptions): Promise<SuiteResult> {
   await installAdmissionPolicies(kc);
   // The processes act as Slipway's identity (only it may write what they write).
   await installLocalController(kc);
-  await installBuildNamespace(kc, realNodeBuildPolicy(realNode()));
+  await installBuildNamespace(kc);
   const controller = localControllerKubeconfig(
     kc,
     join(dirname(cluster.kubeconfig), 'bench-controller.kubeconfig'),

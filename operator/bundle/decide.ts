@@ -228,6 +228,11 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
     chain.set(cond('Built', 'Unknown', 'Queued', message));
     return chain.waiting('Queued', 'Queued', message, 'Unknown');
   }
+  if (input.namespaceRunningBuilds >= input.maxNamespaceBuilds) {
+    const message = `waiting for a build slot: namespace ${bundle.metadata.namespace} runs at most ${input.maxNamespaceBuilds} build${input.maxNamespaceBuilds === 1 ? '' : 's'} at a time (all its projects)`;
+    chain.set(cond('Built', 'Unknown', 'Queued', message));
+    return chain.waiting('Queued', 'Queued', message, 'Unknown');
+  }
   chain.status.buildJob = jobName;
   chain.status.build = where;
   if (input.logsUrl) chain.status.logsUrl = input.logsUrl;

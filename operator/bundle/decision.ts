@@ -40,6 +40,10 @@ export interface BundleInputs {
   defaultBuildConcurrency: number;
   /** The most a Project's annotation may raise it to. */
   maxBuildConcurrency: number;
+  /** Unfinished build Jobs of the bundle's namespace (all its projects), not counting this bundle's. */
+  namespaceRunningBuilds: number;
+  /** The most of those at once (SLIPWAY_MAX_NAMESPACE_BUILDS). */
+  maxNamespaceBuilds: number;
   /** The image reference (a tag) the build pushes to. */
   image: string;
   /**

@@ -70,6 +70,23 @@ export class BundleGatherer {
     return { runningBuilds, startedBuilds };
   }
 
+  /**
+   * The running build Jobs of all the projects of the bundle's namespace but this bundle's, from
+   * the cache (Jobs this process created that the cache does not show yet are the project's
+   * count's: a burst of several projects at once may start a few over the limit).
+   */
+  namespaceBuilds(bundle: BundleObject): number {
+    const own = buildJobName(bundle.metadata.namespace, bundle.metadata.name);
+    return this.ctx.informers.buildJobs
+      .byIndex(INDEX.namespace, bundle.metadata.namespace)
+      .filter(
+        (job) =>
+          job.metadata?.labels?.[LABEL_STEP] === 'build' &&
+          job.metadata?.name !== own &&
+          jobState(job).state === 'running',
+      ).length;
+  }
+
   /** The bundle with its build and backup Jobs from the cache: all a finished bundle's look reads. */
   withJobs(bundle: BundleObject): Pick<BundleInputs, 'bundle' | 'buildJob' | 'backupJob'> {
     const { namespace, name } = bundle.metadata;
@@ -99,6 +116,8 @@ export class BundleGatherer {
       ...this.projectBuilds(bundle),
       defaultBuildConcurrency: config.buildConcurrency,
       maxBuildConcurrency: config.maxBuildConcurrency,
+      namespaceRunningBuilds: this.namespaceBuilds(bundle),
+      maxNamespaceBuilds: config.maxNamespaceBuilds,
       image: bundleImage(config.registry, namespace, projectName, name),
       archiveBaseUrl: config.archiveBaseUrl,
       registry: config.registry,

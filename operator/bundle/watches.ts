@@ -55,13 +55,14 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     const owner = j.metadata?.ownerReferences?.find((o) => o.kind === 'Bundle');
     controller.enqueue(j.metadata?.namespace, owner?.name);
   });
-  // A build Job names its bundle in labels and an annotation: it is in the build namespace.
-  informers.buildJobs.onEvent((j) =>
-    controller.enqueue(
-      j.metadata?.labels?.[LABEL_BUNDLE_NAMESPACE],
-      j.metadata?.annotations?.[ANNOTATION_BUNDLE],
-    ),
-  );
+  // A build Job names its bundle in labels and an annotation: it is in the build namespace. One
+  // that ends frees a slot of its namespace: the bundles queued there look again.
+  informers.buildJobs.onEvent((j, type) => {
+    const namespace = j.metadata?.labels?.[LABEL_BUNDLE_NAMESPACE];
+    controller.enqueue(namespace, j.metadata?.annotations?.[ANNOTATION_BUNDLE]);
+    if (namespace && type !== 'add')
+      for (const b of informers.bundles.byIndex(INDEX.namespace, namespace)) enqueue(b);
+  });
   informers.projects.onEvent((p) => {
     const key = objectKey(p.metadata.namespace, p.metadata.name);
     // Moved to another shard: all its bundles go with it, finished ones too (rollbacks reuse them).

@@ -4,26 +4,8 @@
 // and read the answers back in a condition. The address is checked after DNS, the one actually
 // connected to (guarded-fetch.ts), so a name that resolves inside is refused like the address.
 import { BlockList, isIP } from 'node:net';
+import { parseCidr, type Cidr } from '../../rules/cidr.ts';
 import { INSIDE_RANGES } from '../../rules/inside-ranges.ts';
-
-export interface Cidr {
-  address: string;
-  prefix: number;
-  family: 'ipv4' | 'ipv6';
-}
-
-/** `a.b.c.d/n`, `x::/n`, or an address alone (one host); undefined when it is none of them. */
-export function parseCidr(text: string): Cidr | undefined {
-  const [address = '', prefixText, extra] = text.trim().split('/');
-  if (extra !== undefined) return undefined;
-  const version = isIP(address);
-  if (version === 0) return undefined;
-  const family = version === 4 ? 'ipv4' : 'ipv6';
-  const max = version === 4 ? 32 : 128;
-  const prefix = prefixText === undefined ? max : Number(prefixText);
-  if (!/^\d+$/.test(prefixText ?? String(max)) || prefix > max) return undefined;
-  return { address, prefix, family };
-}
 
 function blockList(ranges: readonly Cidr[]): BlockList {
   const list = new BlockList();

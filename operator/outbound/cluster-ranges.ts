@@ -7,7 +7,8 @@
 import { HttpMethod, type V1NodeList } from '@kubernetes/client-node';
 import { apiStatus, jsonRequest, type KubeConfig } from '../../lib/kube.ts';
 import type { Logger } from '../../lib/log.ts';
-import { parseCidr, type AddressGuard, type Cidr } from './address-guard.ts';
+import { parseCidr, type Cidr } from '../../rules/cidr.ts';
+import type { AddressGuard } from './address-guard.ts';
 
 export const REFRESH_MS = 10 * 60_000;
 
@@ -59,10 +60,19 @@ export class ClusterRanges {
   /** Ends the wait of start() (a read succeeded, or stop()). */
   #started: (() => void) | undefined;
 
-  constructor(kc: KubeConfig, guard: AddressGuard, log: Logger) {
+  /** Told every read's ranges (the NetworkPolicy around builds follows them). */
+  readonly #onRead: ((ranges: readonly Cidr[]) => Promise<void>) | undefined;
+
+  constructor(
+    kc: KubeConfig,
+    guard: AddressGuard,
+    log: Logger,
+    onRead?: (ranges: readonly Cidr[]) => Promise<void>,
+  ) {
     this.#kc = kc;
     this.#guard = guard;
     this.#log = log;
+    this.#onRead = onRead;
   }
 
   /**
@@ -94,6 +104,7 @@ export class ClusterRanges {
     try {
       const { ranges, unread } = await readClusterRanges(this.#kc);
       this.#guard.setClusterRanges(ranges);
+      await this.#onRead?.(ranges);
       if (unread.length > 0 && !this.#told) {
         this.#told = true;
         this.#log.info(

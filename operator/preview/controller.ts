@@ -73,7 +73,7 @@ export class PreviewReconciler implements Reconciler {
           )
         : undefined,
       hasSlot: project ? this.hasSlot(preview, project) : false,
-      holdersOf: (host) => informers.previews.byIndex(INDEX.host, objectKey(namespace, host)),
+      holdersOf: (host) => informers.previews.byIndex(INDEX.host, host),
       now: this.ctx.now(),
     };
     const decision = decidePreview(facts);

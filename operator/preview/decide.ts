@@ -25,7 +25,7 @@ export interface PreviewFacts {
   copy: V1Deployment | undefined;
   /** Whether this preview is among the project's first maxPreviews that may build. */
   hasSlot: boolean;
-  /** The Previews of the namespace whose URL has `host` (INDEX.host), for the host this one would have. */
+  /** The Previews of any namespace watched whose URL has `host` (INDEX.host), for the host this one would have. */
   holdersOf: (host: string) => ReadonlyArray<PreviewObject>;
   now: Date;
 }
@@ -118,7 +118,8 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
       'WaitingForApproval',
       `pull request #${spec.number} comes from a fork: it is built once someone approves its head commit ${spec.headCommit.slice(0, 12)} (kubectl slipway preview approve ${project.metadata.name} ${spec.number})`,
     );
-  // Two previews at one host ({branch} of two forks, a template without {number}): the older keeps it.
+  // Two previews at one host ({branch} of two forks, a template without {number}, another
+  // namespace's previews with the same template): the older keeps it, whatever its namespace.
   const holder = facts
     .holdersOf(host.host)
     .find(
@@ -129,7 +130,9 @@ export function decidePreview(facts: PreviewFacts): PreviewDecision {
       'Waiting',
       'False',
       'HostTaken',
-      `host ${host.host} is the URL of Preview ${holder.metadata.name} already: make spec.previews.host tell them apart (with {number})`,
+      holder.metadata.namespace === preview.metadata.namespace
+        ? `host ${host.host} is the URL of Preview ${holder.metadata.name} already: make spec.previews.host tell them apart (with {number})`
+        : `host ${host.host} is the URL of a preview of another namespace already: make spec.previews.host this namespace's own (with {namespace}, or a domain of yours)`,
       { step: 'withdraw' },
     );
   if (!facts.hasSlot)

@@ -5,7 +5,7 @@
 // that serves it.
 import { objectKey } from '../../lib/informer.ts';
 import type { OperatorContext } from '../context.ts';
-import { INDEX, urlHost } from '../informers.ts';
+import { INDEX, urlHost, WAITING_FOR_HOST } from '../informers.ts';
 import type { Controller } from '../reconcile/controller.ts';
 import type { RemovedPreviews } from './removed-previews.ts';
 
@@ -22,13 +22,10 @@ export function watchForPreviews(
   };
   informers.previews.onEvent((p, type) => {
     controller.enqueue(p.metadata.namespace, p.metadata.name);
-    // A host taken or let go: the namespace's previews that share it, or wait for one.
-    const { namespace } = p.metadata;
-    const sharing = p.status?.url
-      ? informers.previews.byIndex(INDEX.host, objectKey(namespace, urlHost(p.status.url)))
-      : [];
-    for (const other of [...sharing, ...informers.previews.byIndex(INDEX.waitingForHost, namespace)])
-      controller.enqueue(namespace, other.metadata.name);
+    // A host taken or let go: the previews that share it, or wait for one, in any namespace.
+    const sharing = p.status?.url ? informers.previews.byIndex(INDEX.host, urlHost(p.status.url)) : [];
+    for (const other of [...sharing, ...informers.previews.byIndex(INDEX.waitingForHost, WAITING_FOR_HOST)])
+      controller.enqueue(other.metadata.namespace, other.metadata.name);
     if (type === 'delete') {
       removed.remember(p, ctx.now().getTime());
       ofProject(p.metadata.namespace, p.spec?.projectRef?.name);

@@ -1,28 +1,10 @@
 // The namespace build Jobs run in (docs/adr/0004), made where the operator runs outside the
 // chart (npm start, the test tiers, the benches) as the chart makes it: the one namespace whose
-// Pod Security allows rootless BuildKit (Unconfined seccomp and AppArmor), with the
-// NetworkPolicy around every build (rules/build-network-policy.ts).
-import {
-  CoreV1Api,
-  NetworkingV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-} from '@kubernetes/client-node';
+// Pod Security allows rootless BuildKit (Unconfined seccomp and AppArmor). The NetworkPolicy
+// around every build is the operator's to write there (rules/build-network-policy.ts; what
+// builds reach on the real node: operatorEnvFor in real-node.ts).
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { apiStatus } from '../../lib/kube.ts';
-import {
-  buildNetworkPolicy,
-  hostButKubelet,
-  type BuildNetworkPolicyOptions,
-} from '../../rules/build-network-policy.ts';
-import type { RealNode } from './real-node.ts';
-
-/**
- * What builds reach inside on the real node: its host address, where DNS, the registry and the
- * e2e tier's git server, databases and (under npm start) the gateway listen, but the kubelet.
- */
-export const realNodeBuildPolicy = (node: RealNode | undefined): BuildNetworkPolicyOptions =>
-  node ? { allow: [hostButKubelet(node.hostAddress)] } : {};
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 
 export const BUILD_NAMESPACE_LABELS = {
@@ -30,11 +12,7 @@ export const BUILD_NAMESPACE_LABELS = {
   'app.kubernetes.io/managed-by': 'slipway',
 };
 
-export async function installBuildNamespace(
-  kc: KubeConfig,
-  policy: BuildNetworkPolicyOptions = {},
-  name = DEFAULT_BUILD_NAMESPACE,
-): Promise<void> {
+export async function installBuildNamespace(kc: KubeConfig, name = DEFAULT_BUILD_NAMESPACE): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
   const metadata = { name, labels: BUILD_NAMESPACE_LABELS };
   try {
@@ -45,13 +23,5 @@ export async function installBuildNamespace(
       { name, body: { metadata: { labels: BUILD_NAMESPACE_LABELS } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-  }
-  const networking = kc.makeApiClient(NetworkingV1Api);
-  const body = buildNetworkPolicy(name, policy);
-  try {
-    await networking.createNamespacedNetworkPolicy({ namespace: name, body });
-  } catch (err) {
-    if (apiStatus(err) !== 409) throw err;
-    await networking.replaceNamespacedNetworkPolicy({ name: body.metadata!.name!, namespace: name, body });
   }
 }

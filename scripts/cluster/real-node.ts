@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hostServices, type BuildEgress } from '../../rules/build-network-policy.ts';
+import { HOST_SERVICE_PORTS } from '../processes.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -67,9 +69,29 @@ export function realNodeComplete(): boolean {
   return existsSync(join(NODE_DIR, 'up'));
 }
 
-/** The operator's settings for builds and backups on the real node. */
-export function operatorEnvFor(node: RealNode): Record<string, string> {
+/** git daemon's port: npm start's demo repository. */
+export const GIT_DAEMON_PORT = 9418;
+
+/**
+ * What builds reach on the real node's host address: DNS, the registry, the ingress, git daemon
+ * and the services of HOST_SERVICE_PORTS (git servers, Gitea, a gateway), with `tcpPorts` more
+ * (npm start's gateway); not the kubelet, the API server or etcd.
+ */
+export function realNodeBuildEgress(node: RealNode, tcpPorts: number[] = []): BuildEgress {
+  const registryPort = Number(node.registry.split(':').pop());
+  return hostServices(node.hostAddress, [
+    registryPort,
+    node.ingress.port,
+    GIT_DAEMON_PORT,
+    [...HOST_SERVICE_PORTS],
+    ...tcpPorts,
+  ]);
+}
+
+/** The operator's settings for builds and backups on the real node (`tcpPorts`: realNodeBuildEgress). */
+export function operatorEnvFor(node: RealNode, tcpPorts: number[] = []): Record<string, string> {
   return {
+    SLIPWAY_BUILD_EGRESS: JSON.stringify({ allow: [realNodeBuildEgress(node, tcpPorts)] }),
     SLIPWAY_REGISTRY: `${node.registry}/builds`,
     SLIPWAY_REGISTRY_INSECURE: 'true',
     SLIPWAY_FETCH_IMAGE: node.images.fetch,

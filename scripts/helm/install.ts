@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
-import type { RealNode } from '../cluster/real-node.ts';
+import { realNodeBuildEgress, type RealNode } from '../cluster/real-node.ts';
 import { BUILD_NAMESPACE_LABELS } from '../cluster/build-namespace.ts';
-import { hostButKubelet } from '../../rules/build-network-policy.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import type { SlipwayImage } from '../image/build.ts';
 
@@ -93,8 +92,9 @@ export function realNodeValues(
       },
       // Made with the release, or already there (scripts/cluster/build-namespace.ts).
       createBuildNamespace: buildNamespace,
-      // Builds reach the host address (DNS, registry, git) but the kubelet, and the gateway's pods.
-      buildNetworkPolicy: { allow: [hostButKubelet(node.hostAddress)] },
+      // Builds reach the host address's DNS, registry, ingress and git servers (not the kubelet,
+      // the API server or etcd), and the gateway's pods.
+      buildNetworkPolicy: { allow: [realNodeBuildEgress(node)] },
     },
     gateway: {
       replicas: 2,

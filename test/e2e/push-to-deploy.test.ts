@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applicationNamespace, backupDirectory, tenantRole } from './support/restricted.ts';
-import { PROBE_SCRIPT } from './support/network-probe.ts';
+import { PROBE_SCRIPT, reachableFromHost } from './support/network-probe.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -542,7 +542,7 @@ describe('push to deploy on a real node', () => {
     });
 
     it$(
-      "a build step reaches neither the metadata address, the node's kubelet nor another namespace's pod; its fetch and push go through",
+      "a build step reaches neither the metadata address, the node's kubelet and API server nor another namespace's pod; the registry, git server and gateway it needs stay open",
       async () => {
         // A pod of this namespace, seen from the build namespace: another tenant's, to a build.
         const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({
@@ -550,9 +550,15 @@ describe('push to deploy on a real node', () => {
           labelSelector: 'app=site-staging',
         });
         const podIp = pods.items.find((p) => p.status?.phase === 'Running')!.status!.podIP!;
-        const blocked = ['169.254.169.254:80', `${node.hostAddress}:10250`, `${podIp}:${web.port}`];
-        // What the build does need, on the same host as the kubelet: the registry.
-        const open = [node.registry];
+        // The API server's port on the node's own address: open to the host (checked here, so a
+        // refusal below is the policy's), and never a build's business.
+        const apiServer = `${node.hostAddress}:${new URL(kc.getCurrentCluster()!.server).port}`;
+        const kubelet = `${node.hostAddress}:10250`;
+        for (const target of [apiServer, kubelet])
+          expect(`${target}: ${await reachableFromHost(target)}`).toBe(`${target}: connected`);
+        const blocked = ['169.254.169.254:80', kubelet, apiServer, `${podIp}:${web.port}`];
+        // What the build does need, on the same host: the registry, the git server, the gateway.
+        const open = [node.registry, new URL(git.url).host, new URL(slipway.gatewayUrl).host];
         const head = await git.commit(
           { 'web/index.html': '<h1>probed</h1>\n' },
           'Probe the network',

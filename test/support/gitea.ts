@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { waitFor } from '../../lib/wait.ts';
-import { freePort } from '../../scripts/processes.ts';
+import { freePort, freeServicePort } from '../../scripts/processes.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,7 +58,8 @@ export async function startGitea(options: GiteaOptions = {}): Promise<Gitea> {
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
   const work = mkdtempSync(join(tmpdir(), 'slipway-gitea-'));
-  const port = await freePort(options.publicAddress ? '0.0.0.0' : '127.0.0.1');
+  // Build Jobs clone from it: a port the build namespace's policy opens on the host.
+  const port = await freeServicePort(options.publicAddress ? '0.0.0.0' : '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   const publicUrl = options.publicAddress ? `http://${options.publicAddress}:${port}` : url;
   const config = join(work, 'app.ini');

@@ -6,8 +6,7 @@ import { installAdmissionPolicies, installCrds } from '../../scripts/cluster/ins
 import { kubeConfigFromFile } from '../../lib/kube.ts';
 import { clusterUp } from '../../scripts/cluster/control-plane.ts';
 import { installLocalController, localControllerKubeconfig } from '../../scripts/cluster/writers.ts';
-import { installBuildNamespace, realNodeBuildPolicy } from '../../scripts/cluster/build-namespace.ts';
-import { realNode } from '../../scripts/cluster/real-node.ts';
+import { installBuildNamespace } from '../../scripts/cluster/build-namespace.ts';
 import {
   CONTROLLER_KUBECONFIG,
   KUBECTL_CACHE_DIR,
@@ -40,8 +39,7 @@ export async function prepareTestCluster(options: {
   await installCrds(kc);
   await installAdmissionPolicies(kc);
   await installLocalController(kc);
-  // With the real node, builds reach its host address (DNS, registry, git, gateway) but the kubelet.
-  await installBuildNamespace(kc, realNodeBuildPolicy(state.node === 'real' ? realNode() : undefined));
+  await installBuildNamespace(kc);
   const ready: TestClusterState = {
     ...state,
     controllerKubeconfig: localControllerKubeconfig(kc, CONTROLLER_KUBECONFIG),

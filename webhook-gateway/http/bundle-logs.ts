@@ -14,6 +14,8 @@ export const BUNDLE_LOGS_PATH = /^\/bundles\/([^/]+)\/([^/]+)\/logs\/([^/]+)$/;
 
 /** Log requests read from the API server at the same time; more are asked to come back. */
 export const MAX_CONCURRENT_LOG_READS = 4;
+/** Of those, at most this many for bundles of one namespace: another namespace always finds one free. */
+export const MAX_LOG_READS_PER_NAMESPACE = 2;
 
 export async function handleBundleLogs(
   ctx: GatewayContext,
@@ -32,15 +34,25 @@ export async function handleBundleLogs(
     sendJson(exchange, 200, { namespace, name, build: null, pods: [] });
     return;
   }
-  if (ctx.activeLogReads >= MAX_CONCURRENT_LOG_READS)
-    throw new HttpError(503, 'busy', 'too many log reads at once; try again in a second', {
-      'Retry-After': '1',
-    });
+  const ofNamespace = ctx.logReadsOf.get(namespace) ?? 0;
+  if (ctx.activeLogReads >= MAX_CONCURRENT_LOG_READS || ofNamespace >= MAX_LOG_READS_PER_NAMESPACE)
+    throw new HttpError(
+      503,
+      'busy',
+      ofNamespace >= MAX_LOG_READS_PER_NAMESPACE
+        ? `too many log reads of namespace ${namespace} at once; try again in a second`
+        : 'too many log reads at once; try again in a second',
+      { 'Retry-After': '1' },
+    );
   ctx.activeLogReads += 1;
+  ctx.logReadsOf.set(namespace, ofNamespace + 1);
   try {
     const pods = await ctx.buildLogs(build.namespace, build.job, bundle.metadata.uid ?? '');
     sendJson(exchange, 200, { namespace, name, build, pods });
   } finally {
     ctx.activeLogReads -= 1;
+    const left = (ctx.logReadsOf.get(namespace) ?? 1) - 1;
+    if (left > 0) ctx.logReadsOf.set(namespace, left);
+    else ctx.logReadsOf.delete(namespace);
   }
 }

@@ -63,6 +63,8 @@ export interface GatewayContext {
   buildLogs: BuildLogs;
   buildNamespace: string;
   activeLogReads: number;
+  /** Log reads under way per bundle namespace: one namespace cannot take every slot. */
+  logReadsOf: Map<string, number>;
   uploadScript: string;
   isReady: () => boolean;
   clientAddress: (req: IncomingMessage) => string;
@@ -91,6 +93,7 @@ export function gatewayContext(deps: GatewayDependencies, maxConcurrentUploads: 
     buildLogs: deps.buildLogs ?? (() => Promise.resolve([])),
     buildNamespace: deps.buildNamespace ?? DEFAULT_BUILD_NAMESPACE,
     activeLogReads: 0,
+    logReadsOf: new Map(),
     uploadScript: renderUploadScript(deps.publicBaseUrl),
     isReady: deps.isReady ?? (() => true),
     clientAddress: deps.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown'),

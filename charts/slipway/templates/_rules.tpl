@@ -118,6 +118,10 @@
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["list"]
+# the NetworkPolicy around every build (slipway-builds, server-side apply): its one owner, written at start and whenever the cluster ranges it cuts out change
+- apiGroups: ["networking.k8s.io"]
+  resources: ["networkpolicies"]
+  verbs: ["create","patch"]
 {{- end }}
 
 {{/* operator/rbac.ts: cluster-wide, unless watchNamespace confines the release to one namespace. */}}

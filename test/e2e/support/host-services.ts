@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { commitAndPush, createRepository, serveRepositories } from '../../../scripts/git-server.ts';
-import { freePort, stopProcess } from '../../../scripts/processes.ts';
+import { freePort, freeServicePort, stopProcess } from '../../../scripts/processes.ts';
 import { waitFor } from '../../support/cluster.ts';
 import { track } from './leftovers.ts';
 
@@ -50,7 +50,8 @@ export async function startGitServer(address: string, logDir: string): Promise<G
   const dir = mkdtempSync(join(tmpdir(), 'slipway-e2e-git-'));
   const workTree = await createRepository(dir, 'site');
   const log = openLog(join(logDir, 'git-daemon.log'));
-  const { url, server } = await serveRepositories(dir, address, await freePort(address), 'site', log);
+  // Build Jobs clone from it: a port the build namespace's policy opens on the host.
+  const { url, server } = await serveRepositories(dir, address, await freeServicePort(address), 'site', log);
   track(server, 'git');
   closeSync(log);
   return {

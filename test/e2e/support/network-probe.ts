@@ -1,5 +1,21 @@
 // What a build step runs to show the NetworkPolicy around build pods (docs/adr/0004) from the
 // inside: connections to what must stay out of reach, and to what a build needs.
+import { connect } from 'node:net';
+
+/** Whether this process (on the host) connects to `target` (host:port) within 4 s: a probe's control. */
+export function reachableFromHost(target: string): Promise<string> {
+  const i = target.lastIndexOf(':');
+  return new Promise((resolve) => {
+    const socket = connect({ host: target.slice(0, i), port: Number(target.slice(i + 1)), timeout: 4000 });
+    const end = (what: string) => {
+      socket.destroy();
+      resolve(what);
+    };
+    socket.on('connect', () => end('connected'));
+    socket.on('timeout', () => end('timed out'));
+    socket.on('error', (e: NodeJS.ErrnoException) => end(e.code ?? e.message));
+  });
+}
 
 /**
  * A build step (node -e) that connects to each of $BLOCKED and $OPEN (host:port) with a 4 s

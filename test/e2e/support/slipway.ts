@@ -6,7 +6,7 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operatorEnvFor, type RealNode } from '../../../scripts/cluster/real-node.ts';
-import { freePort, stopProcess } from '../../../scripts/processes.ts';
+import { freePort, freeServicePort, stopProcess } from '../../../scripts/processes.ts';
 import { waitFor } from '../../support/cluster.ts';
 import { LOG_DIR, track } from './leftovers.ts';
 
@@ -40,7 +40,8 @@ function startProcess(name: string, entry: string, env: Record<string, string>):
  */
 export async function startSlipway(kubeconfig: string, namespace: string, node: RealNode): Promise<Slipway> {
   const [gatewayPort, operatorAdmin, gatewayAdmin] = [
-    await freePort('0.0.0.0'),
+    // Build Jobs reach it (archives): a port the build namespace's policy opens on the host.
+    await freeServicePort('0.0.0.0'),
     await freePort('127.0.0.1'),
     await freePort('127.0.0.1'),
   ];

@@ -271,3 +271,40 @@ describe('operator: ordering', () => {
     expect(built.status?.conditions?.map((c) => c.type)).toEqual(['Built', 'Ready']);
   });
 });
+
+describe('operator: build slots per namespace', () => {
+  it("queues a bundle while its namespace's projects run the most builds they may, and starts it once one ends", async () => {
+    const { ns: crowded, operator: capped } = await heldOperatorNamespace(kc, 'op-crowded', {
+      SLIPWAY_MAX_NAMESPACE_BUILDS: '1',
+    });
+    try {
+      const { slipway } = clients(kc);
+      // A second project of the namespace, with build slots of its own to spare.
+      await slipway.create(
+        'Project',
+        project(
+          'other',
+          inNamespace(crowded.name),
+          spec({ repository: { url: 'https://git.example.com/other.git' } }),
+        ),
+      );
+      await slipway.create('Bundle', bundle('shop-1', inNamespace(crowded.name), spec({})));
+      await waitForBuildJob(kc, crowded.name, 'shop-1');
+      await slipway.create(
+        'Bundle',
+        bundle('other-1', inNamespace(crowded.name), spec({ projectRef: { name: 'other' } })),
+      );
+      const queued = await bundleInPhase(kc, crowded.name, 'other-1', 'Queued');
+      expect(queued.status?.conditions?.find((c) => c.type === 'Built')?.message).toBe(
+        `waiting for a build slot: namespace ${crowded.name} runs at most 1 build at a time (all its projects)`,
+      );
+      expect(await jobsOf(kc, crowded.name, 'other-1')).toEqual([]);
+      await finishBuildPod(kc, crowded.name, 'shop-1', 'Succeeded');
+      await bundleInPhase(kc, crowded.name, 'shop-1', 'Built');
+      await waitForBuildJob(kc, crowded.name, 'other-1');
+    } finally {
+      await capped.stop();
+      await crowded.remove();
+    }
+  });
+});

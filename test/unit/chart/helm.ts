@@ -82,3 +82,15 @@ export function named(manifests: Manifest[], kind: string, name: string): Manife
 export function componentName(component: 'operator' | 'gateway' | 'status-api'): string {
   return `${RELEASE}-${component}`;
 }
+
+/** The value of environment variable `name` of a component's first container. */
+export function envOf(
+  manifests: Manifest[],
+  component: 'operator' | 'gateway' | 'status-api',
+  name: string,
+): string | undefined {
+  const d = named(manifests, 'Deployment', componentName(component)) as unknown as {
+    spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } };
+  };
+  return d.spec.template.spec.containers[0]?.env.find((e) => e.name === name)?.value;
+}

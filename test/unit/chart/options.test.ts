@@ -11,6 +11,7 @@ import {
   NAMESPACE,
   RELEASE,
   componentName,
+  envOf,
   helm,
   named,
   ofKind,
@@ -38,11 +39,6 @@ type Deployment = Manifest & {
     };
   };
 };
-
-function envOf(manifests: Manifest[], component: 'operator' | 'gateway' | 'status-api', name: string) {
-  const d = named(manifests, 'Deployment', componentName(component)) as Deployment;
-  return d.spec.template.spec.containers[0]?.env.find((e) => e.name === name)?.value;
-}
 
 describe('chart options', () => {
   beforeAll(() => {
@@ -158,12 +154,12 @@ describe('chart options', () => {
     expect(envOf(manifests, 'operator', 'SLIPWAY_GATEWAY_BASE_URL')).toBe('https://hooks.example.com');
   });
 
-  it("renders no Ingress, ServiceMonitor or NetworkPolicy of the processes by default (the builds' is on)", () => {
+  it("renders no Ingress, ServiceMonitor or NetworkPolicy by default (the builds' is the operator's to write)", () => {
     const manifests = template();
     for (const kind of ['Ingress', 'ServiceMonitor', 'PersistentVolumeClaim']) {
       expect(ofKind(manifests, kind)).toEqual([]);
     }
-    expect(ofKind(manifests, 'NetworkPolicy').map((p) => p.metadata.name)).toEqual(['slipway-build-egress']);
+    expect(ofKind(manifests, 'NetworkPolicy')).toEqual([]);
   });
 
   it('prefers an explicit publicUrl over the ingress host', () => {

@@ -112,18 +112,37 @@ describe('bundle logs URLs', () => {
     );
   });
 
-  it('read a few at a time: more are asked to come back in a second', async () => {
+  it('read a few at a time, at most two of one namespace: more are asked to come back in a second', async () => {
     building('b1', { namespace: BUILD_NAMESPACE, job: buildJobName(NAMESPACE, 'b1') });
+    // Bundles of two other namespaces, as the cache holds them.
+    const elsewhere = (name: string, namespace: string) => {
+      const b = building(name, { namespace: BUILD_NAMESPACE, job: buildJobName(namespace, name) });
+      b.metadata = { ...b.metadata, namespace };
+      return bundleLogsUrl(gateway.baseUrl, SIGNING_KEY, { namespace, name, uid: `uid-${name}` });
+    };
+    const [other, third] = [elsewhere('b2', 'other-team'), elsewhere('b3', 'third-team')];
     let release!: () => void;
     slow = new Promise((resolve) => (release = resolve));
-    const held = [1, 2, 3, 4].map(() => get(logsUrl('b1')));
-    // Until all four reads are under way, a fifth may still get in: wait for them.
+    const held = [logsUrl('b1'), logsUrl('b1')].map(get);
+    while (reads.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    // One namespace has had its two: the next of it waits, another namespace's goes ahead.
+    const sameNamespace = await get(logsUrl('b1'));
+    expect(sameNamespace.status).toBe(503);
+    expect(sameNamespace.headers['retry-after']).toBe('1');
+    expect(JSON.parse(sameNamespace.body.toString()).error.message).toBe(
+      `too many log reads of namespace ${NAMESPACE} at once; try again in a second`,
+    );
+    held.push(get(other), get(other));
     while (reads.length < 4) await new Promise((resolve) => setImmediate(resolve));
-    const refused = await get(logsUrl('b1'));
-    expect(refused.status).toBe(503);
-    expect(refused.headers['retry-after']).toBe('1');
+    // All four under way: a third namespace waits too.
+    const full = await get(third);
+    expect(full.status).toBe(503);
+    expect(JSON.parse(full.body.toString()).error.message).toBe(
+      'too many log reads at once; try again in a second',
+    );
     release();
     slow = undefined;
     expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await get(third)).status).toBe(200);
   });
 });

@@ -36,6 +36,8 @@ export function inputs(overrides: Partial<BundleInputs> = {}): BundleInputs {
     startedBuilds: new Set(),
     defaultBuildConcurrency: 1,
     maxBuildConcurrency: 10,
+    namespaceRunningBuilds: 0,
+    maxNamespaceBuilds: 5,
     image: `registry.test/${NS}/shop:${b.metadata.name}`,
     registry: 'registry.test',
     buildNamespace: 'slipway-builds',

@@ -380,6 +380,15 @@ describe('decideBundle: build', () => {
     expect(decideBundle(inputs({ bundle: older, projectBundles: all })).action.type).toBe('createBuildJob');
   });
 
+  it("waits for a slot of its namespace once the namespace's projects run the most builds it may, whatever each project's own limit", () => {
+    const queued = decideBundle(inputs({ namespaceRunningBuilds: 5 }));
+    expect(queued.phase).toBe('Queued');
+    expect(queued.conditions.find((c) => c.type === 'Built')?.message).toBe(
+      `waiting for a build slot: namespace ${NS} runs at most 5 builds at a time (all its projects)`,
+    );
+    expect(decideBundle(inputs({ namespaceRunningBuilds: 4 })).action.type).toBe('createBuildJob');
+  });
+
   it("caps a Project's build-concurrency annotation at the operator's maximum", () => {
     const greedy = {
       ...project(),

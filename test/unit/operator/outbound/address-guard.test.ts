@@ -4,12 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  AddressGuard,
-  AddressRefused,
-  embeddedIpv4,
-  parseCidr,
-} from '../../../../operator/outbound/address-guard.ts';
+import { AddressGuard, AddressRefused, embeddedIpv4 } from '../../../../operator/outbound/address-guard.ts';
+import { parseCidr } from '../../../../rules/cidr.ts';
 import { checkedAddresses, guardedFetch } from '../../../../operator/outbound/guarded-fetch.ts';
 import { attempt } from '../../../../operator/delivery/attempt.ts';
 

@@ -85,6 +85,12 @@ describe('what a preview needs next', () => {
     expect(outcome(f([leaving]))).toBe('Building/Progressing/serve');
     const fork = { ...mine, spec: { ...mine.spec, fork: true } };
     expect(outcome({ ...f([older]), preview: fork })).toBe('Waiting/ForkNotAllowed/withdraw');
+    // Another namespace's older preview at the host holds it too, and is not named.
+    const elsewhere = { ...older, metadata: { ...older.metadata, namespace: 'another-team' } };
+    const across = decidePreview(f([elsewhere]));
+    expect(`${across.phase}/${across.ready.reason}`).toBe('Waiting/HostTaken');
+    expect(across.ready.message).toContain('the URL of a preview of another namespace already');
+    expect(across.ready.message).not.toContain('shop-pr-3');
   });
 
   it('is removed once its project no longer previews', () => {
