@@ -44,10 +44,14 @@ function sourceSecrets(
 ): Partial<Record<BuildSecretUse, string>> {
   const { registryPushSecret, registryPullSecret } = ctx.config;
   const clone = bundle.spec.source.git ? project.spec.repository?.credentialsSecretRef?.name : undefined;
+  // The build container, where a fork's code runs beside BuildKit (no process sandbox), gets no
+  // registry credential of the namespace: a fork's base and builder images must pull without.
+  // Push credentials reach only the push containers, which run after it and run no user code.
+  const fork = bundle.spec.trigger.fork === true;
   return {
     ...(clone ? { git: clone } : {}),
     ...(registryPushSecret ? { push: registryPushSecret } : {}),
-    ...(registryPullSecret ? { pull: registryPullSecret } : {}),
+    ...(registryPullSecret && !fork ? { pull: registryPullSecret } : {}),
   };
 }
 

@@ -108,6 +108,23 @@ async function answers(binDir: string, kubeconfig: string): Promise<boolean> {
   }
 }
 
+/**
+ * The control plane's ports beside a real node, as a cluster's usually are. kwokctl picks random
+ * ones from 32761 up, inside the NodePort range (30000-32767), and kube-router lets pods reach
+ * any local port of that range whatever their NetworkPolicy says (as it must for NodePorts), so
+ * build pods would reach the API server and etcd. (etcd's peer port has no flag: it stays random.)
+ */
+const REAL_NODE_PORTS = [
+  '--kube-apiserver-port',
+  '6443',
+  '--etcd-port',
+  '2379',
+  '--kube-controller-manager-port',
+  '10257',
+  '--kube-scheduler-port',
+  '10259',
+];
+
 /** Starts the named cluster, or reuses it when it already answers with the same kind of node. */
 export async function clusterUp(name = 'slipway', options: ClusterOptions = {}): Promise<Cluster> {
   const binDir = await ensureBinaries();
@@ -119,11 +136,14 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
   // A cluster made with another configuration (older stages) is made again.
   const wanted = kwokctlConfig(binDir);
   const sameConfig = readIfExists(join(clusterDir(name), CONFIG_COPY)) === wanted;
+  // A real node's cluster from before its ports were fixed is made again.
+  const samePorts = node !== 'real' || (readIfExists(kubeconfig) ?? '').includes(`:${REAL_NODE_PORTS[1]}`);
   if (
     (await answers(binDir, kubeconfig)) &&
     hasRealNode === (node === 'real') &&
     nodeComplete &&
-    sameConfig
+    sameConfig &&
+    samePorts
   ) {
     log(`cluster ${name} is already running (${node} node)`);
     return { name, kubeconfig, binDir, created: false, node };
@@ -177,7 +197,7 @@ export async function clusterUp(name = 'slipway', options: ClusterOptions = {}):
       'kube-apiserver=kubelet-preferred-address-types=InternalIP',
       '--disable-qps-limits',
       // The real node is a kubelet: no kwok controller may play it.
-      ...(node === 'real' ? ['--disable', 'kwok-controller'] : []),
+      ...(node === 'real' ? ['--disable', 'kwok-controller', ...REAL_NODE_PORTS] : []),
       '--wait',
       '2m',
     ],

@@ -542,7 +542,7 @@ describe('push to deploy on a real node', () => {
     });
 
     it$(
-      "a build step reaches neither the metadata address, the node's kubelet and API server nor another namespace's pod; the registry, git server and gateway it needs stay open",
+      "a build step reaches neither the metadata address, the node's kubelet, API server and etcd nor another namespace's pod; the registry, git server and gateway it needs stay open",
       async () => {
         // A pod of this namespace, seen from the build namespace: another tenant's, to a build.
         const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({
@@ -550,13 +550,14 @@ describe('push to deploy on a real node', () => {
           labelSelector: 'app=site-staging',
         });
         const podIp = pods.items.find((p) => p.status?.phase === 'Running')!.status!.podIP!;
-        // The API server's port on the node's own address: open to the host (checked here, so a
-        // refusal below is the policy's), and never a build's business.
+        // The API server's, the kubelet's and etcd's ports on the node's own address: open to the
+        // host (checked here, so a refusal below is the policy's), and never a build's business.
         const apiServer = `${node.hostAddress}:${new URL(kc.getCurrentCluster()!.server).port}`;
         const kubelet = `${node.hostAddress}:10250`;
-        for (const target of [apiServer, kubelet])
+        const etcd = `${node.hostAddress}:2379`;
+        for (const target of [apiServer, kubelet, etcd])
           expect(`${target}: ${await reachableFromHost(target)}`).toBe(`${target}: connected`);
-        const blocked = ['169.254.169.254:80', kubelet, apiServer, `${podIp}:${web.port}`];
+        const blocked = ['169.254.169.254:80', kubelet, apiServer, etcd, `${podIp}:${web.port}`];
         // What the build does need, on the same host: the registry, the git server, the gateway.
         const open = [node.registry, new URL(git.url).host, new URL(slipway.gatewayUrl).host];
         const head = await git.commit(

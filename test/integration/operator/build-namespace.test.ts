@@ -7,7 +7,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
 import { buildJobName } from '../../../operator/names.ts';
 import { bundle, inNamespace, project, spec } from '../../support/builders.ts';
-import { testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { controllerKubeConfig, testKubeConfig, waitFor } from '../../support/cluster.ts';
+import { slipwayApi } from '../../../lib/kube.ts';
 import {
   BUILD_NAMESPACE,
   bundleInPhase,
@@ -108,6 +109,48 @@ describe('builds in the build namespace', () => {
     );
     // The Job itself stays, for its logs, until the bundle goes.
     expect(await jobIn(name)).toBeDefined();
+  });
+
+  it("gives a fork's build no registry credential of the namespace to read: its build container mounts none", async () => {
+    await clients(kc).core.createNamespacedSecret({
+      namespace: ns.name,
+      body: {
+        metadata: { name: 'pull-creds' },
+        type: 'kubernetes.io/dockerconfigjson',
+        stringData: { '.dockerconfigjson': '{"auths":{"registry.slipway.test:5000":{"auth":"cHVsbDpw"}}}' },
+      },
+    });
+    // As Slipway makes it for a fork's pull request (only Slipway may: slipway-writers).
+    await slipwayApi(controllerKubeConfig()).create(
+      'Bundle',
+      bundle(
+        'fork-1',
+        inNamespace(ns.name),
+        spec({
+          projectRef: { name: 'private' },
+          trigger: {
+            type: 'PullRequest',
+            provider: 'github',
+            fork: true,
+            previewRef: { name: 'private-pr-1' },
+          },
+        }),
+      ),
+    );
+    await clients(kc).slipway.create(
+      'Bundle',
+      bundle('own-1', inNamespace(ns.name), spec({ projectRef: { name: 'private' } })),
+    );
+    const mounted = async (bundleName: string) => {
+      const job = await waitForBuildJob(kc, ns.name, bundleName);
+      const build = job.spec!.template.spec!.initContainers!.find((c) => c.name === 'build')!;
+      return (build.volumeMounts ?? []).map((m) => m.name);
+    };
+    expect(await mounted('fork-1')).not.toContain('registry-pull');
+    expect(await secretIn(`${buildJobName(ns.name, 'fork-1')}-pull`)).toBeUndefined();
+    // The control: the project's own build mounts the namespace's pull credentials.
+    expect(await mounted('own-1')).toContain('registry-pull');
+    for (const name of ['fork-1', 'own-1']) await finishBuildPod(kc, ns.name, name, 'Succeeded');
   });
 
   it('lets a deleted bundle go once its build Job is gone, and its pods follow', async () => {
