@@ -234,11 +234,17 @@ const PROJECT_CHECKS: Check[] = [
     anyName: true,
     message: mayNotDeployAll(
       'Project',
-      'set spec.repository.url, spec.provider or spec.requireSignature',
-      'they decide which pushes are built and deployed to the Environments of the project',
+      'set spec.repository.url, spec.provider, spec.requireSignature or spec.webhookSecretRef',
+      'they decide which pushes and pull requests are built and deployed to the Environments of the project',
     ),
-    // Which deliveries count as pushes: a Bitbucket project takes unsigned ones on the URL.
-    context: [['spec', 'provider'], flag(['spec', 'requireSignature'])],
+    // Which deliveries count as pushes: a Bitbucket project takes unsigned ones on the URL; who
+    // holds the webhook secret signs deliveries (pushes, and pull requests with their fork flag).
+    context: [
+      ['spec', 'provider'],
+      flag(['spec', 'requireSignature']),
+      ['spec', 'webhookSecretRef', 'name'],
+      ['spec', 'webhookSecretRef', 'key'],
+    ],
   },
 ];
 

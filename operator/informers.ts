@@ -50,8 +50,10 @@ export const INDEX = {
    * keeps up to its bundleHistoryLimit of them).
    */
   unfinishedOfProject: 'unfinishedOfProject',
-  /** A build Job by the namespace of its bundle; a bundle waiting for a build slot (Queued) by its namespace. */
-  namespace: 'namespace',
+  /** A build Job by the namespace of its bundle: the builds a namespace runs. */
+  buildsOfNamespace: 'buildsOfNamespace',
+  /** A bundle waiting for a build slot (Queued) by its namespace: what a build that ends there wakes. */
+  queuedInNamespace: 'queuedInNamespace',
   unfinishedOfEnvironment: 'unfinishedOfEnvironment',
   /** A bundle by the value of its `slipway.dev/bundle` label (its name, shortened to 63 characters). */
   bundleLabel: 'bundleLabel',
@@ -160,7 +162,7 @@ export function createInformers(
   const bundles = new Informer<Cached<BundleObject>>(kc, kindPath('Bundle', namespace), log, shard)
     .addIndex(INDEX.project, (b) => ref(b, b.spec?.projectRef?.name))
     .addIndex(INDEX.unfinishedOfProject, (b) => (isFinished(b) ? [] : ref(b, b.spec?.projectRef?.name)))
-    .addIndex(INDEX.namespace, (b) => (b.status?.phase === 'Queued' ? [ns(b)] : []))
+    .addIndex(INDEX.queuedInNamespace, (b) => (b.status?.phase === 'Queued' ? [ns(b)] : []))
     .addIndex(INDEX.unfinishedOfEnvironment, (b) =>
       isFinished(b) ? [] : ref(b, b.spec?.deploy?.environmentRef?.name),
     )
@@ -196,7 +198,7 @@ export function createInformers(
     transform: metadataAndStatus,
   })
     .addIndex(INDEX.project, (j) => ofBundle(j, LABEL_PROJECT))
-    .addIndex(INDEX.namespace, (j) => (bundleNamespace(j) ? [bundleNamespace(j)] : []));
+    .addIndex(INDEX.buildsOfNamespace, (j) => (bundleNamespace(j) ? [bundleNamespace(j)] : []));
   const deployments = new Informer<V1Deployment>(kc, builtinPath('apps/v1', 'deployments', namespace), log);
   // Only pods that carry a bundle's label (Job pods and the pods of a rollout the operator started)
   // and have not ended: what the operator reads of pods is why a live one cannot run. An ended

@@ -41,7 +41,7 @@ import type { QueueTimers } from '../lib/queue.ts';
 import { AddressGuard } from './outbound/address-guard.ts';
 import { guardedFetch } from './outbound/guarded-fetch.ts';
 import { ClusterRanges } from './outbound/cluster-ranges.ts';
-import { BuildEgressPolicy } from './bundle/build-egress.ts';
+import { BuildEgressPolicy } from './outbound/build-egress.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
 

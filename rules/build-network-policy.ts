@@ -4,16 +4,33 @@
 // private, link-local with the metadata address, loopback, …, the configured deny ranges and the
 // cluster's own ranges the operator reads: Service ranges, pod ranges, node addresses, which may
 // be public), and the inside destinations listed (the registry, a git host or a package mirror
-// inside), on the ports listed only, with the inside ranges within them cut out again. The
+// inside), on the ports listed only, with the fixed inside ranges within them cut out. The
 // operator is its one owner: it writes it in the build namespace from its settings (the chart's
 // operator.buildNetworkPolicy) and the ranges it reads, again whenever they change
-// (operator/bundle/build-egress.ts). NetworkPolicies only add up, so there is no second one.
+// (operator/outbound/build-egress.ts). NetworkPolicies only add up: the chart's deny-all policy
+// beside it keeps builds from reaching anything while the operator's is not written yet.
 import type { V1NetworkPolicy, V1NetworkPolicyEgressRule } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { cidrText, parseCidr, strictlyWithin, type Cidr } from './cidr.ts';
 import { INSIDE_RANGES } from './inside-ranges.ts';
 
 export const BUILD_NETWORK_POLICY = 'slipway-builds';
+/** The deny-all policy beside it, made with the build namespace (the chart: `<release>-build-isolation`). */
+export const BUILD_ISOLATION_POLICY = 'slipway-build-isolation';
+
+/**
+ * Every pod of the build namespace isolated, both ways, allowing nothing: what the operator's
+ * policy allows adds to it. Without the operator's (not written yet, or its write failed) a
+ * build reaches nothing and fails, instead of reaching everything.
+ */
+export function buildIsolationPolicy(namespace: string, name = BUILD_ISOLATION_POLICY): V1NetworkPolicy {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name, namespace },
+    spec: { podSelector: {}, policyTypes: ['Ingress', 'Egress'] },
+  };
+}
 
 const port = z.number().int().min(1).max(65_535);
 
@@ -60,13 +77,26 @@ const parsed = (texts: readonly string[]) =>
 /** The canonical text of each range, once, in the order first seen. */
 const unique = (ranges: readonly Cidr[]) => [...new Set(ranges.map(cidrText))];
 
+/**
+ * NAT64's well-known prefix: an IPv6 address there reaches the IPv4 address inside it, private
+ * ones and the metadata address too. Cut out of IPv6 allowances (the outbound guard unwraps it
+ * instead, rules/inside-ranges.ts; a NetworkPolicy cannot).
+ */
+const NAT64 = '64:ff9b::/96';
+
+/** Of `ranges`, those strictly within `range`, each once and none inside another one kept. */
+function cutOut(ranges: readonly Cidr[], range: Cidr): string[] {
+  const within = ranges.filter((r) => strictlyWithin(r, range));
+  const outermost = within.filter((r) => !within.some((o) => strictlyWithin(r, o)));
+  return unique(outermost);
+}
+
 export function buildNetworkPolicy(
   namespace: string,
   options: BuildNetworkPolicyOptions = {},
 ): V1NetworkPolicy {
-  const inside = parsed([...INSIDE_RANGES, ...(options.deny ?? []), ...(options.clusterRanges ?? [])]);
-  // What is inside and lies within `range`: cut out of it (except must lie strictly within).
-  const insideOf = (range: Cidr) => unique(inside.filter((r) => strictlyWithin(r, range)));
+  const fixed = parsed([...INSIDE_RANGES, NAT64, ...(options.deny ?? [])]);
+  const learned = parsed(options.clusterRanges ?? []);
   const internet = parseCidr('0.0.0.0/0')!;
   const egress: V1NetworkPolicyEgressRule[] = [
     {
@@ -82,12 +112,16 @@ export function buildNetworkPolicy(
       ],
     },
     // IPv4 only: IPv6 egress is denied unless an allowance names it (e.g. 2000::/3).
+    // The internet leaves out the cluster's ranges the operator read, public ones too.
     ...(options.internet === false
       ? []
-      : [{ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: insideOf(internet) } }] }]),
+      : [{ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: cutOut([...fixed, ...learned], internet) } }] }]),
+    // An allowance names inside destinations on purpose (an in-cluster registry behind the
+    // Service range, a registry on the nodes): only the fixed inside ranges and the deny list
+    // within it are cut out (2002::/16 and NAT64 of 2000::/3), not the cluster's ranges.
     ...(options.allow ?? []).map((a): V1NetworkPolicyEgressRule => {
       const range = parseCidr(a.cidr)!;
-      const except = insideOf(range);
+      const except = cutOut(fixed, range);
       return {
         to: [{ ipBlock: { cidr: cidrText(range), ...(except.length ? { except } : {}) } }],
         ports: a.ports.map((p) => ({

@@ -12,7 +12,8 @@ export interface Cidr {
 /** `a.b.c.d/n`, `x::/n`, or an address alone (one host); undefined when it is none of them. */
 export function parseCidr(text: string): Cidr | undefined {
   const [address = '', prefixText, extra] = text.trim().split('/');
-  if (extra !== undefined) return undefined;
+  // No zone (fe80::1%eth0): a range is the same on every interface.
+  if (extra !== undefined || address.includes('%')) return undefined;
   const version = isIP(address);
   if (version === 0) return undefined;
   const family = version === 4 ? 'ipv4' : 'ipv6';
@@ -44,7 +45,8 @@ function toAddress(value: bigint, family: Cidr['family']): string {
   const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((shift) =>
     ((value >> shift) & 0xffffn).toString(16),
   );
-  // The URL parser writes it shortest (RFC 5952), as the API server does.
+  // The URL parser writes it shortest (RFC 5952); IPv4-mapped addresses in hex (::ffff:a00:1),
+  // which the API server takes as they are.
   return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
 }
 

@@ -78,7 +78,7 @@ export class BundleGatherer {
   namespaceBuilds(bundle: BundleObject): number {
     const own = buildJobName(bundle.metadata.namespace, bundle.metadata.name);
     return this.ctx.informers.buildJobs
-      .byIndex(INDEX.namespace, bundle.metadata.namespace)
+      .byIndex(INDEX.buildsOfNamespace, bundle.metadata.namespace)
       .filter(
         (job) =>
           job.metadata?.labels?.[LABEL_STEP] === 'build' &&

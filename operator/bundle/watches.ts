@@ -61,7 +61,7 @@ export function watchForBundles(ctx: OperatorContext, controller: Controller): v
     const namespace = j.metadata?.labels?.[LABEL_BUNDLE_NAMESPACE];
     controller.enqueue(namespace, j.metadata?.annotations?.[ANNOTATION_BUNDLE]);
     if (namespace && type !== 'add')
-      for (const b of informers.bundles.byIndex(INDEX.namespace, namespace)) enqueue(b);
+      for (const b of informers.bundles.byIndex(INDEX.queuedInNamespace, namespace)) enqueue(b);
   });
   informers.projects.onEvent((p) => {
     const key = objectKey(p.metadata.namespace, p.metadata.name);

@@ -16,8 +16,11 @@ import { cappedText, discard } from '../outbound/capped-body.ts';
 import { retryable, retryDelayMs, type Answer } from './retry.ts';
 
 const CALL_TIMEOUT_MS = 10_000;
-/** The most of an answer whose body is used: a page of 100 pull requests is about 1 MiB. */
-export const ANSWER_LIMIT_BYTES = 4 * 1024 * 1024;
+/**
+ * The most of an answer whose body is used: a page of 100 pull requests is 2 to 3 MiB on GitHub
+ * (two repositories and the users in each), more with long descriptions.
+ */
+export const ANSWER_LIMIT_BYTES = 16 * 1024 * 1024;
 /** The most of a refusal read to tell whether it counts as done (GitLab's one sentence). */
 export const REFUSAL_LIMIT_BYTES = 64 * 1024;
 

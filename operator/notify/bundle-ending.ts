@@ -7,6 +7,7 @@
 //   BackupFailed   the backup before the rollout
 //   RolloutFailed  the rollout, or the wait for the environment before it
 // A superseded bundle ends with nothing to tell: the newer one will.
+import { withoutOutput } from '../../rules/container-output.ts';
 import type { BundleObject, NotificationEvent } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 
@@ -20,7 +21,9 @@ export interface BundleEnding {
   at: string;
 }
 
-const firstLine = (text: string | undefined) => (text ?? '').split('\n')[0]!.trim();
+// A chat channel is read by more people than may get the Bundle: a failed step's output stays
+// in the build's logs (rules/container-output.ts).
+const firstLine = (text: string | undefined) => withoutOutput((text ?? '').split('\n')[0]!.trim());
 
 export function bundleEnding(bundle: BundleObject): BundleEnding | undefined {
   const status = bundle.status;

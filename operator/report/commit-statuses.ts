@@ -6,6 +6,7 @@
 //   slipway/deploy/<environment>  once built: pending while backing up and rolling out; success
 //                                 when deployed; failure when the backup or rollout failed; error
 //                                 when superseded
+import { withoutOutput } from '../../rules/container-output.ts';
 import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import type { CommitState, CommitStatus } from '../../providers/report.ts';
@@ -28,8 +29,13 @@ export function deployedEnvironment(context: string): string | undefined {
 
 export const isFinal = (state: CommitState) => state !== 'pending';
 
-/** The first line of a condition message, without the image reference's length. */
-const said = (message: string | undefined, fallback: string) => (message ?? '').split('\n')[0] || fallback;
+/**
+ * The first line of a condition message, without the image reference's length, and without a
+ * failed step's output: a commit status is public on a public repository (fork authors read it);
+ * the output stays in the build's logs (rules/container-output.ts).
+ */
+const said = (message: string | undefined, fallback: string) =>
+  withoutOutput((message ?? '').split('\n')[0] ?? '') || fallback;
 
 export function desiredStatuses(bundle: BundleObject, targetUrl: string | undefined): CommitStatus[] {
   const status = bundle.status;

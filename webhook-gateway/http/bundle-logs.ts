@@ -14,7 +14,7 @@ export const BUNDLE_LOGS_PATH = /^\/bundles\/([^/]+)\/([^/]+)\/logs\/([^/]+)$/;
 
 /** Log requests read from the API server at the same time; more are asked to come back. */
 export const MAX_CONCURRENT_LOG_READS = 4;
-/** Of those, at most this many for bundles of one namespace: another namespace always finds one free. */
+/** Of those, at most this many for bundles of one namespace: one namespace never takes them all. */
 export const MAX_LOG_READS_PER_NAMESPACE = 2;
 
 export async function handleBundleLogs(

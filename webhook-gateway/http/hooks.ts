@@ -22,10 +22,7 @@ import { applyPullRequest } from './previews.ts';
 import type { GatewayContext } from './context.ts';
 import { sendJson, type Exchange } from './exchange.ts';
 import { admitProjectRequest, authFailure } from './guards.ts';
-import { HttpError, NOT_AUTHENTICATED, NO_SUCH_HOOK } from './http-error.ts';
-
-const UNSIGNED_WITHOUT_TOKEN =
-  'an unsigned delivery needs the webhook URL with its token (kubectl slipway hook prints it), or set the webhook secret so the provider signs it';
+import { HttpError, NOT_AUTHENTICATED, NO_SUCH_HOOK, UNSIGNED_WITHOUT_TOKEN } from './http-error.ts';
 import { mediaType, readBody } from './read-body.ts';
 
 export async function handleHook(

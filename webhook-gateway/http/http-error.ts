@@ -16,3 +16,5 @@ export class HttpError extends Error {
 // One message for an unknown project and a wrong token, so a caller cannot tell them apart.
 export const NO_SUCH_HOOK = 'no webhook at this address';
 export const NOT_AUTHENTICATED = 'the request could not be authenticated';
+export const UNSIGNED_WITHOUT_TOKEN =
+  'an unsigned delivery needs the webhook URL with its token (kubectl slipway hook prints it), or set the webhook secret so the provider signs it';

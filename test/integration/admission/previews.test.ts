@@ -226,6 +226,20 @@ describe('previews in a shared cluster', () => {
       'shop',
     );
     expect(stored.spec.report?.apiUrl).toBe('https://ghe.example.com/api/v3');
+    // Nor may the tenant sign deliveries of their own (a pull request with its fork flag, a
+    // push): the webhook secret is chosen by someone who may deploy to every Environment.
+    const resigned = await as(TENANT, [
+      'patch',
+      'project',
+      'shop',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { webhookSecretRef: { name: 'forge-token', key: 'token' } } }),
+    ]);
+    expect(resigned.ok).toBe(false);
+    expect(resigned.out).toContain(
+      'so you may not set spec.repository.url, spec.provider, spec.requireSignature or spec.webhookSecretRef',
+    );
     // Turning previews off runs nothing: the tenant may.
     expect(
       await as(TENANT, [

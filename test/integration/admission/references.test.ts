@@ -243,7 +243,9 @@ describe('admission: Slipway acts only within its user’s rights', () => {
     // Nor which deliveries count: a Bitbucket project takes unsigned ones on its URL alone.
     const rebound = build.project('shop', inNs(), build.spec({ provider: 'bitbucket' }));
     expect(await apply([rebound], USER)).toMatchObject(
-      refusedWith(/so you may not set spec\.repository\.url, spec\.provider or spec\.requireSignature/),
+      refusedWith(
+        /so you may not set spec\.repository\.url, spec\.provider, spec\.requireSignature or spec\.webhookSecretRef/,
+      ),
     );
     // Nothing half-made.
     await expect(kubectl(['get', 'webhook', 'to-production', '-n', ns.name])).rejects.toThrow(/NotFound/);

@@ -4,7 +4,7 @@
 // without ports (every port of a node: its kubelet, API server, etcd) is refused by the schema.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../../operator/config.ts';
-import { buildNetworkPolicy } from '../../../rules/build-network-policy.ts';
+import { buildIsolationPolicy, buildNetworkPolicy } from '../../../rules/build-network-policy.ts';
 import {
   HELM_BUILD_TIMEOUT_MS,
   NAMESPACE,
@@ -34,11 +34,16 @@ describe('chart: the NetworkPolicy around build pods', () => {
     helm();
   }, HELM_BUILD_TIMEOUT_MS);
 
-  it('is not rendered: the operator writes it, from the values the chart hands it', () => {
+  it('is not rendered: the operator writes it, from the values the chart hands it, beside the deny-all the chart renders', () => {
     const manifests = template();
-    expect(
-      ofKind(manifests, 'NetworkPolicy').filter((p) => p.metadata.namespace === 'slipway-builds'),
-    ).toEqual([]);
+    const inBuilds = ofKind(manifests, 'NetworkPolicy').filter(
+      (p) => p.metadata.namespace === 'slipway-builds',
+    );
+    expect(inBuilds.map((p) => p.metadata.name)).toEqual(['slipway-build-isolation']);
+    // Allowing nothing: what the operator's allows adds to it; without that one, builds reach nothing.
+    expect((inBuilds[0] as unknown as { spec: unknown }).spec).toEqual(
+      buildIsolationPolicy('slipway-builds').spec,
+    );
     const settings = loadConfig({ SLIPWAY_BUILD_EGRESS: egressEnv(manifests) }).buildEgress!;
     expect(settings).toEqual({ internet: true, allow: [], gateway: GATEWAY });
     expect(buildNetworkPolicy('slipway-builds', settings).spec!.egress!.at(-1)).toEqual({
@@ -89,6 +94,7 @@ describe('chart: the NetworkPolicy around build pods', () => {
   it('tells the operator to write none when turned off', () => {
     const manifests = template({ 'operator.buildNetworkPolicy.enabled': false });
     expect(egressEnv(manifests)).toBe('off');
+    expect(ofKind(manifests, 'NetworkPolicy')).toEqual([]);
     expect(loadConfig({ SLIPWAY_BUILD_EGRESS: 'off' }).buildEgress).toBeUndefined();
   });
 });

@@ -154,12 +154,14 @@ describe('chart options', () => {
     expect(envOf(manifests, 'operator', 'SLIPWAY_GATEWAY_BASE_URL')).toBe('https://hooks.example.com');
   });
 
-  it("renders no Ingress, ServiceMonitor or NetworkPolicy by default (the builds' is the operator's to write)", () => {
+  it("renders no Ingress, ServiceMonitor or NetworkPolicy of the processes by default (the builds' deny-all only)", () => {
     const manifests = template();
     for (const kind of ['Ingress', 'ServiceMonitor', 'PersistentVolumeClaim']) {
       expect(ofKind(manifests, kind)).toEqual([]);
     }
-    expect(ofKind(manifests, 'NetworkPolicy')).toEqual([]);
+    expect(ofKind(manifests, 'NetworkPolicy').map((p) => p.metadata.name)).toEqual([
+      'slipway-build-isolation',
+    ]);
   });
 
   it('prefers an explicit publicUrl over the ingress host', () => {
@@ -210,7 +212,7 @@ describe('chart options', () => {
     };
     // (The builds' own, in the build namespace: build-networkpolicy.test.ts.)
     const policies = (ofKind(manifests, 'NetworkPolicy') as Policy[]).filter(
-      (p) => p.metadata.name !== 'slipway-build-egress',
+      (p) => p.metadata.name !== 'slipway-build-isolation',
     );
     expect(policies.map((p) => p.metadata.name).sort()).toEqual(
       [componentName('gateway'), componentName('operator'), componentName('status-api')].sort(),

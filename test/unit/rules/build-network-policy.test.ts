@@ -58,24 +58,36 @@ describe('the NetworkPolicy around builds', () => {
     expect([10250, 10255, 6443, 2379].filter(open)).toEqual([]);
   });
 
-  it('cuts the inside ranges within an allowance out of it, IPv6 ones too', () => {
+  it('cuts the fixed inside ranges within an allowance out of it, IPv6 and NAT64 too, but not the cluster ranges it names on purpose', () => {
     const egress = egressOf({
       internet: false,
       allow: [
         { cidr: '2000::/3', ports: [{ port: 443 }] },
+        { cidr: '::/0', ports: [{ port: 443 }] },
         { cidr: '10.0.0.0/8', ports: [{ port: 3128 }] },
         { cidr: '10.20.0.15', ports: [{ port: 5000 }] },
       ],
-      clusterRanges: ['2600:1f14:abc::/56', '10.96.0.0/12', '10.20.0.15/32', '10.244.0.5/24'],
+      deny: ['10.30.0.0/16'],
+      clusterRanges: ['2600:1f14:abc::/56', '10.96.0.0/12', '10.20.0.15/32'],
     });
     const blocks = egress.slice(1).map((r) => r.to![0]!.ipBlock);
-    expect(blocks[0]).toEqual({ cidr: '2000::/3', except: ['2002::/16', '2600:1f14:abc::/56'] });
-    expect(blocks[1]).toEqual({
-      cidr: '10.0.0.0/8',
-      except: ['10.96.0.0/12', '10.20.0.15/32', '10.244.0.0/24'],
+    expect(blocks[0]).toEqual({ cidr: '2000::/3', except: ['2002::/16'] });
+    expect(blocks[1]!.except).toEqual(
+      expect.arrayContaining(['64:ff9b::/96', 'fc00::/7', 'fe80::/10', '2002::/16']),
+    );
+    // An in-cluster registry behind the Service range stays reachable; the deny list does not.
+    expect(blocks[2]).toEqual({ cidr: '10.0.0.0/8', except: ['10.30.0.0/16'] });
+    expect(blocks[3]).toEqual({ cidr: '10.20.0.15/32' });
+  });
+
+  it('keeps no except entry that another one covers', () => {
+    const except = internetExcept({
+      clusterRanges: ['10.96.0.0/12', '10.0.0.5/32', '203.0.113.0/24', '203.0.113.7/32'],
     });
-    // The destination named itself stays open.
-    expect(blocks[2]).toEqual({ cidr: '10.20.0.15/32' });
+    expect(except).not.toContain('10.96.0.0/12');
+    expect(except).not.toContain('203.0.113.7/32');
+    expect(except).toContain('203.0.113.0/24');
+    expect(new Set(except).size).toBe(except.length);
   });
 });
 
@@ -85,6 +97,8 @@ describe('address ranges', () => {
     expect(cidrText(parseCidr('10.1.2.3')!)).toBe('10.1.2.3/32');
     expect(cidrText(parseCidr('2600:1f14:abc:1::7/56')!)).toBe('2600:1f14:abc::/56');
     expect(cidrText(parseCidr('::ffff:10.0.0.1/128')!)).toBe('::ffff:a00:1/128');
+    // A zone is no range.
+    expect(parseCidr('fe80::1%eth0')).toBeUndefined();
   });
 
   it('lie strictly within another only when smaller and inside it', () => {

@@ -40,7 +40,7 @@ describe('an answer read with a limit', () => {
     for (const declareLength of [false, true]) {
       flood = await startFloodReceiver(ANSWER_LIMIT_BYTES + 1, { declareLength });
       const result = await post(`${flood.base}/api`, { readsAnswer: true });
-      expect(result).toEqual({ ok: false, refused: true, problem: 'its answer is over 4 MiB' });
+      expect(result).toEqual({ ok: false, refused: true, problem: 'its answer is over 16 MiB' });
       await flood.close();
       flood = undefined;
     }

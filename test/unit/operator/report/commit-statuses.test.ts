@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { desiredStatuses } from '../../../../operator/report/commit-statuses.ts';
 import { bundle, deployTo, spec, status, stored } from '../../../support/builders.ts';
 import { condition } from '../builders.ts';
+import { withOutput } from '../../../../rules/container-output.ts';
 
 const URL = 'https://hooks.example.com/bundles/ns/b1/t';
 const deploying = (phase: string, ...conditions: ReturnType<typeof condition>[]) =>
@@ -47,6 +48,17 @@ describe('the commit statuses of a bundle', () => {
         URL,
       )[0]?.description,
     ).toBe('step 2 exited 1');
+    // Public on a public repository: the summary, never what the step printed.
+    const printed = withOutput(
+      'Container build exited with code 1: build step 2 exited with code 1',
+      'API_KEY=s3cret',
+    );
+    expect(
+      desiredStatuses(deploying('Failed', condition('Built', 'False', 'BuildFailed', printed)), URL)[0]
+        ?.description,
+    ).toBe(
+      "Container build exited with code 1: build step 2 exited with code 1 (its output is in the build's logs)",
+    );
   });
 
   it('are none for a bundle without a commit (a rollback, an upload that names none) or not yet looked at', () => {

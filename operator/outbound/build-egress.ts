@@ -1,12 +1,16 @@
 // The NetworkPolicy around every build (rules/build-network-policy.ts), written by its one owner:
 // this operator, in the build namespace, from its settings (SLIPWAY_BUILD_EGRESS, the chart's
-// operator.buildNetworkPolicy) and the cluster ranges it reads (outbound/cluster-ranges.ts), so
+// operator.buildNetworkPolicy) and the cluster ranges it reads (cluster-ranges.ts), so
 // a public node address or a Service range the chart's values never knew is cut out of what a
 // build step reaches. Written before the first build starts and again with every read of the ranges.
 import type { V1NetworkPolicy } from '@kubernetes/client-node';
 import type { KubeClients } from '../../lib/kube.ts';
 import type { Logger } from '../../lib/log.ts';
-import { buildNetworkPolicy, type BuildEgressSettings } from '../../rules/build-network-policy.ts';
+import {
+  BUILD_NETWORK_POLICY,
+  buildNetworkPolicy,
+  type BuildEgressSettings,
+} from '../../rules/build-network-policy.ts';
 import { cidrText, type Cidr } from '../../rules/cidr.ts';
 
 export class BuildEgressPolicy {
@@ -44,20 +48,20 @@ export class BuildEgressPolicy {
    * by hand is put back. A failure is logged, and tried again with the next read.
    */
   async write(clusterRanges: readonly Cidr[]): Promise<void> {
-    const policy = this.policy(clusterRanges);
-    const text = JSON.stringify(policy);
     try {
+      const policy = this.policy(clusterRanges);
+      const text = JSON.stringify(policy);
       await this.#apply(policy);
       if (text === this.#written) return;
       this.#written = text;
       this.#log.info(
-        { namespace: this.#namespace, name: policy.metadata!.name, clusterRanges: clusterRanges.length },
+        { namespace: this.#namespace, name: BUILD_NETWORK_POLICY, clusterRanges: clusterRanges.length },
         'wrote the NetworkPolicy around builds',
       );
     } catch (err) {
       this.#log.error(
         { err: String(err), namespace: this.#namespace },
-        'writing the NetworkPolicy around builds failed; builds reach what the last one written allows',
+        "writing the NetworkPolicy around builds failed; builds reach what the last one written allows, or nothing (the chart's deny-all policy)",
       );
     }
   }
