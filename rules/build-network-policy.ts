@@ -15,8 +15,12 @@ import { cidrText, parseCidr, strictlyWithin, type Cidr } from './cidr.ts';
 import { INSIDE_RANGES } from './inside-ranges.ts';
 
 export const BUILD_NETWORK_POLICY = 'slipway-builds';
-/** The deny-all policy beside it, made with the build namespace (the chart: `<release>-build-isolation`). */
-export const BUILD_ISOLATION_POLICY = 'slipway-build-isolation';
+/**
+ * The deny-all policy beside it, made with the build namespace outside the chart (npm start, the
+ * test tiers). The chart makes its own, `<release>-build-isolation`: a name of another owner, so
+ * Helm never finds this one in its way (the same policy twice adds nothing).
+ */
+export const BUILD_ISOLATION_POLICY = 'slipway-builds-deny-all';
 
 /**
  * Every pod of the build namespace isolated, both ways, allowing nothing: what the operator's
