@@ -39,6 +39,7 @@ import {
   releaseNamespaceObjects,
   releaseRuns,
   scaleComponent,
+  serviceEndpoints,
 } from './support/release-pods.ts';
 import { previewsOnGitea } from './installed/previews.ts';
 import { promotesWhatStagingRan } from './installed/promotion.ts';
@@ -197,8 +198,9 @@ describe('Slipway installed with its Helm chart on the real node', () => {
       );
       await scaleComponent('status-api', release.deployments.statusApi, 2);
       await waitFor(
-        'two status APIs again',
-        async () => (await readyPods('status-api')).length === 2,
+        'two status APIs again, behind their Service',
+        async () =>
+          (await readyPods('status-api')).length === 2 && (await serviceEndpoints('status-api')) === 2,
         120_000,
         250,
       );

@@ -93,3 +93,28 @@ export async function releaseNamespaceObjects(): Promise<string[]> {
   ]);
   return stdout.trim().split('\n').sort();
 }
+
+/**
+ * The ready addresses the Service of `component` routes to, from its EndpointSlices: a pod that
+ * is Ready is not yet behind its Service until the EndpointSlice controller has seen it (under
+ * load, seconds later), and until then something else may answer the Service's address.
+ */
+export async function serviceEndpoints(component: string): Promise<number> {
+  const { stdout } = await kubectl([
+    'get',
+    'endpointslices',
+    '-n',
+    RELEASE_NAMESPACE,
+    '-l',
+    `kubernetes.io/service-name=slipway-${component}`,
+    '-o',
+    'json',
+  ]);
+  const slices = JSON.parse(stdout) as {
+    items: Array<{ endpoints?: Array<{ addresses: string[]; conditions?: { ready?: boolean } }> }>;
+  };
+  return slices.items
+    .flatMap((s) => s.endpoints ?? [])
+    .filter((e) => e.conditions?.ready !== false)
+    .reduce((n, e) => n + e.addresses.length, 0);
+}
