@@ -16,7 +16,8 @@ import { foreignImage, reuseStep } from './reuse.ts';
 import { runningBundle } from '../running-bundle.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
 import { jobBlocked, paused, replicaFailure, rolloutStarted } from './workload-readings.ts';
-import { automaticRollback, buildConcurrency, olderBundlesWaitingToBuild, supersededBy } from './siblings.ts';
+import { automaticRollback, supersededBy } from './siblings.ts';
+import { buildSlotWait } from './build-slots.ts';
 import { Chain, cond, withOutput, type ChainResult } from './chain.ts';
 import { environmentFrozen, projectFrozen } from './suspended.ts';
 
@@ -219,19 +220,10 @@ function buildStep(input: BundleInputs, chain: Chain): ChainResult | undefined {
 
   const frozen = projectFrozen(input, chain);
   if (frozen) return frozen;
-  const limit = buildConcurrency(project!, input.defaultBuildConcurrency, input.maxBuildConcurrency);
-  const ahead = input.runningBuilds + olderBundlesWaitingToBuild(input).length;
-  if (ahead >= limit) {
-    // A stable message: one that counted the queue would change, and be written again, on every
-    // queued bundle each time any build starts or ends.
-    const message = `waiting for a build slot: project ${project!.metadata.name} runs at most ${limit} build${limit === 1 ? '' : 's'} at a time, oldest first`;
-    chain.set(cond('Built', 'Unknown', 'Queued', message));
-    return chain.waiting('Queued', 'Queued', message, 'Unknown');
-  }
-  if (input.namespaceRunningBuilds >= input.maxNamespaceBuilds) {
-    const message = `waiting for a build slot: namespace ${bundle.metadata.namespace} runs at most ${input.maxNamespaceBuilds} build${input.maxNamespaceBuilds === 1 ? '' : 's'} at a time (all its projects)`;
-    chain.set(cond('Built', 'Unknown', 'Queued', message));
-    return chain.waiting('Queued', 'Queued', message, 'Unknown');
+  const queued = buildSlotWait(input);
+  if (queued) {
+    chain.set(cond('Built', 'Unknown', 'Queued', queued));
+    return chain.waiting('Queued', 'Queued', queued, 'Unknown');
   }
   chain.status.buildJob = jobName;
   chain.status.build = where;
