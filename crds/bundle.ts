@@ -340,6 +340,7 @@ export const bundleReasons = [
   'CredentialsSecretNotFound',
   'KnownHostsMissing',
   'InsecureRepository',
+  'RegistryUnprotected',
   'EnvironmentNotFound',
   'EnvironmentProjectMismatch',
   'EnvironmentNotReady',

@@ -91,6 +91,7 @@ const envSchema = z.object({
   SLIPWAY_REGISTRY_INSECURE: bool(false),
   SLIPWAY_REGISTRY_PUSH_SECRET: optionalText,
   SLIPWAY_REGISTRY_PULL_SECRET: optionalText,
+  SLIPWAY_REGISTRY_AUTH: optionalText.pipe(z.enum(['tokens', 'secrets', 'anonymous']).optional()),
   SLIPWAY_APP_ROOT: text('/app'),
   SLIPWAY_BACKUP_IMAGE_MYSQL: text('mysql:8.4'),
   SLIPWAY_BACKUP_IMAGE_POSTGRESQL: text('postgres:17'),
@@ -187,6 +188,13 @@ export interface OperatorConfig {
   registryPushSecret: string | undefined;
   /** The same, mounted for the build (base and builder images); never the push credentials. */
   registryPullSecret: string | undefined;
+  /**
+   * How builds authenticate to the registry (docs/adr/0006): `tokens`, credentials Slipway mints
+   * per build for the gateway's token endpoint; `secrets`, the namespaces' own push and pull
+   * Secrets; `anonymous`, none (single-team clusters only). Unset: `secrets` with a push Secret
+   * configured, otherwise builds do not start (RegistryUnprotected).
+   */
+  registryAuth: 'tokens' | 'secrets' | 'anonymous' | undefined;
   /** Where the directories of directoryMap land inside the bundle image. */
   appRoot: string;
   backupImages: { mysql: string; postgresql: string };
@@ -265,6 +273,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid operator configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.SLIPWAY_REGISTRY_AUTH === 'tokens' && !e.SLIPWAY_ARCHIVE_URL_KEY)
+    throw new Error(
+      'invalid operator configuration: SLIPWAY_REGISTRY_AUTH=tokens needs SLIPWAY_ARCHIVE_URL_KEY, the key the gateway checks build credentials with',
+    );
+  if (e.SLIPWAY_REGISTRY_AUTH === 'secrets' && !e.SLIPWAY_REGISTRY_PUSH_SECRET)
+    throw new Error(
+      'invalid operator configuration: SLIPWAY_REGISTRY_AUTH=secrets needs SLIPWAY_REGISTRY_PUSH_SECRET, the Secret each namespace pushes with',
+    );
   if (e.SLIPWAY_WATCH_NAMESPACE === e.SLIPWAY_BUILD_NAMESPACE)
     throw new Error(
       `invalid operator configuration: SLIPWAY_BUILD_NAMESPACE must not be the watched namespace (${e.SLIPWAY_BUILD_NAMESPACE}): builds run apart from tenants`,
@@ -278,6 +294,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registryInsecure: e.SLIPWAY_REGISTRY_INSECURE,
     registryPushSecret: e.SLIPWAY_REGISTRY_PUSH_SECRET,
     registryPullSecret: e.SLIPWAY_REGISTRY_PULL_SECRET,
+    registryAuth: e.SLIPWAY_REGISTRY_AUTH ?? (e.SLIPWAY_REGISTRY_PUSH_SECRET ? 'secrets' : undefined),
     appRoot: e.SLIPWAY_APP_ROOT,
     backupImages: { mysql: e.SLIPWAY_BACKUP_IMAGE_MYSQL, postgresql: e.SLIPWAY_BACKUP_IMAGE_POSTGRESQL },
     buildConcurrency: e.SLIPWAY_BUILD_CONCURRENCY,

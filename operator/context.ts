@@ -5,6 +5,7 @@ import type { Logger } from '../lib/log.ts';
 import type { OperatorConfig } from './config.ts';
 import type { OperatorInformers } from './informers.ts';
 import type { StatusWriter } from './reconcile/status-writer.ts';
+import type { RegistryGuard } from './outbound/registry-guard.ts';
 
 export interface OperatorContext {
   config: OperatorConfig;
@@ -16,4 +17,6 @@ export interface OperatorContext {
   status: StatusWriter;
   log: Logger;
   now: () => Date;
+  /** Whether the registry asks for tokens (SLIPWAY_REGISTRY_AUTH=tokens only). */
+  registryGuard?: RegistryGuard;
 }

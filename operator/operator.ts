@@ -41,6 +41,7 @@ import type { QueueTimers } from '../lib/queue.ts';
 import { AddressGuard } from './outbound/address-guard.ts';
 import { guardedFetch } from './outbound/guarded-fetch.ts';
 import { ClusterRanges } from './outbound/cluster-ranges.ts';
+import { RegistryGuard } from './outbound/registry-guard.ts';
 import { BuildEgressPolicy } from './outbound/build-egress.ts';
 
 const INFORMER_START_RETRY_MS = 2_000;
@@ -107,6 +108,7 @@ export class Operator {
       status: new StatusWriter({ slipway, events, now }),
       log,
       now,
+      ...(config.registryAuth === 'tokens' ? { registryGuard: new RegistryGuard(config, log) } : {}),
     };
     const ctx = this.context;
     // Observers of bundles' life-cycle events subscribe here (docs/architecture.md).
@@ -232,11 +234,14 @@ export class Operator {
   async start(): Promise<void> {
     this.stopped = false;
     const ranges = this.clusterRanges.start();
+    // Builds start once the operator has asked the registry whether it asks for tokens.
+    const registry = this.context.registryGuard?.start();
     this.elector?.start();
     await Promise.all(this.informers().map((i) => this.startInformer(i)));
     // Outbound calls wait for the cluster's ranges (a read the informers' lists have just shown
     // can be made; it is tried again every 2 s).
     await ranges;
+    await registry;
     if (this.stopped) return;
     this.synced = true;
     this.log.info('caches synced');
@@ -259,6 +264,7 @@ export class Operator {
   async stop(): Promise<void> {
     this.stopped = true;
     this.clusterRanges.stop();
+    this.context.registryGuard?.stop();
     await this.stopControllers();
     await this.elector?.stop();
     leaderGauge.set(0);

@@ -156,7 +156,7 @@ export const buildNamespaceRules: readonly PolicyRule[] = [
     apiGroups: [''],
     resources: ['secrets'],
     verbs: ['create', 'delete'],
-    why: "the copies of a build's clone and registry credentials, beside its Job; deleted once the build has ended or is stopped, and with its bundle",
+    why: "the copies of a build's clone and registry credentials (or the registry credentials minted for it), beside its Job; deleted once the build has ended or is stopped, and with its bundle",
   },
   {
     apiGroups: [''],

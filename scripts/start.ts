@@ -17,7 +17,13 @@ import { installAdmissionPolicies, installCrds } from './cluster/install-crds.ts
 import { waitFor } from '../lib/wait.ts';
 import { clusterDown, clusterUp, ensureBinaries, localClusterOf } from './cluster/control-plane.ts';
 import { watchControlPlane, type ControlPlaneWatch } from './cluster/control-plane-watch.ts';
-import { operatorEnvFor, realNode, type RealNode } from './cluster/real-node.ts';
+import {
+  gatewayRegistryEnv,
+  operatorEnvFor,
+  realNode,
+  registryDoor,
+  type RealNode,
+} from './cluster/real-node.ts';
 import { serveDemoRepo, type DemoRepo } from './demo-repo.ts';
 import { helmBinary, installRelease, type InstalledRelease } from './helm/install.ts';
 import { buildSlipwayImage } from './image/build.ts';
@@ -107,13 +113,15 @@ async function main() {
   const common = {
     KUBECONFIG: controllerKubeconfig,
     SLIPWAY_LOG_LEVEL: process.env.SLIPWAY_LOG_LEVEL ?? 'info',
-    // The operator signs archive download URLs for build Jobs; the gateway checks them.
+    // The operator signs archive download URLs for build Jobs and mints their registry
+    // credentials (docs/adr/0006) with it; the gateway checks both.
     SLIPWAY_ARCHIVE_URL_KEY: randomBytes(32).toString('hex'),
   };
   startProcess('operator', 'operator/main.ts', {
     ...common,
     SLIPWAY_ADMIN_PORT: String(ports.admin.operator),
     SLIPWAY_GATEWAY_BASE_URL: gatewayUrl,
+    SLIPWAY_REGISTRY_AUTH: 'tokens',
     // Builds download uploads from the gateway on the host address.
     ...(node ? operatorEnvFor(node, [ports.gateway]) : {}),
     POD_NAME: `local-${process.pid}`,
@@ -125,6 +133,7 @@ async function main() {
     SLIPWAY_ADMIN_PORT: String(ports.admin.gateway),
     SLIPWAY_PUBLIC_URL: gatewayUrl,
     SLIPWAY_ARCHIVE_DIR: join(stateDir, 'archives'),
+    ...gatewayRegistryEnv(node),
   });
   startProcess('status-api', 'status-api/main.ts', {
     ...common,
@@ -162,6 +171,9 @@ async function main() {
     if (outcome.failed)
       throw new Error(`${outcome.failed} exited while starting; see ${logDir}/${outcome.failed}.log`);
   }
+  // The node's registry takes the gateway's tokens (docs/adr/0006).
+  // (By a host name the cluster's DNS and /etc/hosts answer: crane refuses a private IP literal.)
+  if (node) await registryDoor(`http://${node.ingress.gatewayHost}:${ports.gateway}`);
   await demoWebhook(kubeconfig);
 
   const endpoints = {

@@ -13,6 +13,7 @@ import { bundleWriter, ClusterAdapter } from './cluster-adapter.ts';
 import { previewWriter } from '../lib/preview-writer.ts';
 import { createArchiveStore, loadArchiveStoreConfig } from './archive/store-config.ts';
 import { createGatewayServer } from './index.ts';
+import { tokenSigner } from './registry/token-signer.ts';
 
 const env = z
   .object({
@@ -30,6 +31,12 @@ const env = z
     SLIPWAY_WATCH_NAMESPACE: z.string().optional(),
     SLIPWAY_BUILD_NAMESPACE: z.string().default(DEFAULT_BUILD_NAMESPACE),
     SLIPWAY_TRUSTED_PROXIES: z.string().default(''),
+    // The registry token endpoint (docs/adr/0006): on with a key; credentials need the archive key.
+    SLIPWAY_REGISTRY_TOKEN_KEY: z.string().optional(),
+    SLIPWAY_REGISTRY_TOKEN_SERVICE: z.string().min(1).default('slipway-registry'),
+    SLIPWAY_REGISTRY_TOKEN_ISSUER: z.string().min(1).default('slipway'),
+    SLIPWAY_REGISTRY_PUBLIC_REPOSITORIES: z.string().default(''),
+    SLIPWAY_REGISTRY_TOKEN_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
   })
   .parse(process.env);
 // SLIPWAY_ARCHIVE_STORE (filesystem|s3), SLIPWAY_ARCHIVE_DIR and SLIPWAY_S3_*: see store-config.ts.
@@ -61,6 +68,21 @@ const trustedProxies = parseTrustedProxies(
     .map((s) => s.trim())
     .filter(Boolean),
 );
+const registryTokens = env.SLIPWAY_REGISTRY_TOKEN_KEY
+  ? {
+      signer: tokenSigner(env.SLIPWAY_REGISTRY_TOKEN_KEY),
+      service: env.SLIPWAY_REGISTRY_TOKEN_SERVICE,
+      issuer: env.SLIPWAY_REGISTRY_TOKEN_ISSUER,
+      publicRepositories: env.SLIPWAY_REGISTRY_PUBLIC_REPOSITORIES.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+      lifetimeSeconds: env.SLIPWAY_REGISTRY_TOKEN_SECONDS,
+    }
+  : undefined;
+if (registryTokens && !env.SLIPWAY_ARCHIVE_URL_KEY)
+  throw new Error(
+    'SLIPWAY_REGISTRY_TOKEN_KEY needs SLIPWAY_ARCHIVE_URL_KEY: build credentials are signed with it',
+  );
 const kc = loadKubeConfig();
 const cluster = new ClusterAdapter(kc, env.SLIPWAY_WATCH_NAMESPACE || undefined, log);
 await store.removeStaleTemporaryFiles(new Date(), ARCHIVE_TMP_MAX_AGE_MS);
@@ -77,6 +99,7 @@ const server = createGatewayServer({
   archiveStore: store,
   archiveLimits: env.SLIPWAY_MAX_UPLOAD_BYTES ? { maxArchiveBytes: env.SLIPWAY_MAX_UPLOAD_BYTES } : undefined,
   archiveSigningKey: env.SLIPWAY_ARCHIVE_URL_KEY,
+  registryTokens,
   isReady: () => cluster.synced(),
   clientAddress: (req) =>
     clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies),

@@ -6,6 +6,14 @@ import { planBundles } from '../../webhook-gateway/plan.ts';
 import { parseDelivery, recogniseProvider, verifyDelivery } from '../../providers/index.ts';
 import { deriveWebhookToken } from '../../rules/webhook-url.ts';
 import { isWebhookToken } from '../../webhook-gateway/token.ts';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import {
+  grantedAccess,
+  mintRegistryCredential,
+  parseScope,
+  readRegistryCredential,
+} from '../../rules/registry-access.ts';
+import { signRegistryToken, tokenSigner } from '../../webhook-gateway/registry/token-signer.ts';
 import { githubPush } from '../fixtures/github.ts';
 import type { SuiteResult } from '../lib/report.ts';
 import { round } from '../lib/stats.ts';
@@ -96,7 +104,46 @@ export async function gatewayVerifySuite(options: SuiteOptions): Promise<SuiteRe
     measure('plan bundles (match 3 webhooks)', plan, seconds),
     measure('verify path + plan', () => (path() ? plan() : undefined), seconds),
   ];
+  // The registry token endpoint's work per request (webhook-gateway/http/registry-token.ts), and
+  // its ceiling: the ES256 signature alone, which every token needs.
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const signer = tokenSigner(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+  const now = Math.floor(Date.now() / 1000);
+  const credential = mintRegistryCredential(SECRET, {
+    role: 'push',
+    repository: 'builds/bench/shop',
+    expires: now + 3600,
+  });
+  const scopes = ['repository:builds/bench/shop:pull,push', 'repository:slipway/php:pull'];
+  const tokenPath = () => {
+    const held = readRegistryCredential(SECRET, credential.username, credential.password, now);
+    const access = grantedAccess(
+      scopes.map((s) => parseScope(s)!),
+      held,
+      ['slipway/*'],
+    );
+    if (access.length !== 2) throw new Error('the token grants the wrong access');
+    return signRegistryToken(signer, {
+      issuer: 'slipway',
+      service: 'registry',
+      subject: credential.username,
+      access,
+      nowSeconds: now,
+      lifetimeSeconds: 600,
+    });
+  };
+  const signature = measure(
+    'ES256 signature alone (ceiling)',
+    () =>
+      sign('sha256', Buffer.from(scopes.join(' ')), { key: signer.privateKey, dsaEncoding: 'ieee-p1363' }),
+    seconds,
+  );
+  const tokens = measure('registry token (credential + grant + ES256 sign)', tokenPath, seconds);
+  results.push(signature, tokens);
   for (const r of results) options.log(`${r.name}: ${r.opsPerSecond.toFixed(0)} ops/s`);
+  options.log(
+    `registry token ÷ its signature alone: ${(tokens.opsPerSecond / signature.opsPerSecond).toFixed(2)} (target >= 0.8)`,
+  );
 
   return {
     tables: [

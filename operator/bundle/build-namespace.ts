@@ -1,13 +1,20 @@
 // What a build in the build namespace needs beside its Job (docs/adr/0004): the Bundle's
-// finalizer, since an owner reference cannot cross namespaces; copies of the Secrets the build
-// mounts (clone credentials, registry push and pull credentials), since a pod mounts only its
-// own namespace's Secrets; and the release of all of it when the bundle goes.
+// finalizer, since an owner reference cannot cross namespaces; the Secrets the build mounts (copies
+// of its clone credentials and of the namespace's registry Secrets, since a pod mounts only its
+// own namespace's Secrets, or registry credentials minted for it); and the release of all of it
+// when the bundle goes.
 import type { V1Secret } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { FINALIZER_BUILD, LABEL_BUNDLE_NAMESPACE, LABEL_BUNDLE_UID } from '../../crds/labels.ts';
 import { ignoreNotFound, isAlreadyExists, isConflict, isNotFound } from '../../lib/kube.ts';
 import type { OperatorContext } from '../context.ts';
 import { buildJobLabels, buildJobName, buildSecretName, type BuildSecretUse } from '../names.ts';
+import {
+  mintRegistryCredential,
+  registryHost,
+  registryPath,
+  type RegistryRole,
+} from '../../rules/registry-access.ts';
 
 const BUILD_SECRET_USES: readonly BuildSecretUse[] = ['git', 'push', 'pull'];
 
@@ -36,28 +43,61 @@ export async function holdForBuild(ctx: OperatorContext, bundle: BundleObject): 
   }
 }
 
-/** The bundle's Secrets a build mounts, by use, in the bundle's namespace (those configured). */
-function sourceSecrets(
+/** A build Secret's source: a Secret of the bundle's namespace to copy, or data Slipway wrote. */
+type BuildSecretSource = { copyOf: string } | { data: Record<string, string>; type: string };
+
+/** A build credential outlives its build's timeout by this much (a slow pod start). */
+const CREDENTIAL_GRACE_SECONDS = 15 * 60;
+
+/**
+ * The Secrets a build mounts, by use. The build container, where a fork's code runs beside
+ * BuildKit (no process sandbox), gets no registry credential of the namespace: a fork's base and
+ * builder images must pull without. Push credentials reach only the push containers, which run
+ * after it and run no user code. With SLIPWAY_REGISTRY_AUTH=tokens the registry credentials are
+ * minted for this build (docs/adr/0006): push and pull on its own repository, pull on its
+ * namespace's, until its timeout has passed; otherwise the namespace's own Secrets are copied.
+ */
+function buildSecretSources(
   ctx: OperatorContext,
   bundle: BundleObject,
   project: ProjectObject,
-): Partial<Record<BuildSecretUse, string>> {
-  const { registryPushSecret, registryPullSecret } = ctx.config;
+): Partial<Record<BuildSecretUse, BuildSecretSource>> {
+  const { registryPushSecret, registryPullSecret, registryAuth } = ctx.config;
   const clone = bundle.spec.source.git ? project.spec.repository?.credentialsSecretRef?.name : undefined;
-  // The build container, where a fork's code runs beside BuildKit (no process sandbox), gets no
-  // registry credential of the namespace: a fork's base and builder images must pull without.
-  // Push credentials reach only the push containers, which run after it and run no user code.
   const fork = bundle.spec.trigger.fork === true;
+  const sources: Partial<Record<BuildSecretUse, BuildSecretSource>> = clone ? { git: { copyOf: clone } } : {};
+  if (registryAuth === 'tokens') {
+    const namespaceRepository = [registryPath(ctx.config.registry), bundle.metadata.namespace]
+      .filter(Boolean)
+      .join('/');
+    const expires =
+      Math.floor(ctx.now().getTime() / 1000) + ctx.config.buildTimeoutSeconds + CREDENTIAL_GRACE_SECONDS;
+    const minted = (role: RegistryRole, repository: string) =>
+      dockerConfig(
+        registryHost(ctx.config.registry),
+        mintRegistryCredential(ctx.config.archiveUrlKey!, { role, repository, expires }),
+      );
+    sources.push = minted('push', `${namespaceRepository}/${bundle.spec.projectRef.name}`);
+    if (!fork) sources.pull = minted('pull', namespaceRepository);
+    return sources;
+  }
+  if (registryPushSecret) sources.push = { copyOf: registryPushSecret };
+  if (registryPullSecret && !fork) sources.pull = { copyOf: registryPullSecret };
+  return sources;
+}
+
+function dockerConfig(host: string, credential: { username: string; password: string }): BuildSecretSource {
+  const auth = Buffer.from(`${credential.username}:${credential.password}`).toString('base64');
+  const config = { auths: { [host]: { ...credential, auth } } };
   return {
-    ...(clone ? { git: clone } : {}),
-    ...(registryPushSecret ? { push: registryPushSecret } : {}),
-    ...(registryPullSecret && !fork ? { pull: registryPullSecret } : {}),
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
   };
 }
 
 /**
- * Copies the Secrets the build mounts into the build namespace, named after its Job; returns the
- * copies' names by use. A registry Secret the bundle's namespace lacks is skipped (the build
+ * Writes the Secrets the build mounts into the build namespace, named after its Job; returns
+ * their names by use. A registry Secret the bundle's namespace lacks is skipped (the build
  * pushes or pulls without credentials, as before builds moved); missing clone credentials stop
  * the build (the Project reports CredentialsSecretNotFound, which holds its git bundles).
  */
@@ -71,16 +111,19 @@ export async function copyBuildSecrets(
   const namespace = bundle.metadata.namespace;
   const job = buildJobName(namespace, bundle.metadata.name);
   const copies: Partial<Record<BuildSecretUse, string>> = {};
-  for (const [use, name] of Object.entries(sourceSecrets(ctx, bundle, project)) as [
+  for (const [use, from] of Object.entries(buildSecretSources(ctx, bundle, project)) as [
     BuildSecretUse,
-    string,
+    BuildSecretSource,
   ][]) {
-    let source: V1Secret;
-    try {
-      source = await core.readNamespacedSecret({ name, namespace });
-    } catch (err) {
-      if (isNotFound(err) && use !== 'git') continue;
-      throw err;
+    let content: Pick<V1Secret, 'type' | 'data'>;
+    if (!('copyOf' in from)) content = from;
+    else {
+      try {
+        content = await core.readNamespacedSecret({ name: from.copyOf, namespace });
+      } catch (err) {
+        if (isNotFound(err) && use !== 'git') continue;
+        throw err;
+      }
     }
     const copy: V1Secret = {
       metadata: {
@@ -88,14 +131,21 @@ export async function copyBuildSecrets(
         namespace: buildNamespace,
         labels: buildJobLabels(bundle),
       },
-      type: source.type,
-      data: source.data,
+      type: content.type,
+      data: content.data,
     };
     try {
       await core.createNamespacedSecret({ namespace: buildNamespace, body: copy });
     } catch (err) {
-      // An earlier attempt (before a restart) made it from the same Secret.
       if (!isAlreadyExists(err)) throw err;
+      // An earlier attempt (before a restart) made it: a copy from the same Secret stays, a
+      // minted credential is minted again (the earlier one may be close to its expiry).
+      if (!('copyOf' in from)) {
+        await core
+          .deleteNamespacedSecret({ name: copy.metadata!.name!, namespace: buildNamespace })
+          .catch(ignoreNotFound);
+        await core.createNamespacedSecret({ namespace: buildNamespace, body: copy });
+      }
     }
     copies[use] = copy.metadata!.name!;
   }

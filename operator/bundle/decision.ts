@@ -55,6 +55,8 @@ export interface BundleInputs {
   archiveBaseUrl: string;
   /** Slipway's registry: a build starts only from this namespace's images there. */
   registry: string;
+  /** Why no build may start as far as the registry goes (outbound/registry-guard.ts), if so. */
+  registryProblem?: string;
   /** Where build Jobs run (config.buildNamespace). */
   buildNamespace: string;
   /** Where the gateway serves this bundle's build logs (status.logsUrl), when it signs URLs. */

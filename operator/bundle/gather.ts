@@ -21,6 +21,7 @@ import { awaitsPushedImage } from './decide.ts';
 import { PUSH_CONTAINER } from '../jobs/build-job.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import { bundleLogsUrl } from '../../rules/bundle-status-url.ts';
+import { registryProblem } from '../outbound/registry-guard.ts';
 
 /** The label the Job controller puts on a Job's pods. */
 const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
@@ -121,6 +122,7 @@ export class BundleGatherer {
       image: bundleImage(config.registry, namespace, projectName, name),
       archiveBaseUrl: config.archiveBaseUrl,
       registry: config.registry,
+      registryProblem: registryProblem(config, this.ctx.registryGuard),
       buildNamespace: config.buildNamespace,
       // Signed once: a bundle whose status holds it is not signed again on every reconcile.
       ...(bundle.status?.logsUrl

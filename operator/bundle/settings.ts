@@ -45,8 +45,10 @@ export function buildSettingsProblem(
   bundle: BundleObject,
   project: ProjectObject,
   /** Where the gateway serves archives, and Slipway's registry (config). */
-  where: { archiveBaseUrl: string; registry: string },
+  where: { archiveBaseUrl: string; registry: string; registryProblem?: string },
 ): SettingsProblem | undefined {
+  if (where.registryProblem !== undefined)
+    return { reason: 'RegistryUnprotected', message: where.registryProblem, permanent: false };
   const { baseSoftware, directoryMap, buildSteps, trigger, source } = bundle.spec;
   if (!baseSoftware || !directoryMap || Object.keys(directoryMap).length === 0) {
     const message =

@@ -3,7 +3,9 @@
 // (packages, Go builds, images, processes, teardown); this module runs it and reads what it
 // reports. See docs/local-control-plane.md.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostServices, type BuildEgress } from '../../rules/build-network-policy.ts';
@@ -19,8 +21,15 @@ const CLUSTER_FILE = join(NODE_DIR, 'cluster');
 export interface RealNode {
   /** An address of this machine that pods reach (git servers, databases, the gateway listen there). */
   hostAddress: string;
-  /** Where build Jobs push and the node pulls (plain HTTP). */
+  /**
+   * Where build Jobs push and the node pulls (plain HTTP): the registry's door for pods, which
+   * asks for tokens of the gateway registryDoor names (docs/adr/0006).
+   */
   registry: string;
+  /** The same storage's door on the host's loopback, without auth: host tools push and copy there. */
+  hostRegistry: string;
+  /** The registry's auth.token service and issuer, which the gateway's tokens must name. */
+  registryToken: { service: string; issuer: string };
   nodeName: string;
   /** crane, built with the node: copies and assembles images. */
   crane: string;
@@ -86,6 +95,61 @@ export function realNodeBuildEgress(node: RealNode, tcpPorts: number[] = []): Bu
     [...HOST_SERVICE_PORTS],
     ...tcpPorts,
   ]);
+}
+
+/** An image reference on the host's door of the registry (host tools: crane, helm). */
+export function onHost(node: RealNode, reference: string): string {
+  return reference.startsWith(`${node.registry}/`)
+    ? `${node.hostRegistry}/${reference.slice(node.registry.length + 1)}`
+    : reference;
+}
+
+/**
+ * The gateway's settings for the registry's token endpoint on the real node: a new P-256 key,
+ * the registry's service and issuer, and the node's own images (`slipway/*`) public. The registry
+ * trusts the key once registryDoor has been told the gateway's address.
+ */
+export function gatewayRegistryEnv(node: RealNode | undefined): Record<string, string> {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    SLIPWAY_REGISTRY_TOKEN_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    ...(node
+      ? {
+          SLIPWAY_REGISTRY_TOKEN_SERVICE: node.registryToken.service,
+          SLIPWAY_REGISTRY_TOKEN_ISSUER: node.registryToken.issuer,
+        }
+      : {}),
+    SLIPWAY_REGISTRY_PUBLIC_REPOSITORIES: 'slipway/*',
+  };
+}
+
+/**
+ * Makes the registry's door for pods trust the gateway at `gatewayUrl` (as a platform engineer
+ * configures a registry): its token endpoint becomes the realm (or `realm`), its JWKS the
+ * trusted keys. Name
+ * the gateway by a host name: crane refuses a realm at a private IP literal (other than the
+ * registry's own address).
+ */
+export async function registryDoor(
+  gatewayUrl: string,
+  /** The realm, when builds reach the gateway by another address than the host does. */
+  realm = `${gatewayUrl}/registry/token`,
+): Promise<void> {
+  // An ingress may take a moment to route to a new gateway: up to 60 s.
+  let answer: Response | undefined;
+  for (let tries = 0; !answer?.ok && tries < 120; tries++) {
+    if (tries > 0) await new Promise((r) => setTimeout(r, 500));
+    answer = await fetch(`${gatewayUrl}/registry/jwks.json`).catch(() => undefined);
+  }
+  if (!answer?.ok)
+    throw new Error(`${gatewayUrl}/registry/jwks.json answered ${answer?.status ?? 'nothing'} for 60 s`);
+  const dir = mkdtempSync(join(tmpdir(), 'slipway-jwks-'));
+  try {
+    writeFileSync(join(dir, 'jwks.json'), await answer.text());
+    await nodeScript('registry-door', realm, join(dir, 'jwks.json'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The operator's settings for builds and backups on the real node (`tcpPorts`: realNodeBuildEgress). */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { realNodeBuildEgress, type RealNode } from '../cluster/real-node.ts';
+import { realNodeBuildEgress, registryDoor, type RealNode } from '../cluster/real-node.ts';
 import { BUILD_NAMESPACE_LABELS } from '../cluster/build-namespace.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import type { SlipwayImage } from '../image/build.ts';
@@ -56,7 +56,9 @@ export async function pushChart(node: RealNode): Promise<{ ref: string; version:
   const dir = mkdtempSync(join(tmpdir(), 'slipway-chart-'));
   try {
     await run(helm, ['package', CHART, '--destination', dir]);
-    const repository = `oci://${node.registry}/charts`;
+    // The registry's host door: the door for pods asks for the gateway's tokens, and no gateway
+    // runs before the chart is installed.
+    const repository = `oci://${node.hostRegistry}/charts`;
     await run(helm, ['push', join(dir, `slipway-${version}.tgz`), repository, '--plain-http']);
     return { ref: `${repository}/slipway`, version };
   } finally {
@@ -111,6 +113,8 @@ export function realNodeValues(
         },
       },
       ingress: { enabled: true, className: node.ingress.className, host: node.ingress.gatewayHost },
+      // The node's registry asks this gateway for tokens (installRelease: registryDoor).
+      registryTokens: { ...node.registryToken, publicRepositories: ['slipway/*'] },
     },
     statusApi: {
       ...(statusNamespace ? { statusNamespace } : {}),
@@ -199,6 +203,12 @@ export async function installRelease(options: {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  // The node's registry takes the installed gateway's tokens (its key read at its public address),
+  // asked for by builds at its in-cluster Service, which their NetworkPolicy opens (NOTES.txt).
+  await registryDoor(
+    values.gateway.publicUrl,
+    `http://${RELEASE}-gateway.${RELEASE_NAMESPACE}.svc/registry/token`,
+  );
   return {
     release: RELEASE,
     chart,

@@ -24,7 +24,7 @@ import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { cacheRoot } from '../cluster/control-plane.ts';
-import { realNode, type RealNode } from '../cluster/real-node.ts';
+import { onHost, realNode, type RealNode } from '../cluster/real-node.ts';
 import { dockerignoreKeeps, parseDockerfile, type ImageRecipe } from './dockerfile.ts';
 
 const run = promisify(execFile);
@@ -164,8 +164,13 @@ export async function buildSlipwayImage(
   if (recipe.cmd.some((word) => word.includes(',')))
     throw new Error("the Dockerfile's CMD may not contain commas (crane mutate --cmd splits on them)");
 
+  // On the registry's host door (the one for pods asks for tokens): the same images, by the same names.
   const crane = async (...args: string[]) =>
-    (await run(node.crane, [...args, '--insecure'], { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+    (
+      await run(node.crane, [...args.map((a) => onHost(node, a)), '--insecure'], {
+        maxBuffer: 64 * 1024 * 1024,
+      })
+    ).stdout.trim();
   const files = appFiles(recipe);
   const hash = createHash('sha256');
   for (const part of [

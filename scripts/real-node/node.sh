@@ -1,6 +1,9 @@
 #!/bin/sh
 # The host side of the real node: run as root, on Linux.
-#   node.sh host-up <cluster>         registry (with the cached images pushed) and containerd on HOST_ADDRESS
+#   node.sh host-up <cluster>         the registry's host door (with the cached images pushed) and
+#                                     containerd on HOST_ADDRESS
+#   node.sh registry-door <realm> <jwks>  (re)starts the registry's door for pods on HOST_ADDRESS,
+#                                     trusting the tokens of the gateway at <realm> (docs/adr/0006)
 #   node.sh kubelet-up <kubeconfig>   cluster DNS (CoreDNS), the kubelet registering node
 #                                     "slipway-node", kube-proxy and the ingress controller (Caddy)
 #   node.sh down                      stops all of it and undoes every host change (also after a crash)
@@ -64,6 +67,15 @@ until_ok() {
   done
 }
 
+# The registry has two doors over one storage (docs/adr/0006). Pods (builds) reach only the first,
+# HOST_ADDRESS:5000, which asks for a token from Slipway's gateway (registry-door). The host's own
+# tools (crane, helm) and the node's container runtime, as node credentials would in a cloud, use
+# the second, on the host's loopback, which no pod reaches: containerd takes it as a mirror of the
+# first, so images keep the one name $REGISTRY/… everywhere.
+HOST_REGISTRY=127.0.0.1:5001
+REGISTRY_SERVICE=slipway-registry
+REGISTRY_ISSUER=slipway
+
 host_up() {
   HOST_ADDRESS="${SLIPWAY_NODE_ADDRESS:-172.30.255.1}"
   REGISTRY="$HOST_ADDRESS:5000"
@@ -93,19 +105,19 @@ host_up() {
 version: 0.1
 log: {level: warn}
 storage: {filesystem: {rootdirectory: $NODE_DIR/registry}, delete: {enabled: true}}
-http: {addr: "$REGISTRY"}
+http: {addr: "$HOST_REGISTRY"}
 Y
   start registry "$BIN/registry" serve "$NODE_DIR/registry.yml"
-  until_ok "the registry" 20 curl -sf "http://$REGISTRY/v2/"
+  until_ok "the registry" 20 curl -sf "http://$HOST_REGISTRY/v2/"
   for tarball in "$IMAGES"/*.tar; do
     name=$(basename "$tarball" .tar)
-    "$BIN/crane" push --insecure "$tarball" "$REGISTRY/slipway/$name:$IMAGES_REVISION" >>"$LOGS/crane.log" 2>&1 ||
+    "$BIN/crane" push --insecure "$tarball" "$HOST_REGISTRY/slipway/$name:$IMAGES_REVISION" >>"$LOGS/crane.log" 2>&1 ||
       { tail -n 20 "$LOGS/crane.log" >&2; exit 1; }
   done
 
   mkdir -p "$NODE_DIR/certs.d/$REGISTRY" "$NODE_DIR/cni"
-  printf 'server = "http://%s"\n[host."http://%s"]\n  capabilities = ["pull", "resolve", "push"]\n' \
-    "$REGISTRY" "$REGISTRY" > "$NODE_DIR/certs.d/$REGISTRY/hosts.toml"
+  printf 'server = "http://%s"\n[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n' \
+    "$REGISTRY" "$HOST_REGISTRY" > "$NODE_DIR/certs.d/$REGISTRY/hosts.toml"
   cat > "$NODE_DIR/cni/10-slipway.conflist" <<Y
 {"cniVersion": "1.0.0", "name": "$CNI_NETWORK", "plugins": [
   {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
@@ -148,7 +160,8 @@ Y
   # What the project needs to know about this node (read by scripts/cluster/real-node.ts).
   r="$REGISTRY/slipway"; t=$IMAGES_REVISION
   cat > "$NODE_DIR/node.json" <<Y
-{"hostAddress": "$HOST_ADDRESS", "registry": "$REGISTRY", "nodeName": "$NODE_NAME", "crane": "$BIN/crane",
+{"hostAddress": "$HOST_ADDRESS", "registry": "$REGISTRY", "hostRegistry": "$HOST_REGISTRY",
+ "registryToken": {"service": "$REGISTRY_SERVICE", "issuer": "$REGISTRY_ISSUER"}, "nodeName": "$NODE_NAME", "crane": "$BIN/crane",
  "images": {"fetch": "$r/tools:$t", "builder": "$r/buildkit:$t", "push": "$r/push:$t", "backupMysql": "$r/tools:$t", "backupPostgresql": "$r/tools:$t",
             "slipwayBase": "$r/slipway-base:$t"},
  "baseImages": {"static-web": {"image": "$r/static-web:$t", "port": 8080}, "php": {"image": "$r/php:$t", "port": 8080}},
@@ -159,7 +172,28 @@ Y
              "fromAddress": "${POD_PREFIX}0.1"}}
 Y
   chmod 600 "$NODE_DIR/node.json"
-  log "registry at $REGISTRY with the node's images; containerd running"
+  log "registry at $HOST_REGISTRY (host) with the node's images; containerd running"
+}
+
+# The registry's door for pods: $REGISTRY, token auth, trusting the JWKS file $2 of the gateway
+# whose token endpoint is $1. Restarted with each Slipway the tiers start (the storage stays).
+registry_door() {
+  BIN=$(sh "$here/build.sh")
+  HOST_ADDRESS=$(cat "$NODE_DIR/address")
+  REGISTRY="$HOST_ADDRESS:5000"
+  cp "$2" "$NODE_DIR/registry-jwks.json"
+  cat > "$NODE_DIR/registry-pods.yml" <<Y
+version: 0.1
+log: {level: warn}
+storage: {filesystem: {rootdirectory: $NODE_DIR/registry}, delete: {enabled: true}}
+http: {addr: "$REGISTRY"}
+auth:
+  token: {realm: "$1", service: $REGISTRY_SERVICE, issuer: $REGISTRY_ISSUER, jwks: $NODE_DIR/registry-jwks.json}
+Y
+  stop registry-pods "$NODE_DIR/registry-pods.yml"
+  start registry-pods "$BIN/registry" serve "$NODE_DIR/registry-pods.yml"
+  asks_token() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$REGISTRY/v2/")" = 401 ]; }
+  until_ok "the registry's door for pods" 20 asks_token || { tail -n 20 "$LOGS/registry-pods.log" >&2; exit 1; }
 }
 
 # An S3-compatible store (versitygw over a folder) on the host address, with one bucket: the
@@ -184,6 +218,12 @@ dns_up() {
   errors
   health 127.0.0.1:10254
   ready 127.0.0.1:10253
+  # The installed release's public names, as public DNS would answer them (the gateway's is the
+  # registry's token endpoint, for builds too).
+  hosts {
+    $HOST_ADDRESS $GATEWAY_HOST $STATUS_HOST
+    fallthrough
+  }
   kubernetes cluster.local in-addr.arpa ip6.arpa {
     kubeconfig $1
     pods insecure
@@ -324,6 +364,7 @@ down() {
   fi
   stop containerd "$NODE_DIR/containerd.toml"
   for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $RUN_DIR/containerd.sock" || true); do kill -9 "$pid" 2>/dev/null || true; done
+  stop registry-pods "$NODE_DIR/registry-pods.yml"
   stop registry "$NODE_DIR/registry.yml"
   # Mounts under our folders (overlay rootfs, volumes, shm), deepest first.
   for m in $(awk -v a="$NODE_DIR/" -v b="$RUN_DIR/" 'index($2, a) == 1 || index($2, b) == 1 {print $2}' /proc/mounts | sort -r); do
@@ -403,6 +444,7 @@ flock 9
 case "${1:-}" in
   host-up) down; host_up "${2:-slipway}" ;;
   kubelet-up) kubelet_up "$2" ;;
+  registry-door) registry_door "$2" "$3" ;;
   down) down ;;
-  *) echo "usage: node.sh host-up <cluster> | kubelet-up <kubeconfig> | down" >&2; exit 2 ;;
+  *) echo "usage: node.sh host-up <cluster> | kubelet-up <kubeconfig> | registry-door <realm> <jwks> | down" >&2; exit 2 ;;
 esac

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { realNode } from '../../scripts/cluster/real-node.ts';
+import { onHost, realNode } from '../../scripts/cluster/real-node.ts';
 import { dockerignoreKeeps, parseDockerfile } from '../../scripts/image/dockerfile.ts';
 import { buildSlipwayImage, type SlipwayImage } from '../../scripts/image/build.ts';
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'slipway-image-'));
   try {
     const fs = join(dir, 'fs.tar');
-    await run(node.crane, ['export', '--insecure', image.ref, fs]);
+    await run(node.crane, ['export', '--insecure', onHost(node, image.ref), fs]);
     passwd = (await run('tar', ['-xOf', fs, 'etc/passwd'])).stdout;
     const digest = (await run('sh', ['-c', 'tar -xOf "$0" usr/local/bin/node | sha256sum', fs])).stdout;
     nodeDigest = digest.split(' ')[0]!;
@@ -108,7 +108,7 @@ describe("Slipway's image", () => {
   });
 
   it("runs as the Dockerfile's user, in its working directory, with its environment, ports and command", async () => {
-    const { stdout } = await run(node.crane, ['config', '--insecure', image.ref]);
+    const { stdout } = await run(node.crane, ['config', '--insecure', onHost(node, image.ref)]);
     const { config } = JSON.parse(stdout) as ImageConfig;
     expect(config.User).toBe(recipe.user);
     expect(recipe.user).toBe('10001:10001');

@@ -14,7 +14,7 @@ import { LABEL_BUNDLE, LABEL_STEP } from '../../crds/labels.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
-import { realNode, NODE_DIR } from '../../scripts/cluster/real-node.ts';
+import { onHost, realNode, NODE_DIR } from '../../scripts/cluster/real-node.ts';
 import {
   helmTest,
   installRelease,
@@ -173,13 +173,13 @@ describe('Slipway installed with its Helm chart on the real node', () => {
   it$(
     'installed from its OCI artifact in the registry; helm test fails naming the status API while it is gone, and passes',
     async () => {
-      expect(release.chart.ref).toBe(`oci://${node.registry}/charts/slipway`);
+      expect(release.chart.ref).toBe(`oci://${node.hostRegistry}/charts/slipway`);
       const manifest = JSON.parse(
         (
           await run(node.crane, [
             'manifest',
             '--insecure',
-            `${node.registry}/charts/slipway:${release.chart.version}`,
+            `${node.hostRegistry}/charts/slipway:${release.chart.version}`,
           ])
         ).stdout,
       ) as { config: { mediaType: string } };
@@ -372,7 +372,7 @@ describe('Slipway installed with its Helm chart on the real node', () => {
     'helm upgrade to a new image while deliveries arrive: none is lost or refused without a retry',
     async () => {
       const next = { ...image, tag: `${image.tag}-next`, ref: `${image.repository}:${image.tag}-next` };
-      await run(node.crane, ['copy', '--insecure', image.ref, next.ref]);
+      await run(node.crane, ['copy', '--insecure', onHost(node, image.ref), onHost(node, next.ref)]);
       const answers = new Map<string, number>();
       const count = (what: string) => answers.set(what, (answers.get(what) ?? 0) + 1);
       let sending = true;

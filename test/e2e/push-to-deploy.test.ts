@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applicationNamespace, backupDirectory, tenantRole } from './support/restricted.ts';
 import { PROBE_SCRIPT, reachableFromHost } from './support/network-probe.ts';
+import { buildCredential, REGISTRY_PROBE_SCRIPT } from './support/registry-probe.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BundleObject } from '../../crds/index.ts';
 import { slipwayApi } from '../../lib/kube.ts';
-import { operatorEnvFor, realNode } from '../../scripts/cluster/real-node.ts';
+import { onHost, operatorEnvFor, realNode } from '../../scripts/cluster/real-node.ts';
 import { kubectl, testKubeConfig, testState, waitFor, kubectlApply } from '../support/cluster.ts';
 import { githubPush } from '../support/github-push.ts';
 import { backupFile, finalBundle, readyCondition, run, servedPage, step } from './support/chain.ts';
@@ -77,7 +78,7 @@ async function push(commit: string, message: string): Promise<string> {
   return res.body.bundles![0]!.name;
 }
 
-/** The digest the registry gives the manifest of `image` (`host/repository:tag`). */
+/** The digest the registry gives the manifest of `image` (`host/repository:tag`: its host door). */
 async function registryDigest(image: string): Promise<string | null> {
   const match = /^([^/]+)\/(.+):([^:/]+)$/.exec(image)!;
   const res = await fetch(`http://${match[1]}/v2/${match[2]}/manifests/${match[3]}`, {
@@ -157,7 +158,7 @@ describe('push to deploy on a real node', () => {
       // Deployed by digest: the one the tag has in the registry, in the Deployment and its pod.
       const [tagged, digest] = bundle.status!.image!.split('@');
       expect(digest).toMatch(/^sha256:[a-f0-9]{64}$/);
-      expect(await registryDigest(tagged!)).toBe(digest);
+      expect(await registryDigest(onHost(node, tagged!))).toBe(digest);
       const { stdout: running } = await kubectl([
         'get',
         'deployment',
@@ -542,7 +543,7 @@ describe('push to deploy on a real node', () => {
     });
 
     it$(
-      "a build step reaches neither the metadata address, the node's kubelet, API server and etcd nor another namespace's pod; the registry, git server and gateway it needs stay open",
+      "a build step reaches neither the metadata address, the node's kubelet, API server and etcd nor another namespace's pod; the registry, git server and gateway it needs stay open; the registry lets no build credential write or read another namespace's images",
       async () => {
         // A pod of this namespace, seen from the build namespace: another tenant's, to a build.
         const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({
@@ -560,6 +561,9 @@ describe('push to deploy on a real node', () => {
         const blocked = ['169.254.169.254:80', kubelet, apiServer, etcd, `${podIp}:${web.port}`];
         // What the build does need, on the same host: the registry, the git server, the gateway.
         const open = [node.registry, new URL(git.url).host, new URL(slipway.gatewayUrl).host];
+        // The project's repository (built by the tests before) and one of another namespace.
+        const own = `builds/${ns.name}/site`;
+        const other = 'builds/another-team/site';
         const head = await git.commit(
           { 'web/index.html': '<h1>probed</h1>\n' },
           'Probe the network',
@@ -569,8 +573,20 @@ describe('push to deploy on a real node', () => {
           siteManualBundle('site-probe', { commit: head, branch: 'probe' }, web.image, {
             buildSteps: {
               image: node.builderImages.node!,
-              commands: ['node -e "$PROBE"'],
-              env: { PROBE: PROBE_SCRIPT, BLOCKED: blocked.join(' '), OPEN: open.join(' ') },
+              commands: ['node -e "$PROBE"', 'node -e "$REGISTRY_PROBE"'],
+              env: {
+                PROBE: PROBE_SCRIPT,
+                BLOCKED: blocked.join(' '),
+                OPEN: open.join(' '),
+                // The credentials a build of this namespace holds (the pull one where its steps
+                // run), tried on another namespace's repository and on its own.
+                REGISTRY_PROBE: REGISTRY_PROBE_SCRIPT,
+                REGISTRY: node.registry,
+                OWN: own,
+                OTHER: other,
+                PULL: buildCredential(slipway.archiveUrlKey, 'pull', `builds/${ns.name}`),
+                PUSH: buildCredential(slipway.archiveUrlKey, 'push', own),
+              },
             },
           }),
         );
@@ -579,6 +595,21 @@ describe('push to deploy on a real node', () => {
         // Each attempt is in the build's log: refused, or dropped until the step gave up.
         for (const target of blocked) expect(logs).toMatch(new RegExp(`probe ${target}: blocked \\(`));
         for (const target of open) expect(logs).toMatch(new RegExp(`probe ${target}: connected`));
+        // The registry's door asks for the gateway's tokens, and refuses what they leave out.
+        expect(logs).toContain(`registry asks for a token at ${slipway.registryRealm}: 401`);
+        for (const attempt of [
+          `anonymous push to ${other}: 401`,
+          `pull credential push to ${other}: 401`,
+          `push credential push to ${other}: 401`,
+          `pull credential pull of ${other}: 401`,
+          `push credential pull of ${other}: 401`,
+          `pull credential push to ${own}: 401`,
+          `catalog: 401`,
+          // The controls: what a build needs still works.
+          `pull credential pull of ${own}: 200`,
+          `push credential push to ${own}: 202`,
+        ])
+          expect(logs).toContain(`registry ${attempt}`);
         // The git fetch and the image push went through: the bundle is built, by digest.
         expect(bundle.status?.phase).toBe('Built');
         expect(bundle.status?.image).toMatch(/@sha256:[a-f0-9]{64}$/);

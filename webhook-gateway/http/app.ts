@@ -19,6 +19,12 @@ import { ClientGoneError, sendError, type Exchange } from './exchange.ts';
 import { handleHook } from './hooks.ts';
 import { HttpError } from './http-error.ts';
 import type { RequestObservation } from './ports.ts';
+import {
+  handleRegistryToken,
+  REGISTRY_JWKS_PATH,
+  REGISTRY_TOKEN_PATH,
+  serveRegistryJwks,
+} from './registry-token.ts';
 import { handleUpload } from './uploads.ts';
 
 export interface Gateway {
@@ -105,6 +111,14 @@ async function serve(
         name: decodeSegment(match[2]!),
         token: decodeSegment(match[3]!),
       });
+    } else if (path === REGISTRY_TOKEN_PATH) {
+      exchange.observation.route = REGISTRY_TOKEN_PATH;
+      requireMethod(req, ['GET', 'POST']);
+      await handleRegistryToken(ctx, exchange, url);
+    } else if (path === REGISTRY_JWKS_PATH) {
+      exchange.observation.route = REGISTRY_JWKS_PATH;
+      requireMethod(req, ['GET']);
+      serveRegistryJwks(ctx, exchange);
     } else if (path.startsWith('/archives/')) {
       exchange.observation.route = '/archives/:key';
       requireMethod(req, ['GET', 'HEAD']);

@@ -15,6 +15,7 @@ import type {
   WritePreview,
 } from './ports.ts';
 import { DEFAULT_BUILD_NAMESPACE } from '../../rules/build-namespace.ts';
+import type { RegistryTokens } from './registry-token.ts';
 
 export interface GatewayDependencies {
   /** `{base_url}`: the public address of the gateway, filled into the upload script. */
@@ -35,6 +36,8 @@ export interface GatewayDependencies {
   buildLogs?: BuildLogs;
   /** The only namespace build logs are read in (the operator's SLIPWAY_BUILD_NAMESPACE). */
   buildNamespace?: string;
+  /** Enables GET|POST /registry/token and GET /registry/jwks.json (credentials: archiveSigningKey). */
+  registryTokens?: RegistryTokens;
   /** False until the caches behind projectBySlug are synced: every request gets 503. */
   isReady?: () => boolean;
   /** The address failed authentications are counted against; defaults to the socket's peer. */
@@ -62,6 +65,7 @@ export interface GatewayContext {
   bundleByName: (namespace: string, name: string) => BundleObject | undefined;
   buildLogs: BuildLogs;
   buildNamespace: string;
+  registryTokens: RegistryTokens | undefined;
   activeLogReads: number;
   /** Log reads under way per bundle namespace: one namespace cannot take every slot. */
   logReadsOf: Map<string, number>;
@@ -92,6 +96,7 @@ export function gatewayContext(deps: GatewayDependencies, maxConcurrentUploads: 
     bundleByName: deps.bundleByName ?? (() => undefined),
     buildLogs: deps.buildLogs ?? (() => Promise.resolve([])),
     buildNamespace: deps.buildNamespace ?? DEFAULT_BUILD_NAMESPACE,
+    registryTokens: deps.registryTokens,
     activeLogReads: 0,
     logReadsOf: new Map(),
     uploadScript: renderUploadScript(deps.publicBaseUrl),

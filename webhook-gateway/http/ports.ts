@@ -82,6 +82,8 @@ export interface RequestObservation {
     | '/archives/:key'
     | '/bundles/:namespace/:name/:token'
     | '/bundles/:namespace/:name/logs/:token'
+    | '/registry/token'
+    | '/registry/jwks.json'
     | 'unmatched';
   method: string;
   status: number;

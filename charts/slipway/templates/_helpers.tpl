@@ -220,6 +220,30 @@ resources:
       key: {{ include "slipway.archiveUrlKeySecretKey" . }}
 {{- end }}
 
+{{/* The registry token endpoint's settings (docs/adr/0006): on when builds use tokens. */}}
+{{- define "slipway.registryTokenEnv" -}}
+{{- if eq .Values.operator.registryAuth "tokens" }}
+{{- $t := .Values.gateway.registryTokens }}
+- name: SLIPWAY_REGISTRY_TOKEN_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "slipway.registryTokenKeySecretName" . }}
+      key: {{ if $t.existingSecret }}{{ $t.existingSecretKey }}{{ else }}key.pem{{ end }}
+- name: SLIPWAY_REGISTRY_TOKEN_SERVICE
+  value: {{ $t.service | quote }}
+- name: SLIPWAY_REGISTRY_TOKEN_ISSUER
+  value: {{ $t.issuer | quote }}
+- name: SLIPWAY_REGISTRY_PUBLIC_REPOSITORIES
+  value: {{ join "," $t.publicRepositories | quote }}
+- name: SLIPWAY_REGISTRY_TOKEN_SECONDS
+  value: {{ $t.lifetimeSeconds | int | quote }}
+{{- end }}
+{{- end }}
+
+{{- define "slipway.registryTokenKeySecretName" -}}
+{{- default (printf "%s-registry-token-key" (include "slipway.fullname" .)) .Values.gateway.registryTokens.existingSecret }}
+{{- end }}
+
 {{- define "slipway.archiveUrlKeySecretName" -}}
 {{- default (printf "%s-archive-url-key" (include "slipway.fullname" .)) .Values.gateway.archiveUrlKey.existingSecret }}
 {{- end }}

@@ -110,7 +110,7 @@
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["list","watch"]
-# the copies of a build's clone and registry credentials, beside its Job; deleted once the build has ended or is stopped, and with its bundle
+# the copies of a build's clone and registry credentials (or the registry credentials minted for it), beside its Job; deleted once the build has ended or is stopped, and with its bundle
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["create","delete"]

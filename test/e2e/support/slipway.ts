@@ -5,7 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { operatorEnvFor, type RealNode } from '../../../scripts/cluster/real-node.ts';
+import {
+  gatewayRegistryEnv,
+  operatorEnvFor,
+  registryDoor,
+  type RealNode,
+} from '../../../scripts/cluster/real-node.ts';
 import { freePort, freeServicePort, stopProcess } from '../../../scripts/processes.ts';
 import { waitFor } from '../../support/cluster.ts';
 import { LOG_DIR, track } from './leftovers.ts';
@@ -18,6 +23,10 @@ const root = join(here, '..', '..', '..');
 
 export interface Slipway {
   gatewayUrl: string;
+  /** The key the operator signs archive URLs and mints registry credentials with. */
+  archiveUrlKey: string;
+  /** The registry's token endpoint: the gateway by a host name (crane refuses a private IP literal). */
+  registryRealm: string;
   archiveDir: string;
   stop(): Promise<void>;
 }
@@ -48,11 +57,12 @@ export async function startSlipway(kubeconfig: string, namespace: string, node: 
   // Build Jobs download uploaded archives from the gateway: pods reach it at the host address.
   const gatewayUrl = `http://${node.hostAddress}:${gatewayPort}`;
   const archiveDir = join(root, '.slipway', 'e2e-archives');
+  const archiveUrlKey = randomBytes(32).toString('hex');
   const common = {
     KUBECONFIG: kubeconfig,
     SLIPWAY_LOG_LEVEL: 'debug',
     SLIPWAY_WATCH_NAMESPACE: namespace,
-    SLIPWAY_ARCHIVE_URL_KEY: randomBytes(32).toString('hex'),
+    SLIPWAY_ARCHIVE_URL_KEY: archiveUrlKey,
   };
   const children = [
     startProcess('operator', 'operator/main.ts', {
@@ -62,6 +72,7 @@ export async function startSlipway(kubeconfig: string, namespace: string, node: 
       SLIPWAY_OUTBOUND_ALLOW: `${node.hostAddress}/32,127.0.0.1/32`,
       SLIPWAY_ADMIN_PORT: String(operatorAdmin),
       SLIPWAY_GATEWAY_BASE_URL: gatewayUrl,
+      SLIPWAY_REGISTRY_AUTH: 'tokens',
       SLIPWAY_LEADER_ELECTION: 'false',
       POD_NAMESPACE: namespace,
     }),
@@ -71,6 +82,7 @@ export async function startSlipway(kubeconfig: string, namespace: string, node: 
       SLIPWAY_ADMIN_PORT: String(gatewayAdmin),
       SLIPWAY_PUBLIC_URL: gatewayUrl,
       SLIPWAY_ARCHIVE_DIR: archiveDir,
+      ...gatewayRegistryEnv(node),
     }),
   ];
   for (const port of [operatorAdmin, gatewayAdmin]) {
@@ -85,8 +97,13 @@ export async function startSlipway(kubeconfig: string, namespace: string, node: 
       200,
     );
   }
+  // The node's registry takes this gateway's tokens from now on.
+  const gatewayByName = `http://${node.ingress.gatewayHost}:${gatewayPort}`;
+  await registryDoor(gatewayByName);
   return {
     gatewayUrl,
+    archiveUrlKey,
+    registryRealm: `${gatewayByName}/registry/token`,
     archiveDir,
     async stop() {
       await Promise.all(children.map((child) => stopProcess(child)));

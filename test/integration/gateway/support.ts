@@ -1,7 +1,7 @@
 // A gateway on a real port and an operator, both on the test cluster and watching one namespace:
 // the operator publishes each Project's webhook URL and secret, the gateway turns deliveries into
 // Bundles. Its archives go to a temporary folder.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +18,7 @@ import { TEST_RECEIVERS } from '../operator/support.ts';
 import { bundleWriter, ClusterAdapter } from '../../../webhook-gateway/cluster-adapter.ts';
 import { previewWriter } from '../../../lib/preview-writer.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
+import { tokenSigner } from '../../../webhook-gateway/registry/token-signer.ts';
 import { kubectl, waitFor } from '../../support/cluster.ts';
 import { withToken } from '../../../rules/webhook-url.ts';
 import { loadFixture, resign } from '../../unit/webhook-gateway/support/fixtures.ts';
@@ -55,6 +56,18 @@ export async function startGatewayAndOperator(
     archiveStore: new FilesystemArchiveStore(archiveDir),
     isReady: () => cluster.synced(),
     archiveSigningKey: archiveUrlKey,
+    // The registry's token endpoint, as the chart turns it on (docs/adr/0006).
+    registryTokens: {
+      signer: tokenSigner(
+        generateKeyPairSync('ec', { namedCurve: 'P-256' })
+          .privateKey.export({ format: 'pem', type: 'pkcs8' })
+          .toString(),
+      ),
+      service: 'slipway-registry',
+      issuer: 'slipway',
+      publicRepositories: [],
+      lifetimeSeconds: 600,
+    },
     logger: log,
   });
   gateway.on('request', handlers.handleRequest);
@@ -65,6 +78,7 @@ export async function startGatewayAndOperator(
     SLIPWAY_WATCH_NAMESPACE: namespace,
     SLIPWAY_LEADER_ELECTION: 'false',
     SLIPWAY_ARCHIVE_URL_KEY: archiveUrlKey,
+    SLIPWAY_REGISTRY_AUTH: 'tokens',
     SLIPWAY_OUTBOUND_ALLOW: TEST_RECEIVERS,
   });
   const operator = new Operator(kc, config, log);

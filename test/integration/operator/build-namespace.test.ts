@@ -7,12 +7,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '../../../operator/operator.ts';
 import { buildJobName } from '../../../operator/names.ts';
 import { bundle, inNamespace, project, spec } from '../../support/builders.ts';
-import { controllerKubeConfig, testKubeConfig, waitFor } from '../../support/cluster.ts';
-import { slipwayApi } from '../../../lib/kube.ts';
+import { testKubeConfig, waitFor } from '../../support/cluster.ts';
 import {
   BUILD_NAMESPACE,
   bundleInPhase,
   clients,
+  createForkBundle,
   finishBuildPod,
   get,
   heldOperatorNamespace,
@@ -120,23 +120,7 @@ describe('builds in the build namespace', () => {
         stringData: { '.dockerconfigjson': '{"auths":{"registry.slipway.test:5000":{"auth":"cHVsbDpw"}}}' },
       },
     });
-    // As Slipway makes it for a fork's pull request (only Slipway may: slipway-writers).
-    await slipwayApi(controllerKubeConfig()).create(
-      'Bundle',
-      bundle(
-        'fork-1',
-        inNamespace(ns.name),
-        spec({
-          projectRef: { name: 'private' },
-          trigger: {
-            type: 'PullRequest',
-            provider: 'github',
-            fork: true,
-            previewRef: { name: 'private-pr-1' },
-          },
-        }),
-      ),
-    );
+    await createForkBundle(ns.name, 'fork-1', 'private');
     await clients(kc).slipway.create(
       'Bundle',
       bundle('own-1', inNamespace(ns.name), spec({ projectRef: { name: 'private' } })),

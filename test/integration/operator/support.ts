@@ -27,8 +27,8 @@ import { buildJobName } from '../../../operator/names.ts';
 import { shareConnections } from '../../../lib/kube.ts';
 import { Operator, type OperatorOptions } from '../../../operator/operator.ts';
 import { asLocalController } from '../../../scripts/cluster/writers.ts';
-import { environment, project, inNamespace, spec } from '../../support/builders.ts';
-import { createNamespace, testState, waitFor } from '../../support/cluster.ts';
+import { bundle, environment, project, inNamespace, spec } from '../../support/builders.ts';
+import { controllerKubeConfig, createNamespace, testState, waitFor } from '../../support/cluster.ts';
 
 export const GATEWAY = 'https://hooks.slipway.test';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -61,6 +61,8 @@ export async function startOperator(
   const config = loadConfig({
     SLIPWAY_GATEWAY_BASE_URL: GATEWAY,
     SLIPWAY_REGISTRY: 'registry.slipway.test:5000',
+    // No registry answers here: builds need no credentials of it.
+    SLIPWAY_REGISTRY_AUTH: 'anonymous',
     // The tests' receivers and providers listen here: that address alone, so the refusal of
     // every other inside address stays what the operator does.
     SLIPWAY_OUTBOUND_ALLOW: TEST_RECEIVERS,
@@ -316,6 +318,26 @@ export async function createBackupVolume(kc: KubeConfig, namespace: string, clai
  * A project namespace (projectNamespace) and an operator for it whose Job pods no node takes
  * (SLIPWAY_JOB_NODE_SELECTOR=HELD): the test plays the node, or watches the pods stay Pending.
  */
+/** A fork's pull-request bundle of `project`, created as Slipway makes it (only Slipway may: slipway-writers). */
+export async function createForkBundle(namespace: string, name: string, project: string): Promise<void> {
+  await slipwayApi(controllerKubeConfig()).create(
+    'Bundle',
+    bundle(
+      name,
+      inNamespace(namespace),
+      spec({
+        projectRef: { name: project },
+        trigger: {
+          type: 'PullRequest',
+          provider: 'github',
+          fork: true,
+          previewRef: { name: `${project}-pr-1` },
+        },
+      }),
+    ),
+  );
+}
+
 export async function heldOperatorNamespace(
   kc: KubeConfig,
   prefix: string,
@@ -483,6 +505,7 @@ export function spawnOperator(
       SLIPWAY_JOB_NODE_SELECTOR: HELD,
       SLIPWAY_ADMIN_PORT: '0',
       SLIPWAY_GATEWAY_BASE_URL: GATEWAY,
+      SLIPWAY_REGISTRY_AUTH: 'anonymous',
       SLIPWAY_LOG_LEVEL: 'info',
       SLIPWAY_OUTBOUND_ALLOW: TEST_RECEIVERS,
       ...env,

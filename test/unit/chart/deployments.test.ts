@@ -54,6 +54,11 @@ function env(c: Container): Record<string, string | undefined> {
   return Object.fromEntries(c.env.map((e) => [e.name, e.value]));
 }
 
+/** The operator's environment as its pod gets it: with the archive URL key its Secret holds. */
+function operatorEnv(m: Manifest[]): Record<string, string | undefined> {
+  return { ...env(container(deployment(m, 'operator'))), SLIPWAY_ARCHIVE_URL_KEY: 'k'.repeat(64) };
+}
+
 function adminPort(c: Container): number {
   const port = c.ports.find((p) => p.name === 'admin');
   if (!port) throw new Error(`${c.name} has no admin port`);
@@ -202,16 +207,43 @@ describe('chart Deployments', () => {
     expect(archiveBase(custom, 'gateway')).toBe('https://archives.example.com');
   });
 
-  it('uses an existing signing-key Secret instead of generating one', () => {
+  it('uses existing signing-key Secrets instead of generating them', () => {
     const custom = template({
       'gateway.archiveUrlKey.existingSecret': 'my-key',
       'gateway.archiveUrlKey.existingSecretKey': 'signing',
+      'gateway.registryTokens.existingSecret': 'my-token-key',
+      'gateway.registryTokens.existingSecretKey': 'tls.key',
     });
     expect(ofKind(custom, 'Secret')).toEqual([]);
-    const keyRef = container(deployment(custom, 'gateway')).env.find(
-      (e) => e.name === 'SLIPWAY_ARCHIVE_URL_KEY',
+    const keyRef = (name: string) =>
+      container(deployment(custom, 'gateway')).env.find((e) => e.name === name)?.valueFrom;
+    expect(keyRef('SLIPWAY_ARCHIVE_URL_KEY')).toEqual({ secretKeyRef: { name: 'my-key', key: 'signing' } });
+    expect(keyRef('SLIPWAY_REGISTRY_TOKEN_KEY')).toEqual({
+      secretKeyRef: { name: 'my-token-key', key: 'tls.key' },
+    });
+  });
+
+  it('issues registry tokens by default: the operator mints build credentials, the gateway signs with a key the chart keeps', () => {
+    const secret = named(manifests, 'Secret', 'slipway-registry-token-key') as unknown as {
+      data: Record<string, string>;
+    };
+    expect(Buffer.from(secret.data['key.pem']!, 'base64').toString()).toMatch(
+      /^-----BEGIN EC PRIVATE KEY-----/,
     );
-    expect(keyRef?.valueFrom).toEqual({ secretKeyRef: { name: 'my-key', key: 'signing' } });
+    expect(env(container(deployment(manifests, 'operator'))).SLIPWAY_REGISTRY_AUTH).toBe('tokens');
+    expect(loadConfig(operatorEnv(manifests)).registryAuth).toBe('tokens');
+    const custom = template({ 'gateway.registryTokens.publicRepositories': '{base/*,tools/git}' });
+    expect(env(container(deployment(custom, 'gateway')))).toMatchObject({
+      SLIPWAY_REGISTRY_TOKEN_SERVICE: 'slipway-registry',
+      SLIPWAY_REGISTRY_TOKEN_ISSUER: 'slipway',
+      SLIPWAY_REGISTRY_PUBLIC_REPOSITORIES: 'base/*,tools/git',
+      SLIPWAY_REGISTRY_TOKEN_SECONDS: '600',
+    });
+    // A single-team install without credentials says so, and runs no token endpoint.
+    const anonymous = template({ 'operator.registryAuth': 'anonymous' });
+    expect(env(container(deployment(anonymous, 'operator'))).SLIPWAY_REGISTRY_AUTH).toBe('anonymous');
+    expect(env(container(deployment(anonymous, 'gateway'))).SLIPWAY_REGISTRY_TOKEN_SERVICE).toBeUndefined();
+    expect(ofKind(anonymous, 'Secret').map((s) => s.metadata.name)).toEqual(['slipway-archive-url-key']);
   });
 
   it('points the status API at the release namespace by default', () => {
@@ -235,14 +267,11 @@ describe('chart Deployments', () => {
   });
 
   it("bounds build and backup pods by default, in a form the operator's configuration reads", () => {
-    const vars = env(container(deployment(manifests, 'operator')));
-    const config = loadConfig(vars);
+    const config = loadConfig(operatorEnv(manifests));
     expect(config.buildResources).toEqual(DEFAULT_BUILD_RESOURCES);
     expect(config.backupResources).toEqual(DEFAULT_BACKUP_RESOURCES);
     expect(config.maxBuildConcurrency).toBe(10);
-    const custom = loadConfig(
-      env(container(deployment(template({ 'operator.buildResources.limits.memory': '8Gi' }), 'operator'))),
-    );
+    const custom = loadConfig(operatorEnv(template({ 'operator.buildResources.limits.memory': '8Gi' })));
     expect(custom.buildResources.limits).toEqual({ ...DEFAULT_BUILD_RESOURCES.limits, memory: '8Gi' });
   });
 
@@ -267,19 +296,14 @@ describe('chart Deployments', () => {
   });
 
   it('keeps build stores on the nodes only when a directory is given, with the size kept', () => {
-    const defaults = env(container(deployment(template({}), 'operator')));
+    const defaults = operatorEnv(template({}));
     expect(defaults.SLIPWAY_BUILD_STORE).toBeUndefined();
     expect(loadConfig(defaults).buildStore).toBeUndefined();
-    const withStore = env(
-      container(
-        deployment(
-          template({
-            'operator.buildStore.hostPath': '/var/lib/slipway/builds',
-            'operator.buildStore.keepMegabytes': 4096,
-          }),
-          'operator',
-        ),
-      ),
+    const withStore = operatorEnv(
+      template({
+        'operator.buildStore.hostPath': '/var/lib/slipway/builds',
+        'operator.buildStore.keepMegabytes': 4096,
+      }),
     );
     expect(withStore).toMatchObject({
       SLIPWAY_BUILD_STORE: '/var/lib/slipway/builds',

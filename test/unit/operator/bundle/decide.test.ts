@@ -202,6 +202,12 @@ describe('decideBundle: build', () => {
       conditions: 'Built=False/ForeignArchive Ready=False/ForeignArchive',
     })),
     {
+      name: 'a build waits while the operator has no registry credentials for builds (docs/adr/0006)',
+      in: { registryProblem: 'the registry answers /v2/ without asking for a token' },
+      then: 'Pending none waiting',
+      conditions: 'Built=Unknown/RegistryUnprotected Ready=False/RegistryUnprotected',
+    },
+    {
       name: 'a git bundle of a project without repository waits for one',
       in: { project: project('shop', stored(), spec({ repository: undefined })) },
       then: 'Pending none waiting',
