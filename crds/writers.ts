@@ -23,11 +23,14 @@ export const DEFAULT_WRITERS = [
   `system:serviceaccount:${WRITERS_NAMESPACE}:slipway-gateway`,
 ];
 
+/** The hex digits of the hash that ends a name only Slipway gives (rules/new-bundle.ts). */
+export const BUNDLE_NAME_HASH_LENGTH = 12;
+
 /**
  * A push's or upload's bundle name, `<project>-<12 hex digits>` (webhook-gateway/plan.ts): no one
  * else may take one first, whatever its trigger.
  */
-export const PUSH_NAME_PATTERN = '-[0-9a-f]{12}$';
+export const PUSH_NAME_PATTERN = `-[0-9a-f]{${BUNDLE_NAME_HASH_LENGTH}}$`;
 
 /** Bundle triggers that only Slipway creates (the gateway's pushes and uploads). */
 export const SLIPWAY_TRIGGERS = ['Webhook', 'Upload', 'PullRequest', 'Promotion'] as const;

@@ -2,7 +2,8 @@
 // local control plane. Parsed once at start-up; a bad value stops the process with a message.
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { LABEL_SHARD, boundedName } from '../crds/labels.ts';
+import { LABEL_SHARD } from '../crds/labels.ts';
+import { leaseNameFor } from './shard.ts';
 import { labelSelector, selectorKeys } from '../lib/label-selector.ts';
 import { buildEgressSettings, type BuildEgressSettings } from '../rules/build-network-policy.ts';
 import { parseCidr, type Cidr } from '../rules/cidr.ts';
@@ -332,42 +333,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     outbound: { allow: e.SLIPWAY_OUTBOUND_ALLOW, deny: e.SLIPWAY_OUTBOUND_DENY },
     buildEgress: e.SLIPWAY_BUILD_EGRESS,
   };
-}
-
-/**
- * The lease of a shard is named after its selector, so each shard elects its own leader:
- * `slipway-operator` for the default (no selector, or `!slipway.dev/shard`: an operator from
- * before sharding and the default shard then share it, so they never act at once), and
- * `slipway-operator-<name>` for `slipway.dev/shard in (<name>)` or `=<name>`.
- */
-export function leaseNameFor(selector: string | undefined): string {
-  return shardName('slipway-operator', selector);
-}
-
-/** `base` for the default shard, `base-<name>` for a shard (any other selector: its letters and digits). */
-export function shardName(base: string, selector: string | undefined): string {
-  const s = (selector ?? '').trim();
-  if (s === '' || s === `!${LABEL_SHARD}`) return base;
-  const one =
-    /^slipway\.dev\/shard\s*(?:in\s*\(\s*([a-z0-9]([-a-z0-9]*[a-z0-9])?)\s*\)|==?\s*([a-z0-9]([-a-z0-9]*[a-z0-9])?))$/.exec(
-      s,
-    );
-  const name = one?.[1] ?? one?.[3];
-  if (name) return boundedName(`${base}-${name}`, '', 63);
-  const words = s
-    .toLowerCase()
-    .replace(/!/g, 'not-')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return boundedName(`${base}-${words}`, '', 63);
-}
-
-/** `--watch-label-selector=<selector>` (or the flag and the value apart) among the arguments. */
-export function watchLabelSelectorArg(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
-    if (arg.startsWith('--watch-label-selector=')) return arg.slice('--watch-label-selector='.length);
-    if (arg === '--watch-label-selector') return argv[i + 1];
-  }
-  return undefined;
 }

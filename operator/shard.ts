@@ -8,7 +8,14 @@
 // removed shard still holds (takeOver). (Their pods keep theirs: the operator may not patch pods.
 // A moved build's pod is then not watched for why it cannot run; its Job still says how it ended.)
 import type { BundleObject, ProjectObject } from '../crds/index.ts';
-import { LABEL_BUNDLE, LABEL_BUNDLE_NAMESPACE, LABEL_SHARD, MANAGED_BY, labelValue } from '../crds/labels.ts';
+import {
+  LABEL_BUNDLE,
+  LABEL_BUNDLE_NAMESPACE,
+  LABEL_SHARD,
+  MANAGED_BY,
+  boundedName,
+  labelValue,
+} from '../crds/labels.ts';
 import { objectKey } from '../lib/informer.ts';
 import { MANAGER } from './names.ts';
 import { ignoreNotFound, mergePatch } from '../lib/kube.ts';
@@ -107,4 +114,45 @@ async function relabel(
     "handed the bundle over to its project's shard",
   );
   return true;
+}
+
+// `<LABEL_SHARD> in (<name>)`, `<LABEL_SHARD>=<name>` or `==<name>`: one shard, by its name.
+const SHARD_NAME = '([a-z0-9]([-a-z0-9]*[a-z0-9])?)';
+const ONE_SHARD = new RegExp(
+  `^${LABEL_SHARD.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\s*(?:in\\s*\\(\\s*${SHARD_NAME}\\s*\\)|==?\\s*${SHARD_NAME})$`,
+);
+
+/**
+ * The lease of a shard is named after its selector, so each shard elects its own leader:
+ * `slipway-operator` for the default (no selector, or `!slipway.dev/shard`: an operator from
+ * before sharding and the default shard then share it, so they never act at once), and
+ * `slipway-operator-<name>` for `slipway.dev/shard in (<name>)` or `=<name>`.
+ */
+export function leaseNameFor(selector: string | undefined): string {
+  return shardName('slipway-operator', selector);
+}
+
+/** `base` for the default shard, `base-<name>` for a shard (any other selector: its letters and digits). */
+export function shardName(base: string, selector: string | undefined): string {
+  const s = (selector ?? '').trim();
+  if (s === '' || s === `!${LABEL_SHARD}`) return base;
+  const one = ONE_SHARD.exec(s);
+  const name = one?.[1] ?? one?.[3];
+  if (name) return boundedName(`${base}-${name}`, '', 63);
+  const words = s
+    .toLowerCase()
+    .replace(/!/g, 'not-')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return boundedName(`${base}-${words}`, '', 63);
+}
+
+/** `--watch-label-selector=<selector>` (or the flag and the value apart) among the arguments. */
+export function watchLabelSelectorArg(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg.startsWith('--watch-label-selector=')) return arg.slice('--watch-label-selector='.length);
+    if (arg === '--watch-label-selector') return argv[i + 1];
+  }
+  return undefined;
 }

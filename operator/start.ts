@@ -3,7 +3,8 @@
 import { onShutdown, startAdminServer } from '../lib/admin.ts';
 import { loadKubeConfig } from '../lib/kube.ts';
 import { childLogger } from '../lib/log.ts';
-import { loadConfig, watchLabelSelectorArg } from './config.ts';
+import { loadConfig } from './config.ts';
+import { watchLabelSelectorArg } from './shard.ts';
 import { Operator } from './operator.ts';
 
 const log = childLogger({ component: 'operator' });

@@ -5,6 +5,7 @@
 // Every Bundle Slipway creates is owned by its Project, so deleting the Project deletes its
 // history with it (the garbage collector does it) and a new Project of the same name never
 // resumes an old bundle.
+import { BUNDLE_NAME_HASH_LENGTH } from '../crds/writers.ts';
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { API_VERSION, type BundleObject } from '../crds/index.ts';
@@ -98,7 +99,7 @@ export function nameStamp(now: Date): string {
     .slice(0, 14);
 }
 
-const HASH_LENGTH = 12;
+const HASH_LENGTH = BUNDLE_NAME_HASH_LENGTH;
 
 /**
  * A name Slipway alone gives (the slipway-writers policy reserves the pattern): `<project>-<12 hex>`

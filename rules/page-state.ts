@@ -1,4 +1,4 @@
-// The page's state, derived from its notices at one moment (spec section 3.1): what the status
+// The page's state, derived from its notices at one moment (docs/status-api.md): what the status
 // API publishes and the CLI's `status` shows.
 import type { ComponentState, NoticeState, NoticeType } from '../crds/index.ts';
 import type { TimelineState } from './notice-timeline.ts';

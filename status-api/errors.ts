@@ -1,4 +1,4 @@
-// Error responses: {"error":{"status":400,"code":"…","message":"…"}} (DESIGN section 4).
+// Error responses: {"error":{"status":400,"code":"…","message":"…"}} (docs/status-api.md).
 
 export interface ApiError {
   status: number;

@@ -1,4 +1,4 @@
-// Every number the status API promises, in one place (spec section 8, DESIGN section 4).
+// Every number the status API promises, in one place (docs/status-api.md, docs/limits.md).
 
 /** Records per page of the components and notices lists. */
 export const PAGE_SIZE = 25;

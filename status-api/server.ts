@@ -1,4 +1,4 @@
-// The public HTTP server of the status API (spec section 4.1, DESIGN section 4).
+// The public HTTP server of the status API (docs/status-api.md).
 // Order per request: metrics timing → CORS headers → rate limit → route (405 for other
 // methods) → 503 until the store has synced → the endpoint → 404 for any other path. A GET of a
 // URL already answered for the current snapshot takes the same steps from memory, before

@@ -1,5 +1,6 @@
 // Checks of what a build needs from the bundle and its project, before any Job is made.
 // The values end up in a Dockerfile and a shell environment, so they are held to a strict shape.
+import { isSafeRelativePath } from '../../rules/relative-path.ts';
 import type { BundleObject, BundleReason, ProjectObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import { foreignArchiveProblem } from '../../rules/archive-url.ts';
@@ -21,13 +22,6 @@ const RESERVED_ENV_PREFIX = /^(SLIPWAY|BUILDKIT)_/i;
 
 /** An image named like a stage of the Dockerfile (dockerfile.ts) would be that stage in FROM. */
 const isStageName = (image: string): boolean => [INSTALL_STAGE, BUILD_STAGE].includes(image.toLowerCase());
-
-/** A relative path inside the source tree: no absolute paths, no `..`, no odd characters. */
-export function isSafeRelativePath(path: string): boolean {
-  if (path === '' || path.startsWith('/') || path.length > 1024) return false;
-  if (!/^[A-Za-z0-9._\-/ ]+$/.test(path)) return false;
-  return path.split('/').every((part) => part !== '..');
-}
 
 /**
  * Why an image a build starts from is not for this bundle: under Slipway's registry (the

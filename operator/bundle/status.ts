@@ -12,18 +12,15 @@ import type { BundleDecision } from './decision.ts';
 
 /** The fields and conditions a decision writes into the bundle's status. */
 export function bundleStatusUpdate(bundle: BundleObject, decision: BundleDecision): StatusUpdate {
-  const generation = bundle.metadata.generation;
   return {
     writer: 'bundle',
     fields: {
       ...decision.status,
       phase: decision.phase,
-      // observedGeneration says "this generation has been fully handled": set once the chain ends.
-      ...(decision.outcome === 'finished' && generation !== undefined
-        ? { observedGeneration: generation }
-        : {}),
     },
     conditions: decision.conditions,
+    // observedGeneration says "this generation has been fully handled": set once the chain ends.
+    observed: decision.outcome === 'finished',
   };
 }
 

@@ -8,7 +8,6 @@
 // afresh with next() (so a later one can use what an earlier one made: a deployment's id).
 import type { OutboundRequest } from '../../lib/outbound-request.ts';
 import type { SecretReader } from '../../lib/secret-reader.ts';
-import type { BundleLifecycle } from '../bundle/lifecycle.ts';
 import type { OperatorContext } from '../context.ts';
 
 /** Why a lane cannot be delivered now: a condition reason of its sink, and what to tell. */
@@ -71,6 +70,10 @@ export interface LaneHealth {
 
 export type DeliveryResult = 'accepted' | 'refused' | 'failed';
 
+/** The lane of a subject that is one object: its `namespace/name`. */
+export const laneOf = (subject: { metadata: { namespace: string; name: string } }): string =>
+  `${subject.metadata.namespace}/${subject.metadata.name}`;
+
 /** What the engine offers a sink. */
 export interface EngineHandle {
   /** Whether this replica delivers now (it leads): a sink writes nothing of its own otherwise. */
@@ -121,6 +124,4 @@ export interface SinkDeps {
   ctx: OperatorContext;
   /** Tokens and receivers, read by name when needed. */
   secrets: SecretReader;
-  /** A bundle's life-cycle events, for sinks about bundles. */
-  lifecycle: BundleLifecycle;
 }

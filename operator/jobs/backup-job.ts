@@ -5,8 +5,8 @@ import type { V1EnvVar, V1Job, V1ResourceRequirements } from '@kubernetes/client
 import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
 import { backupJobName, jobLabels } from '../names.ts';
-import { ownerReference } from './build-job.ts';
-import { isSafeRelativePath } from '../bundle/settings.ts';
+import { controllerReferenceTo } from '../../lib/owner-references.ts';
+import { isSafeRelativePath } from '../../rules/relative-path.ts';
 
 export interface BackupJobSettings {
   backupImages: { mysql: string; postgresql: string };
@@ -75,7 +75,7 @@ export function backupJob(
       namespace,
       labels,
       annotations: { [ANNOTATION_BUNDLE]: name },
-      ownerReferences: [ownerReference(bundle)],
+      ownerReferences: [controllerReferenceTo('Bundle', bundle)],
     },
     spec: {
       backoffLimit: 1,

@@ -16,9 +16,10 @@
 // The Job runs in the build namespace, apart from the bundle's (docs/adr/0004): it is found by
 // its name and labels (buildJobLabels), not an owner reference, and mounts the copies of the
 // Secrets it needs that act.ts made beside it.
-import type { V1EnvVar, V1Job, V1OwnerReference, V1ResourceRequirements } from '@kubernetes/client-node';
-import { API_VERSION, type BundleObject, type ProjectObject } from '../../crds/index.ts';
+import type { V1EnvVar, V1Job, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
+import { controllerReferenceTo } from '../../lib/owner-references.ts';
 import { buildCacheImage, buildJobLabels, buildJobName, type BuildSecretUse } from '../names.ts';
 import { buildStoreParts } from './build-store.ts';
 import { buildArgs, dockerfile, sourcePath } from './dockerfile.ts';
@@ -46,17 +47,6 @@ const CACHE_LAYOUT = '/image/cache';
 export const PUSH_CONTAINER = 'push';
 /** The init container that pushes the project's build cache (builds with an install phase). */
 export const PUSH_CACHE_CONTAINER = 'push-cache';
-
-export function ownerReference(bundle: BundleObject): V1OwnerReference {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'Bundle',
-    name: bundle.metadata.name,
-    uid: bundle.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
 
 /**
  * BuildKit's configuration for a registry served over plain HTTP (SLIPWAY_REGISTRY_INSECURE):
@@ -171,7 +161,9 @@ export function buildJob(
       labels,
       annotations: { [ANNOTATION_BUNDLE]: name },
       // A bundle in the build namespace itself owns its Job as its backup Job is owned.
-      ...(namespace === settings.buildNamespace ? { ownerReferences: [ownerReference(bundle)] } : {}),
+      ...(namespace === settings.buildNamespace
+        ? { ownerReferences: [controllerReferenceTo('Bundle', bundle)] }
+        : {}),
     },
     spec: {
       backoffLimit: 0,

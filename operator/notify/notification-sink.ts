@@ -17,11 +17,12 @@ import {
   projectOf,
   publicBundleUrl,
   RETRY_WINDOW_MS,
-} from '../delivery/bundles.ts';
+  type BundleSinkDeps,
+} from '../subjects/bundles.ts';
 import { writeProjectCondition } from '../delivery/project-condition.ts';
 import { receiverSecrets } from '../delivery/receiver.ts';
 import { readReceiver, wants } from './receivers.ts';
-import type { EngineHandle, Problem, Sink, SinkDeps } from '../delivery/sink.ts';
+import type { EngineHandle, Problem, Sink } from '../delivery/sink.ts';
 import { notificationsTotal } from '../metrics.ts';
 import { bundleEnding, severityOf, type BundleEnding } from './bundle-ending.ts';
 import { NOTIFIED, notifiedBook } from './notified-book.ts';
@@ -35,7 +36,7 @@ const ENDINGS = new Set(['Built', 'Deployed', 'RolledBack', 'Failed']);
 
 const problem = (reason: NotifyReason, message: string): Problem => ({ reason, message });
 
-export function notificationSink({ ctx, secrets, lifecycle }: SinkDeps): Sink {
+export function notificationSink({ ctx, secrets, lifecycle }: BundleSinkDeps): Sink {
   let engine: EngineHandle;
   /** Owes each receiver of the bundle's project that wants how it ended and has not taken it. */
   const oweReceivers = (bundle: BundleObject, now = false) => {

@@ -2,7 +2,7 @@
 // the bundle ended.
 import type { NotificationEvent } from '../../crds/index.ts';
 import type { OperatorContext } from '../context.ts';
-import { bundleBook } from '../delivery/bundles.ts';
+import { bundleBook } from '../subjects/bundles.ts';
 
 export const NOTIFIED = 'notified';
 

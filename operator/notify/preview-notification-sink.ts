@@ -8,9 +8,10 @@ import type { NotifyReason, PreviewObject } from '../../crds/index.ts';
 import { writeProjectCondition, writeProjectProblem } from '../delivery/project-condition.ts';
 import { receiverSecrets } from '../delivery/receiver.ts';
 import type { EngineHandle, Problem, Sink, SinkDeps } from '../delivery/sink.ts';
+import { laneOf } from '../delivery/sink.ts';
 import { notificationsTotal } from '../metrics.ts';
-import { lanePreview } from '../report/preview-book.ts';
-import { previewEnvironment } from '../report/preview-report.ts';
+import { lanePreview } from '../subjects/previews.ts';
+import { previewEnvironment } from '../../providers/preview-report.ts';
 import { severityOf } from './bundle-ending.ts';
 import { previewEnding, previewReceipt } from './preview-ending.ts';
 import { PREVIEW_NOTIFIED, previewNotifiedBook } from './preview-notified-book.ts';
@@ -23,14 +24,13 @@ export function previewNotificationSink({ ctx, secrets }: SinkDeps): Sink {
   let engine: EngineHandle;
   const projectOf = (p: PreviewObject) =>
     ctx.informers.projects.get(p.metadata.namespace, p.spec.projectRef.name);
-  const subjectOf = (p: PreviewObject) => `${p.metadata.namespace}/${p.metadata.name}`;
   const owe = (preview: PreviewObject, now = false) => {
     const ending = previewEnding(preview);
     if (!ending) return;
-    const taken = engine.receipts(PREVIEW_NOTIFIED, subjectOf(preview));
+    const taken = engine.receipts(PREVIEW_NOTIFIED, laneOf(preview));
     for (const n of projectOf(preview)?.spec.notifications ?? [])
       if (wants(n, ending.event) && taken.get(n.name)?.value !== previewReceipt(ending))
-        engine.owe(`${subjectOf(preview)}/${n.name}`, { now });
+        engine.owe(`${laneOf(preview)}/${n.name}`, { now });
   };
   const parts = (lane: string) => {
     const [namespace = '', name = '', receiver = ''] = lane.split('/');

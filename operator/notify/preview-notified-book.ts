@@ -3,7 +3,7 @@
 import type { PreviewObject } from '../../crds/index.ts';
 import type { OperatorContext } from '../context.ts';
 import type { Receipt, ReceiptBook } from '../delivery/sink.ts';
-import { lanePreview } from '../report/preview-book.ts';
+import { lanePreview } from '../subjects/previews.ts';
 
 export const PREVIEW_NOTIFIED = 'preview-notified';
 

@@ -15,6 +15,7 @@ export class RegistryGuard {
   readonly #url: string;
   readonly #log: Logger;
   #problem: string | undefined;
+  #unreachable = false;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(config: Pick<OperatorConfig, 'registry' | 'registryInsecure'>, log: Logger) {
@@ -44,9 +45,14 @@ export class RegistryGuard {
       answer = await fetch(this.#url, { redirect: 'manual', signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
       await answer.body?.cancel();
     } catch (err) {
-      this.#log.warn({ err, url: this.#url }, 'could not ask the registry whether it asks for tokens');
+      // Once, until it answers again (every minute would fill the log of a cluster whose
+      // operator may not reach its registry).
+      if (!this.#unreachable)
+        this.#log.warn({ err, url: this.#url }, 'could not ask the registry whether it asks for tokens');
+      this.#unreachable = true;
       return;
     }
+    this.#unreachable = false;
     const challenge = answer.headers.get('www-authenticate') ?? '';
     const before = this.#problem;
     this.#problem =

@@ -104,11 +104,9 @@ export class PreviewReconciler implements Reconciler {
         seenCommit: preview.spec.headCommit,
         lastPushAt: seenAt.toISOString(),
         expiresAt: expiresAt.toISOString(),
-        ...(preview.metadata.generation === undefined
-          ? {}
-          : { observedGeneration: preview.metadata.generation }),
       },
       conditions: [shown.ready],
+      observed: true,
     });
     await this.pruneBundles(preview, headBundle, facts.copy);
     const untilIdle = Math.max(1_000, expiresAt.getTime() - now.getTime());

@@ -4,8 +4,9 @@
 // no Service of the environment ever sends its traffic to a preview, and every copy is owned by
 // the Preview: deleting it removes them (the garbage collector does). A fork's copy keeps no
 // Secret but those previews.forkSecrets names (fork-secrets.ts).
-import type { V1Deployment, V1Ingress, V1OwnerReference, V1Service } from '@kubernetes/client-node';
-import { API_VERSION, type PreviewObject, type PreviewsSettings } from '../../crds/index.ts';
+import { controllerReferenceTo } from '../../lib/owner-references.ts';
+import type { V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
+import type { PreviewObject, PreviewsSettings } from '../../crds/index.ts';
 import {
   ANNOTATION_BUNDLE,
   LABEL_PREVIEW,
@@ -30,20 +31,7 @@ export interface PreviewSource {
 }
 
 /** The controller reference of what a Preview owns: it goes with the Preview. */
-export function ownedByPreview(
-  preview: PreviewObject,
-): Required<
-  Pick<V1OwnerReference, 'apiVersion' | 'kind' | 'name' | 'uid' | 'controller' | 'blockOwnerDeletion'>
-> {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'Preview',
-    name: preview.metadata.name,
-    uid: preview.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
+export const ownedByPreview = (preview: PreviewObject) => controllerReferenceTo('Preview', preview);
 
 /** The labels of everything that serves the preview; the pods are selected by the first alone. */
 export function previewLabels(preview: PreviewObject): Record<string, string> {

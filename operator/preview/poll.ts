@@ -15,7 +15,7 @@ import type { OperatorContext } from '../context.ts';
 import { attempt } from '../delivery/attempt.ts';
 import { INDEX } from '../informers.ts';
 import type { Controller, Reconciler } from '../reconcile/controller.ts';
-import { whereTo } from '../report/report-sink.ts';
+import { reportDestination } from '../../providers/report-destination.ts';
 import { inShard } from '../shard.ts';
 import type { SecretReader } from '../../lib/secret-reader.ts';
 import type { RemovedPreviews } from './removed-previews.ts';
@@ -48,7 +48,7 @@ export class PullRequestPoll implements Reconciler {
   async reconcile(namespace: string, name: string): Promise<HandlerResult | void> {
     const project = this.ctx.informers.projects.get(namespace, name);
     if (!project?.spec.previews || !project.spec.report || !inShard(this.ctx, project)) return;
-    const where = whereTo(project);
+    const where = reportDestination(project);
     if ('reason' in where) return;
     const api = where.report.openPullRequests;
     if (!api) return;

@@ -9,7 +9,7 @@ import { isConflict, isNotFound } from '../../lib/kube.ts';
 import type { HandlerResult } from '../../lib/queue.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import type { OperatorContext } from '../context.ts';
-import { COMMENT, commentDigest, previewComment } from '../report/preview-report.ts';
+import { COMMENT, commentDigest, previewComment } from '../../providers/preview-report.ts';
 
 export const FINALIZER_PREVIEW_COMMENT = 'slipway.dev/preview-comment';
 /** How long a removal waits for the provider to take the comment's last edit. */

@@ -8,7 +8,7 @@ import type { V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import { MANAGED_BY } from '../../crds/labels.ts';
 import { ignoreNotFound, isAlreadyExists, isNotFound } from '../../lib/kube.ts';
 import type { OperatorContext } from '../context.ts';
-import { shardName } from '../config.ts';
+import { shardName } from '../shard.ts';
 import { MANAGER, webhookSecretName } from '../names.ts';
 
 export const GATEWAY_ACCESS_NAME = 'slipway-gateway-webhook-secrets';

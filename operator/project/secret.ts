@@ -1,7 +1,8 @@
 // The webhook Secret the operator generates for a Project that references none.
+import { controllerReferenceTo } from '../../lib/owner-references.ts';
 import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import { API_VERSION, type ProjectObject } from '../../crds/index.ts';
+import type { ProjectObject } from '../../crds/index.ts';
 import { LABEL_PROJECT, MANAGED_BY, labelValue } from '../../crds/labels.ts';
 import { MANAGER, WEBHOOK_SECRET_KEY, webhookSecretName } from '../names.ts';
 
@@ -23,16 +24,7 @@ export function webhookSecret(project: ProjectObject, value: string): V1Secret {
       name,
       namespace: project.metadata.namespace,
       labels: { [MANAGED_BY]: MANAGER, [LABEL_PROJECT]: labelValue(project.metadata.name) },
-      ownerReferences: [
-        {
-          apiVersion: API_VERSION,
-          kind: 'Project',
-          name: project.metadata.name,
-          uid: project.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerReferenceTo('Project', project)],
     },
     type: 'Opaque',
     stringData: { [key]: value },

@@ -2,6 +2,7 @@
 // Environment gets a Promotion to this one, with the Environment's gates — made once per bundle
 // (status.autoPromotion remembers the last, so a Promotion someone deleted is not made again).
 // The Promotion controller does the rest. Keyed by the target Environment.
+import { ownerReferenceTo } from '../../lib/owner-references.ts';
 import type { EnvironmentObject, PromotionObject } from '../../crds/index.ts';
 import { API_VERSION } from '../../crds/index.ts';
 import { boundedName } from '../../crds/labels.ts';
@@ -55,9 +56,7 @@ export class AutomaticPromotions implements Reconciler {
         namespace,
         ...(target.metadata.uid
           ? {
-              ownerReferences: [
-                { apiVersion: API_VERSION, kind: 'Environment', name, uid: target.metadata.uid },
-              ],
+              ownerReferences: [ownerReferenceTo('Environment', target)],
             }
           : {}),
       },

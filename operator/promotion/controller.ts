@@ -169,11 +169,9 @@ export class PromotionReconciler implements Reconciler {
           ? { approvals: decision.counted.map((user) => ({ user, at: seen.get(user) ?? now })) }
           : {}),
         ...(ended ? { finishedAt: now } : {}),
-        ...(promotion.metadata.generation === undefined
-          ? {}
-          : { observedGeneration: promotion.metadata.generation }),
       },
       conditions: [decision.ready],
+      observed: true,
     });
   }
 }

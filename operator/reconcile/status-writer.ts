@@ -49,6 +49,8 @@ export interface StatusUpdate {
   fields?: Record<string, unknown>;
   /** Conditions in the order they should read (steps first, Ready last). */
   conditions: ConditionUpdate[];
+  /** This generation has been fully handled: `observedGeneration` becomes the object's. */
+  observed?: boolean;
 }
 
 /** kstatus's abnormal-true conditions, derived from Ready so that tools read them the same way. */
@@ -130,7 +132,11 @@ export class StatusWriter {
   ): Promise<Record<string, unknown> | undefined> {
     const { name, namespace, generation } = object.metadata;
     const before = this.current(object) as Record<string, unknown> & { conditions?: Condition[] };
-    const problem = ownerProblem(kind, update.writer, before, update.fields ?? {}, update.conditions);
+    const fields = {
+      ...update.fields,
+      ...(update.observed && generation !== undefined ? { observedGeneration: generation } : {}),
+    };
+    const problem = ownerProblem(kind, update.writer, before, fields, update.conditions);
     if (problem) throw new Error(problem);
     const conditions = nextConditions(before?.conditions, update.conditions, generation, this.#now());
     // A look asked for (kubectl slipway reconcile): the kind's own controller has just made it.
@@ -141,7 +147,7 @@ export class StatusWriter {
             status: { lastHandledReconcileAt: before?.lastHandledReconcileAt as string | undefined },
           })
         : undefined;
-    const status = { ...update.fields, ...(asked ? { lastHandledReconcileAt: asked } : {}), conditions };
+    const status = { ...fields, ...(asked ? { lastHandledReconcileAt: asked } : {}), conditions };
     if (!statusDiffers(before, status)) return undefined;
     // The write holds only if the object is still at the version this decision read (or this
     // process last wrote): a former leader's late write, or one decided on a stale cache, gets
@@ -176,11 +182,11 @@ export class StatusWriter {
     ready: ConditionUpdate,
     fields: Record<string, unknown> = {},
   ): Promise<Record<string, unknown> | undefined> {
-    const { generation } = object.metadata;
     return this.write(kind, object, {
       writer: STATUS_OWNERS[kind].owner,
-      fields: { ...fields, ...(generation === undefined ? {} : { observedGeneration: generation }) },
+      fields,
       conditions: [ready],
+      observed: true,
     });
   }
 }

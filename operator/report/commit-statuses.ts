@@ -10,7 +10,7 @@ import { withoutOutput } from '../../rules/container-output.ts';
 import type { BundleObject } from '../../crds/index.ts';
 import { findCondition } from '../../lib/conditions.ts';
 import type { CommitState, CommitStatus } from '../../providers/report.ts';
-import { bundleCommit } from '../delivery/bundles.ts';
+import { bundleCommit } from '../subjects/bundles.ts';
 
 export const BUILD_CONTEXT = 'slipway/build';
 /**

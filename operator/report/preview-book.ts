@@ -3,18 +3,12 @@
 import type { PreviewObject } from '../../crds/index.ts';
 import type { OperatorContext } from '../context.ts';
 import type { Receipt, ReceiptBook } from '../delivery/sink.ts';
-import { COMMENT } from './preview-report.ts';
+import { COMMENT } from '../../providers/preview-report.ts';
+import { lanePreview } from '../subjects/previews.ts';
 
 export const PREVIEW_REPORTED = 'preview-reported';
 /** Statuses kept besides the comment (the newest; older head commits' need no more). */
 const STATUSES_KEPT = 7;
-
-/** A preview lane's Preview (`namespace/name`), with the status this process last wrote. */
-export function lanePreview(ctx: OperatorContext, lane: string): PreviewObject | undefined {
-  const [namespace = '', name = ''] = lane.split('/');
-  const cached = ctx.informers.previews.get(namespace, name);
-  return cached && { ...cached, status: ctx.status.current(cached) };
-}
 
 type Reported = NonNullable<NonNullable<PreviewObject['status']>['reported']>;
 

@@ -1,7 +1,7 @@
 // Tells a pull request about its preview (Project spec.report): one comment, made once and then
 // edited in place (its id kept in the Preview's status.reported), a deployment to the environment
 // preview/pr-<n> where the provider has them (GitHub, GitLab) with the preview's URL, and the
-// commit status slipway/preview on the head commit, linking to the preview (preview-report.ts). A
+// commit status slipway/preview on the head commit, linking to the preview (providers/preview-report.ts). A
 // lane is a Preview; each change of it owes the lane. When a Preview is removed its comment says
 // so before the Preview goes (the Preview controller waits for it, a few minutes at most).
 import type { PreviewObject, ReportReason } from '../../crds/index.ts';
@@ -9,8 +9,10 @@ import { registry } from '../../providers/index.ts';
 import { MAX_ATTEMPTS } from '../delivery/retry.ts';
 import { writeProjectProblem } from '../delivery/project-condition.ts';
 import type { Delivery, EngineHandle, Problem, Sink, SinkDeps } from '../delivery/sink.ts';
+import { laneOf } from '../delivery/sink.ts';
 import { reportsTotal } from '../metrics.ts';
-import { lanePreview, previewBook, PREVIEW_REPORTED } from './preview-book.ts';
+import { previewBook, PREVIEW_REPORTED } from './preview-book.ts';
+import { lanePreview } from '../subjects/previews.ts';
 import {
   COMMENT,
   commentDigest,
@@ -19,13 +21,12 @@ import {
   previewComment,
   previewEnvironment,
   statusReceipt,
-} from './preview-report.ts';
+} from '../../providers/preview-report.ts';
 import { alreadyDone } from './report-deliveries.ts';
-import { whereTo } from './report-sink.ts';
+import { reportDestination } from '../../providers/report-destination.ts';
 
 export function previewReportSink({ ctx, secrets }: SinkDeps): Sink {
   let engine: EngineHandle;
-  const laneOf = (p: PreviewObject) => `${p.metadata.namespace}/${p.metadata.name}`;
   const projectOf = (p: PreviewObject) =>
     ctx.informers.projects.get(p.metadata.namespace, p.spec.projectRef.name);
   const reports = (p: PreviewObject) => !!projectOf(p)?.spec.report;
@@ -47,7 +48,7 @@ export function previewReportSink({ ctx, secrets }: SinkDeps): Sink {
       const preview = lanePreview(ctx, lane);
       const project = preview && projectOf(preview);
       if (!preview?.status?.phase || !project?.spec.report) return undefined;
-      const where = whereTo(project);
+      const where = reportDestination(project);
       if ('reason' in where) return where;
       const comments = where.report.comment;
       if (!comments) return undefined;

@@ -3,7 +3,7 @@
 // rollout as a deployment — made once (its id kept in status.reported), then each state the
 // bundle reaches a status of that deployment (GitLab makes it running: no status for pending).
 // In the order the bundle's state lists them, the first the provider has not taken.
-import { bundleBranch, publicBundleUrl } from '../delivery/bundles.ts';
+import { bundleBranch, publicBundleUrl } from '../subjects/bundles.ts';
 import type { OperatorContext } from '../context.ts';
 import type { Delivery, EngineHandle } from '../delivery/sink.ts';
 import type { CommitStatus } from '../../providers/report.ts';

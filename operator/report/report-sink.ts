@@ -5,9 +5,9 @@
 // the provider took is kept on the bundle (status.reported, reported-book.ts); what could not be
 // reported shows on the Project (condition Reported). Tokens are read from their Secret when
 // needed, never logged or written anywhere.
-import type { BundleObject, ProjectObject, ReportReason } from '../../crds/index.ts';
-import { projectProvider, registry } from '../../providers/index.ts';
-import { cleartextApi } from '../../providers/report.ts';
+import type { BundleObject, ReportReason } from '../../crds/index.ts';
+import { registry } from '../../providers/index.ts';
+import { reportDestination } from '../../providers/report-destination.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import {
   finishedLongAgo,
@@ -16,42 +16,22 @@ import {
   projectOf,
   reportedCommit,
   RETRY_WINDOW_MS,
-} from '../delivery/bundles.ts';
+  type BundleSinkDeps,
+} from '../subjects/bundles.ts';
 import { writeProjectCondition, writeProjectProblem } from '../delivery/project-condition.ts';
 import { MAX_ATTEMPTS } from '../delivery/retry.ts';
-import type { DeliveryResult, EngineHandle, Problem, Sink, SinkDeps } from '../delivery/sink.ts';
+import type { DeliveryResult, EngineHandle, Problem, Sink } from '../delivery/sink.ts';
+import { laneOf } from '../delivery/sink.ts';
 import { reportsTotal } from '../metrics.ts';
 import { reportedBook } from './reported-book.ts';
-import { nextReport, type Reporting } from './report-deliveries.ts';
+import { nextReport } from './report-deliveries.ts';
 
 const problem = (reason: ReportReason, message: string): Problem => ({ reason, message });
 
-/** Where a project's reports go, or why they cannot (bundles' and previews'). */
-export function whereTo(
-  project: ProjectObject,
-): Omit<Reporting, 'bundle' | 'project' | 'commit' | 'token' | 'lane'> | Problem {
-  const provider = projectProvider(project.spec);
-  if (!provider)
-    return problem(
-      'NotReportable',
-      `the provider of ${project.spec.repository?.url ?? 'the repository'} is not known: set spec.provider`,
-    );
-  const report = registry[provider].report;
-  const target = report.target(project.spec.repository?.url ?? '', project.spec.report?.apiUrl);
-  if (typeof target === 'string') return problem('NotReportable', target);
-  if (cleartextApi(target.apiUrl))
-    return problem(
-      'NotReportable',
-      `the token is sent only over https, and ${target.apiUrl} is not (set spec.report.apiUrl to the https:// API)`,
-    );
-  return { provider, report, target };
-}
-
-export function providerReportSink({ ctx, secrets, lifecycle }: SinkDeps): Sink {
+export function providerReportSink({ ctx, secrets, lifecycle }: BundleSinkDeps): Sink {
   let engine: EngineHandle;
   const reports = (bundle: BundleObject) =>
     !!reportedCommit(ctx, bundle) && !!projectOf(ctx, bundle)?.spec.report;
-  const laneOf = (bundle: BundleObject) => `${bundle.metadata.namespace}/${bundle.metadata.name}`;
   return {
     name: 'provider-report',
     attemptsPerRound: MAX_ATTEMPTS,
@@ -77,7 +57,7 @@ export function providerReportSink({ ctx, secrets, lifecycle }: SinkDeps): Sink 
       const newest = newestBundle(ctx, namespace, bundleName);
       const commit = newest && reportedCommit(ctx, newest.bundle);
       if (!newest?.project.spec.report || !commit) return undefined;
-      const where = whereTo(newest.project);
+      const where = reportDestination(newest.project);
       if ('reason' in where) return where;
       const ref = newest.project.spec.report.tokenSecretRef;
       const token = await secrets.value(namespace, ref.name, ref.key, true);
@@ -93,7 +73,7 @@ export function providerReportSink({ ctx, secrets, lifecycle }: SinkDeps): Sink 
       const project = newestBundle(ctx, namespace, bundleName)?.project;
       if (!project) return;
       if (!outcome.ok) return writeProjectProblem(ctx, project, 'Reported', outcome.problem);
-      const where = whereTo(project);
+      const where = reportDestination(project);
       if (outcome.sent.length === 0 || 'reason' in where) return;
       await writeProjectCondition(
         ctx,

@@ -2,7 +2,7 @@
 // context with its final state and the deployment made for it (pending states are kept in memory
 // only: after a restart a pending status may be sent once more, a final one never).
 import type { OperatorContext } from '../context.ts';
-import { bundleBook } from '../delivery/bundles.ts';
+import { bundleBook } from '../subjects/bundles.ts';
 import type { CommitState } from '../../providers/report.ts';
 import { isFinal } from './commit-statuses.ts';
 

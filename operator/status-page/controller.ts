@@ -26,7 +26,7 @@ import {
 } from './decide.ts';
 import { shownStateOf } from '../../rules/group-state.ts';
 import { oldest } from '../../rules/oldest.ts';
-import { componentVersion, nextAnnounced, noticeVersion, type Announced } from './announced.ts';
+import { componentVersion, nextAnnounced, noticeVersion, type Announced } from '../../rules/announced.ts';
 import { nextId } from './ids.ts';
 import type { PageIds } from './page-ids.ts';
 
@@ -73,10 +73,7 @@ export class PageEntryReconciler implements Reconciler {
         return c ? (c.spec.parentRef?.name ?? null) : undefined;
       },
     });
-    const fields: Record<string, unknown> = {
-      id: entry.spec.id,
-      observedGeneration: entry.metadata.generation,
-    };
+    const fields: Record<string, unknown> = { id: entry.spec.id };
     let result: HandlerResult | void = undefined;
     if (this.kind === 'StatusNotice') {
       const derived = noticeStatus(entry as StatusNoticeObject, this.ctx.now());
@@ -87,7 +84,7 @@ export class PageEntryReconciler implements Reconciler {
     await this.ctx.status.write(
       this.kind,
       entry,
-      { writer: 'status-page', fields, conditions: [ready] },
+      { writer: 'status-page', fields, conditions: [ready], observed: true },
       problemEvents,
     );
     return result;
@@ -154,8 +151,8 @@ export class StatusPageReconciler implements Reconciler {
       page,
       {
         writer: 'status-page',
-        fields: { observedGeneration: page.metadata.generation },
         conditions: [ready],
+        observed: true,
       },
       problemEvents,
     );

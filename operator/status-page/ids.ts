@@ -1,4 +1,4 @@
-// Stable integer ids for status components and notices (DESIGN 2): set once in spec.id, never
+// Stable integer ids for status components and notices (docs/resources.md): set once in spec.id, never
 // changed (a CEL rule guards it), never reused in the page. "Never reused" needs a memory of
 // ids whose objects are gone: a high-water mark in an annotation of the StatusPage, which a
 // backup/restore of the objects carries along (status would not survive it).

@@ -1,5 +1,5 @@
 // Tells a StatusPage's subscriber webhooks (spec.webhooks) of each change the status controllers
-// record on a component or notice (status.announced, status-page/announced.ts), in Statuspage's
+// record on a component or notice (status.announced, rules/announced.ts), in Statuspage's
 // format (payloads.ts). A lane is one webhook (`namespace/webhook`), its changes oldest first;
 // who took a change is its receipt, in the object's status.announced.deliveredTo. Health shows
 // on the StatusPage (subscriber-health.ts). Receiver URLs and keys are read from their Secret when
@@ -17,7 +17,7 @@ import type { OperatorContext } from '../context.ts';
 import { readReceiver, receiverSecrets } from '../delivery/receiver.ts';
 import type { EngineHandle, Problem, Receipt, ReceiptBook, Sink, SinkDeps } from '../delivery/sink.ts';
 import { statusWebhooksTotal } from '../metrics.ts';
-import { isNews, type Announced } from '../status-page/announced.ts';
+import { isNews, type Announced } from '../../rules/announced.ts';
 import { PageFactsMemo, componentFacts, incidentFacts, wants } from './facts.ts';
 import { componentPayload, incidentPayload, webhookRequest } from './payloads.ts';
 import { deliveryEvents, shownHealth, webhookPageStatus, type WebhookStatus } from './subscriber-health.ts';

@@ -1,4 +1,4 @@
-// Splitting a list into pages of at most PAGE_SIZE records (spec section 8).
+// Splitting a list into pages of at most PAGE_SIZE records (docs/status-api.md, docs/limits.md).
 import { PAGE_SIZE } from '../limits.ts';
 
 export interface PageOf<T> {

@@ -1,4 +1,4 @@
-// The JSON bodies, field for field as spec sections 2.3–2.6 and DESIGN section 4 list them.
+// The JSON bodies, field for field as docs/status-api.md lists them.
 // Key order follows the spec's tables so responses read like the documentation.
 import type { NoticeState, NoticeType } from '../../crds/index.ts';
 import {

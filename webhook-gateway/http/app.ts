@@ -1,4 +1,4 @@
-// The gateway's public HTTP interface (DESIGN section 3). Plain node:http: provider signatures are
+// The gateway's public HTTP interface (docs/providers.md, docs/upload-script.md). Plain node:http: provider signatures are
 // computed over the exact raw body and uploads are streamed, neither of which wants a body parser.
 import { keepAliveBehindProxies } from '../../lib/keep-alive.ts';
 import { requestId } from '../../lib/request-id.ts';

@@ -93,7 +93,7 @@ describe('the limits of previews', () => {
         ? true
         : undefined,
     );
-    await operator.controllers.previews.idle();
+    await operator.controller('preview').idle();
     expect((await get('shop-pr-2')).metadata.deletionTimestamp).toBeUndefined();
     // Two hours after the push. Any look from now on removes it (a requeue may come before the
     // touch does): the touch only makes sure one comes.

@@ -80,7 +80,7 @@ describe('the look at open pull requests', () => {
     const before = lists();
     await kubectlPatch('project', 'shop', ns.name, { spec: { previews: { idleHours: 72 } } });
     await waitFor('another look', async () => (lists() > before ? true : undefined));
-    await operator.controllers.pullRequestPolls.idle();
+    await operator.controller('pull-request-poll').idle();
     expect(await get('shop-pr-2').catch((err: { code?: number }) => err.code)).toBe(404);
     // A push: the pull request's head moves, and the next look makes its preview again.
     open = [{ ...pullRequest, head: { ...(pullRequest as { head: object }).head, sha: 'c'.repeat(40) } }];

@@ -3,7 +3,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { LABEL_SHARD } from '../../../crds/labels.ts';
 import { rolloutPatch } from '../../../operator/bundle/rollout.ts';
-import { loadConfig, watchLabelSelectorArg } from '../../../operator/config.ts';
+import { loadConfig } from '../../../operator/config.ts';
+import { watchLabelSelectorArg } from '../../../operator/shard.ts';
 import { gatewayAccessName } from '../../../operator/project/gateway-access.ts';
 import { jobLabels } from '../../../operator/names.ts';
 import { inShard } from '../../../operator/shard.ts';

@@ -16,12 +16,13 @@ describe('bundle status and events', () => {
     ...over,
   });
 
-  it('sets observedGeneration only when the chain has ended', () => {
+  it('sets observedGeneration only when the chain has ended (the status writer writes the generation)', () => {
     const b = bundle('b1', stored());
     const progressing = bundleStatusUpdate(b, decision({}));
     expect(progressing.fields).not.toHaveProperty('observedGeneration');
+    expect(progressing.observed).toBe(false);
     const done = bundleStatusUpdate(b, decision({ phase: 'Built', outcome: 'finished' }));
-    expect(done.fields?.observedGeneration).toBe(1);
+    expect(done.observed).toBe(true);
   });
 
   it('names one Event per step transition, with Warnings for failures', () => {

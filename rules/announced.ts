@@ -5,9 +5,9 @@
 // webhooks that took it. A change made while a receiver could not take it is replaced by the
 // next one: receivers learn the latest state of each component and incident, as a level.
 import { createHash } from 'node:crypto';
-import type { ComponentState, StatusComponentObject, StatusNoticeObject } from '../../crds/index.ts';
-import { noticeAt, noticeFromObject } from '../../rules/notice-timeline.ts';
-import { STATUSPAGE_WORDS, incidentStatus, shownAsIncident } from '../../rules/statuspage.ts';
+import type { ComponentState, StatusComponentObject, StatusNoticeObject } from '../crds/index.ts';
+import { noticeAt, noticeFromObject } from './notice-timeline.ts';
+import { STATUSPAGE_WORDS, incidentStatus, shownAsIncident } from './statuspage.ts';
 
 export type Announced = NonNullable<NonNullable<StatusComponentObject['status']>['announced']>;
 

@@ -5,9 +5,15 @@ import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { bundleOrigin } from '../../rules/bundle-origin.ts';
 import { bundleStatusUrl } from '../../rules/bundle-status-url.ts';
 import { timeMs } from '../../rules/timestamps.ts';
-import type { Receipt, ReceiptBook } from './sink.ts';
+import type { Receipt, ReceiptBook, SinkDeps } from '../delivery/sink.ts';
+import type { BundleLifecycle } from '../bundle/lifecycle.ts';
 import type { StatusWriterName } from '../reconcile/status-owners.ts';
 import type { OperatorContext } from '../context.ts';
+
+/** What a sink about bundles is given: the engine's dependencies and the bundles' life-cycle events. */
+export interface BundleSinkDeps extends SinkDeps {
+  lifecycle: BundleLifecycle;
+}
 
 /** A bundle that finished longer ago than this is not tried again. */
 export const RETRY_WINDOW_MS = 24 * 3600_000;

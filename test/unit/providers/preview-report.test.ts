@@ -1,13 +1,9 @@
 // What a preview tells its pull request: the comment's text and the slipway/preview status, for
 // each state a reviewer may find it in.
 import { describe, expect, it } from '@jest/globals';
-import type { PreviewObject } from '../../../../crds/index.ts';
-import {
-  commentDigest,
-  previewCommitStatus,
-  previewComment,
-} from '../../../../operator/report/preview-report.ts';
-import { preview as previewOf, spec } from '../../../support/builders.ts';
+import type { PreviewObject } from '../../../crds/index.ts';
+import { commentDigest, previewCommitStatus, previewComment } from '../../../providers/preview-report.ts';
+import { preview as previewOf, spec } from '../../support/builders.ts';
 
 const HEAD = 'a'.repeat(40);
 const OLD = 'b'.repeat(40);

@@ -2,9 +2,9 @@
 // changes, and the commit status slipway/preview on its head commit, linking to the preview.
 // Read from the Preview's status, so what is sent late or again is still the latest.
 import { createHash } from 'node:crypto';
-import type { PreviewObject } from '../../crds/index.ts';
-import { findCondition } from '../../lib/conditions.ts';
-import type { CommitStatus } from '../../providers/report.ts';
+import type { PreviewObject } from '../crds/index.ts';
+import { findCondition } from '../lib/conditions.ts';
+import type { CommitStatus } from './report.ts';
 
 export const PREVIEW_CONTEXT = 'slipway/preview';
 export const COMMENT = 'comment';

@@ -7,8 +7,8 @@ import {
   isNews,
   nextAnnounced,
   noticeVersion,
-} from '../../../../operator/status-page/announced.ts';
-import { spec, statusNotice, stored } from '../../../support/builders.ts';
+} from '../../../rules/announced.ts';
+import { spec, statusNotice, stored } from '../../support/builders.ts';
 
 const NOW = new Date('2026-11-26T12:00:00Z');
 const CREATED = '2026-11-26T11:00:00Z';
