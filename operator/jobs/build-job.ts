@@ -16,6 +16,7 @@
 // The Job runs in the build namespace, apart from the bundle's (docs/adr/0004): it is found by
 // its name and labels (buildJobLabels), not an owner reference, and mounts the copies of the
 // Secrets it needs that act.ts made beside it.
+import { registryHost } from '../../rules/registry-access.ts';
 import type { V1EnvVar, V1Job, V1ResourceRequirements } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
@@ -53,7 +54,7 @@ export const PUSH_CACHE_CONTAINER = 'push-cache';
  * pushing there and pulling base images from there.
  */
 export function plainHttpRegistryConfig(image: string): string {
-  const host = image.split('/')[0]!;
+  const host = registryHost(image);
   return `[registry.${JSON.stringify(host)}]\n  http = true\n  insecure = true\n`;
 }
 

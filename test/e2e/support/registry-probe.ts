@@ -2,6 +2,7 @@
 // with no credential, and with each credential a build holds, it asks the gateway (the realm the
 // registry's challenge names) for tokens and tries the registry with them.
 import { mintRegistryCredential, type RegistryRole } from '../../../rules/registry-access.ts';
+import { onHost, type RealNode } from '../../../scripts/cluster/real-node.ts';
 
 /** `user:password` of the credential the operator mints a build of `repository` (role push or pull). */
 export function buildCredential(key: string, role: RegistryRole, repository: string): string {
@@ -54,3 +55,35 @@ export const REGISTRY_PROBE_SCRIPT = [
   '  process.exit(wrong ? 1 : 0);',
   '})().catch((e) => { console.log("registry probe failed: " + e); process.exit(1); });',
 ].join(' ');
+
+/** The lines REGISTRY_PROBE_SCRIPT prints when the registry refuses what it must and lets the build's own through. */
+export function registryProbeLines(realm: string, own: string, other: string): string[] {
+  return [
+    `registry asks for a token at ${realm}: 401`,
+    ...[
+      `anonymous push to ${other}: 401`,
+      `pull credential push to ${other}: 401`,
+      `push credential push to ${other}: 401`,
+      `pull credential pull of ${other}: 401`,
+      `push credential pull of ${other}: 401`,
+      `pull credential push to ${own}: 401`,
+      `catalog: 401`,
+      // The controls: what a build needs still works.
+      `pull credential pull of ${own}: 200`,
+      `push credential push to ${own}: 202`,
+    ].map((attempt) => `registry ${attempt}`),
+  ];
+}
+
+/** The digest the registry gives the manifest of `image` (`host/repository:tag`), read at its host door. */
+export async function registryDigest(node: RealNode, image: string): Promise<string | null> {
+  const match = /^([^/]+)\/(.+):([^:/]+)$/.exec(onHost(node, image))!;
+  const res = await fetch(`http://${match[1]}/v2/${match[2]}/manifests/${match[3]}`, {
+    method: 'HEAD',
+    headers: {
+      accept:
+        'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json',
+    },
+  });
+  return res.headers.get('docker-content-digest');
+}

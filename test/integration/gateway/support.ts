@@ -1,7 +1,7 @@
 // A gateway on a real port and an operator, both on the test cluster and watching one namespace:
 // the operator publishes each Project's webhook URL and secret, the gateway turns deliveries into
 // Bundles. Its archives go to a temporary folder.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import { bundleWriter, ClusterAdapter } from '../../../webhook-gateway/cluster-a
 import { previewWriter } from '../../../lib/preview-writer.ts';
 import { createGateway, FilesystemArchiveStore } from '../../../webhook-gateway/index.ts';
 import { tokenSigner } from '../../../webhook-gateway/registry/token-signer.ts';
+import { gatewayRegistryEnv } from '../../../scripts/cluster/real-node.ts';
 import { kubectl, waitFor } from '../../support/cluster.ts';
 import { withToken } from '../../../rules/webhook-url.ts';
 import { loadFixture, resign } from '../../unit/webhook-gateway/support/fixtures.ts';
@@ -58,11 +59,7 @@ export async function startGatewayAndOperator(
     archiveSigningKey: archiveUrlKey,
     // The registry's token endpoint, as the chart turns it on (docs/adr/0006).
     registryTokens: {
-      signer: tokenSigner(
-        generateKeyPairSync('ec', { namedCurve: 'P-256' })
-          .privateKey.export({ format: 'pem', type: 'pkcs8' })
-          .toString(),
-      ),
+      signer: tokenSigner(gatewayRegistryEnv(undefined).SLIPWAY_REGISTRY_TOKEN_KEY!),
       service: 'slipway-registry',
       issuer: 'slipway',
       publicRepositories: [],

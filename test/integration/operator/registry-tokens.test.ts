@@ -6,11 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { createPublicKey, generateKeyPairSync, randomBytes, verify, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, randomBytes, verify, type JsonWebKey } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { freePort, stopProcess } from '../../../scripts/processes.ts';
+import { gatewayRegistryEnv } from '../../../scripts/cluster/real-node.ts';
 import type { Operator } from '../../../operator/operator.ts';
 import { bundle, inNamespace } from '../../support/builders.ts';
 import { testKubeConfig, testState, waitFor } from '../../support/cluster.ts';
@@ -43,7 +44,6 @@ beforeAll(async () => {
   }));
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   gateway = spawn(process.execPath, [join(ROOT, 'webhook-gateway', 'main.ts')], {
     cwd: ROOT,
     env: {
@@ -55,8 +55,8 @@ beforeAll(async () => {
       SLIPWAY_PUBLIC_URL: gatewayUrl,
       SLIPWAY_ARCHIVE_DIR: join(ROOT, '.slipway', `archives-${ns.name}`),
       SLIPWAY_ARCHIVE_URL_KEY: KEY,
-      SLIPWAY_REGISTRY_TOKEN_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-      SLIPWAY_REGISTRY_PUBLIC_REPOSITORIES: 'slipway/*',
+      // A new key, and the node's images (slipway/*) public, as every tier's gateway gets them.
+      ...gatewayRegistryEnv(undefined),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
