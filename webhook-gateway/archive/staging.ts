@@ -30,6 +30,9 @@ export async function stageArchive(
   limits: ArchiveLimits,
   options: { sync?: boolean } = {},
 ): Promise<StagedArchive> {
+  // The source may fail (a client gone) while the file is still being made, before any reader is
+  // attached: the pipeline below reads that from `source.errored`, so the event itself is no crash.
+  source.on('error', () => {});
   await mkdir(dir, { recursive: true });
   const path = join(dir, `${TEMP_PREFIX}${randomUUID()}.tmp`);
   let handle: FileHandle | undefined = await open(path, 'wx', 0o600);

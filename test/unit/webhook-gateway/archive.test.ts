@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ import {
 } from './support/tarballs.ts';
 
 const MiB = 1024 * 1024;
+const ARCHIVE_MODULE = new URL('../../../webhook-gateway/archive/index.ts', import.meta.url).href;
 const target = { namespace: 'team-web', project: 'shop' };
 let dir: string;
 let store: FilesystemArchiveStore;
@@ -166,6 +168,26 @@ describe('archive store', () => {
       },
     });
     await expect(store.receive(source, target, archiveLimits())).rejects.toThrow('client went away');
+    expect(await storedFiles()).toEqual([]);
+  });
+
+  it('reports an upload that broke off before the store began reading, and keeps running', async () => {
+    // The client can go while the store still makes its temporary file: the upload's stream then
+    // errors with no reader attached yet. That is the upload's failure; an unhandled 'error' event
+    // would end the gateway (the test runner swallows those, so this runs in its own process).
+    const script = `
+      import { Readable } from 'node:stream';
+      import { FilesystemArchiveStore, archiveLimits } from ${JSON.stringify(ARCHIVE_MODULE)};
+      const source = new Readable({ read() {} });
+      const receiving = new FilesystemArchiveStore(process.argv[1]).receive(
+        source, { namespace: 'team-web', project: 'shop' }, archiveLimits());
+      source.destroy(new Error('client went away'));
+      receiving.then(() => console.log('stored'), (error) => console.log('refused:', error.message));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' });
+    expect({ status: run.status, stdout: run.stdout.trim() }).toEqual({
+      status: 0,
+      stdout: 'refused: client went away',
+    });
     expect(await storedFiles()).toEqual([]);
   });
 
