@@ -23,7 +23,9 @@ import { act } from './act.ts';
 import { deleteBuildSecrets, releaseBuild, releaseOrphanBuild } from './build-namespace.ts';
 import { jobState } from './workload-state.ts';
 import { BuildExpectations } from './build-expectations.ts';
-import { awaitsPushedImage, decideBundle, isSettled } from './decide.ts';
+import { awaitsPushedImage } from './build-step.ts';
+import { readyOf } from './chain.ts';
+import { decideBundle, isSettled } from './decide.ts';
 import type { BundleDecision, BundleInputs } from './decision.ts';
 import { BundleGatherer } from './gather.ts';
 import type { BundleLifecycle } from './lifecycle.ts';
@@ -86,7 +88,7 @@ export class BundleReconciler implements Reconciler {
     await this.ctx.status
       .write('Bundle', bundle, {
         writer: 'bundle',
-        conditions: [{ type: 'Ready', status: 'False', reason: 'Refused', message: refusal.message }],
+        conditions: [readyOf({ how: 'waiting', reason: 'Refused', message: refusal.message })],
       })
       .catch((err: unknown) =>
         this.ctx.log.warn(

@@ -17,7 +17,7 @@ import type { BundleInputs, BundlePods } from './decision.ts';
 import { podlessJobs } from './workload-readings.ts';
 import { backupLocation } from '../jobs/backup-job.ts';
 import { failedContainerOutput, jobState, pushedDigest } from './workload-state.ts';
-import { awaitsPushedImage } from './decide.ts';
+import { awaitsPushedImage } from './build-step.ts';
 import { PUSH_CONTAINER } from '../jobs/build-job.ts';
 import { timeMs } from '../../rules/timestamps.ts';
 import { bundleLogsUrl } from '../../rules/bundle-status-url.ts';

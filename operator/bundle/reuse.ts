@@ -3,7 +3,7 @@
 import { findCondition } from '../../lib/conditions.ts';
 import { imageRepository } from '../names.ts';
 import type { BundleInputs } from './decision.ts';
-import { cond, type Chain, type ChainResult } from './chain.ts';
+import type { Chain, Stop } from './chain.ts';
 import { wasDeployedTo } from './workload-state.ts';
 
 /**
@@ -18,28 +18,25 @@ export function foreignImage(image: string, ownImage: string): string | undefine
 }
 
 /** A bundle with source.bundleRef builds nothing: it takes the image that bundle built. */
-export function reuseStep(input: BundleInputs, chain: Chain, sourceName: string): ChainResult | undefined {
+export function reuseStep(input: BundleInputs, chain: Chain, sourceName: string): Stop | undefined {
   const source = input.projectBundles.find((b) => b.metadata.name === sourceName);
   const project = input.bundle.spec.projectRef.name;
   if (!source) {
     const message = `bundle ${sourceName} (source.bundleRef) does not exist in project ${project}`;
-    chain.set(cond('Built', 'False', 'SourceBundleNotFound', message));
-    return chain.failed('Failed', 'SourceBundleNotFound', message);
+    return { how: 'failed', phase: 'Failed', owner: 'Built', reason: 'SourceBundleNotFound', message };
   }
   const image = source.status?.image;
   if (!image || findCondition(source.status?.conditions, 'Built')?.status !== 'True') {
     const message = `bundle ${sourceName} (source.bundleRef) has no built image to reuse`;
-    chain.set(cond('Built', 'False', 'SourceBundleNotBuilt', message));
-    return chain.failed('Failed', 'SourceBundleNotBuilt', message);
+    return { how: 'failed', phase: 'Failed', owner: 'Built', reason: 'SourceBundleNotBuilt', message };
   }
   // A rollback puts back what ran on its Environment, nothing else.
   const environment = input.bundle.spec.deploy?.environmentRef.name;
   if (input.bundle.spec.trigger.type === 'Rollback' && environment && !wasDeployedTo(source, environment)) {
     const message = `bundle ${sourceName} (source.bundleRef) was never deployed to environment ${environment}: a rollback puts back only what ran there`;
-    chain.set(cond('Built', 'False', 'SourceBundleNotDeployed', message));
-    return chain.failed('Failed', 'SourceBundleNotDeployed', message);
+    return { how: 'failed', phase: 'Failed', owner: 'Built', reason: 'SourceBundleNotDeployed', message };
   }
   chain.status.image = image;
-  chain.set(cond('Built', 'True', 'Reused', `reuses image ${image} built by bundle ${sourceName}`));
+  chain.set('Built', 'True', 'Reused', `reuses image ${image} built by bundle ${sourceName}`);
   return undefined;
 }

@@ -2,7 +2,8 @@
 import { buildJobName } from '../../../../operator/names.ts';
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
-import { awaitsPushedImage, decideBundle } from '../../../../operator/bundle/decide.ts';
+import { awaitsPushedImage } from '../../../../operator/bundle/build-step.ts';
+import { decideBundle } from '../../../../operator/bundle/decide.ts';
 import { foreignBaseImage } from '../../../../operator/bundle/settings.ts';
 import { REQUEUE_NO_POD_MS } from '../../../../operator/bundle/decision.ts';
 import { podlessJobs } from '../../../../operator/bundle/workload-readings.ts';
