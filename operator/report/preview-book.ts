@@ -5,6 +5,7 @@ import type { OperatorContext } from '../context.ts';
 import type { Receipt, ReceiptBook } from '../delivery/sink.ts';
 import { COMMENT } from '../../providers/preview-report.ts';
 import { lanePreview } from '../subjects/previews.ts';
+import { statusBook } from '../subjects/status-book.ts';
 
 export const PREVIEW_REPORTED = 'preview-reported';
 /** Statuses kept besides the comment (the newest; older head commits' need no more). */
@@ -12,37 +13,25 @@ const STATUSES_KEPT = 7;
 
 type Reported = NonNullable<NonNullable<PreviewObject['status']>['reported']>;
 
-export function previewBook(ctx: OperatorContext): ReceiptBook {
-  return {
+export const previewBook = (ctx: OperatorContext): ReceiptBook =>
+  statusBook(ctx, {
     name: PREVIEW_REPORTED,
-    read(subject) {
-      const preview = lanePreview(ctx, subject);
-      return (
-        preview &&
-        new Map<string, Receipt>(
-          (preview.status?.reported ?? []).map((r) => [
-            r.id,
-            { ...(r.value ? { value: r.value } : {}), ...(r.remoteId ? { remoteId: r.remoteId } : {}) },
-          ]),
-        )
-      );
-    },
-    async write(subject, receipts) {
-      const preview = lanePreview(ctx, subject);
-      if (!preview) return;
+    kind: 'Preview',
+    field: 'reported',
+    writer: 'report',
+    find: (subject) => lanePreview(ctx, subject),
+    entries: (reported: Reported) =>
+      reported.map((r): [string, Receipt] => [
+        r.id,
+        { ...(r.value ? { value: r.value } : {}), ...(r.remoteId ? { remoteId: r.remoteId } : {}) },
+      ]),
+    shown(receipts): Reported {
       const entries: Reported = [...receipts].map(([id, r]) => ({
         id,
         ...(r.value !== undefined ? { value: r.value } : {}),
         ...(r.remoteId !== undefined ? { remoteId: r.remoteId } : {}),
       }));
       const comment = entries.filter((e) => e.id === COMMENT);
-      const value = [...comment, ...entries.filter((e) => e.id !== COMMENT).slice(-STATUSES_KEPT)];
-      if (JSON.stringify(preview.status?.reported ?? []) === JSON.stringify(value)) return;
-      await ctx.status.write('Preview', preview, {
-        writer: 'report',
-        fields: { reported: value },
-        conditions: [],
-      });
+      return [...comment, ...entries.filter((e) => e.id !== COMMENT).slice(-STATUSES_KEPT)];
     },
-  };
-}
+  });

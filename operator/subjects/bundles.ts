@@ -9,6 +9,7 @@ import type { Receipt, ReceiptBook, SinkDeps } from '../delivery/sink.ts';
 import type { BundleLifecycle } from '../bundle/lifecycle.ts';
 import type { StatusWriterName } from '../reconcile/status-owners.ts';
 import type { OperatorContext } from '../context.ts';
+import { statusBook } from './status-book.ts';
 
 /** What a sink about bundles is given: the engine's dependencies and the bundles' life-cycle events. */
 export interface BundleSinkDeps extends SinkDeps {
@@ -94,32 +95,19 @@ export function finishedLongAgo(
 
 type BundleStatus = NonNullable<BundleObject['status']>;
 
-/**
- * A receipt book kept in one field of a bundle's status (its subject is the bundle's
- * `namespace/name`), read and written whole; written only when it changes.
- */
-export function bundleBook<F extends 'reported' | 'notified'>(
+/** A receipt book kept in one field of a bundle's status (its subject is the bundle's `namespace/name`). */
+export const bundleBook = <F extends 'reported' | 'notified'>(
   ctx: OperatorContext,
   { field, writer }: { field: F; writer: StatusWriterName },
   entries: (shown: NonNullable<BundleStatus[F]>) => Array<[string, Receipt]>,
   shown: (receipts: ReadonlyMap<string, Receipt>) => NonNullable<BundleStatus[F]>,
-): ReceiptBook {
-  return {
+): ReceiptBook =>
+  statusBook(ctx, {
     name: field,
-    read(subject) {
-      const bundle = currentBundle(ctx, subject);
-      return bundle && new Map(entries(bundle.status?.[field] ?? []));
-    },
-    async write(subject, receipts) {
-      const bundle = currentBundle(ctx, subject);
-      if (!bundle) return;
-      const value = shown(receipts);
-      if (JSON.stringify(bundle.status?.[field] ?? []) === JSON.stringify(value)) return;
-      await ctx.status.write('Bundle', bundle, {
-        writer,
-        fields: { [field]: value },
-        conditions: [],
-      });
-    },
-  };
-}
+    kind: 'Bundle',
+    field,
+    writer,
+    find: (subject) => currentBundle(ctx, subject),
+    entries,
+    shown,
+  });
