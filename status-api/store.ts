@@ -19,14 +19,9 @@ export class StatusStore {
   #version = 0;
   #snapshot: StatusSnapshot | null = null;
 
-  /** True once every kind has finished its initial list; the API answers 503 until then. */
+  /** True once every kind has finished its initial list (and from then on); the API answers 503 until then. */
   get synced(): boolean {
-    return statusKinds.every((kind) => this.#synced.has(kind));
-  }
-
-  /** Counts changes; equal versions mean equal content. */
-  get version(): number {
-    return this.#version;
+    return this.#synced.size === statusKinds.length;
   }
 
   /** Call when a kind's watcher has delivered its initial list. */
@@ -42,11 +37,6 @@ export class StatusStore {
     this.#delete(this.#pages, name);
   }
 
-  /** Replaces every page at once, for a watcher that relisted. */
-  replacePages(objs: Iterable<StatusPageObject>): void {
-    this.#replace(this.#pages, objs);
-  }
-
   upsertComponent(obj: StatusComponentObject): void {
     this.#upsert(this.#components, obj);
   }
@@ -55,20 +45,12 @@ export class StatusStore {
     this.#delete(this.#components, name);
   }
 
-  replaceComponents(objs: Iterable<StatusComponentObject>): void {
-    this.#replace(this.#components, objs);
-  }
-
   upsertNotice(obj: StatusNoticeObject): void {
     this.#upsert(this.#notices, obj);
   }
 
   deleteNotice(name: string): void {
     this.#delete(this.#notices, name);
-  }
-
-  replaceNotices(objs: Iterable<StatusNoticeObject>): void {
-    this.#replace(this.#notices, objs);
   }
 
   /** The current view. The same object is returned until something changes. */
@@ -90,12 +72,6 @@ export class StatusStore {
 
   #delete<T>(map: Map<string, T>, name: string): void {
     if (map.delete(name)) this.#changed();
-  }
-
-  #replace<T extends Named>(map: Map<string, T>, objs: Iterable<T>): void {
-    map.clear();
-    for (const obj of objs) map.set(obj.metadata.name, obj);
-    this.#changed();
   }
 
   #changed(): void {

@@ -39,7 +39,10 @@ export function observeRequests(
     }
     return template;
   };
+  const nothing = (): void => {};
   return (req: IncomingMessage, res: ServerResponse, id: string): (() => void) => {
+    // Nobody to tell (no metrics, no debug log): nothing measured.
+    if (observe === undefined && !logger.isLevelEnabled('debug')) return nothing;
     const started = process.hrtime.bigint();
     return (): void => {
       const observation = {
