@@ -9,6 +9,7 @@ import { BUNDLE_NAME_HASH_LENGTH } from '../crds/writers.ts';
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { API_VERSION, type BundleObject } from '../crds/index.ts';
+import { ownerReferenceTo } from '../crds/owner-references.ts';
 import { withoutControlCharacters } from './text.ts';
 import {
   ANNOTATION_RECEIVED_AT,
@@ -86,9 +87,7 @@ function ownedByProject(project: { name: string; uid?: string | undefined }): {
   ownerReferences?: V1OwnerReference[];
 } {
   if (!project.uid) return {};
-  return {
-    ownerReferences: [{ apiVersion: API_VERSION, kind: 'Project', name: project.name, uid: project.uid }],
-  };
+  return { ownerReferences: [ownerReferenceTo('Project', { metadata: project })] };
 }
 
 /** `YYYYMMDDHHMMSS` (UTC): the suffix of names made by people's commands and rollbacks. */

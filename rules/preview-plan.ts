@@ -5,6 +5,7 @@
 // arrive out of order, end the same way.
 import { API_VERSION, type PreviewObject, type PreviewsSettings, type Provider } from '../crds/index.ts';
 import { LABEL_PROJECT, LABEL_SHARD, labelValue } from '../crds/labels.ts';
+import { ownerReferenceTo } from '../crds/owner-references.ts';
 import { previewName } from './preview-names.ts';
 import { withoutControlCharacters } from './text.ts';
 
@@ -97,13 +98,7 @@ function previewObject(
         ...(project.shard ? { [LABEL_SHARD]: project.shard } : {}),
       },
       // Owned by the Project: deleting it deletes its previews, and with them what serves them.
-      ...(project.uid
-        ? {
-            ownerReferences: [
-              { apiVersion: API_VERSION, kind: 'Project', name: project.name, uid: project.uid },
-            ],
-          }
-        : {}),
+      ...(project.uid ? { ownerReferences: [ownerReferenceTo('Project', { metadata: project })] } : {}),
     },
     spec: {
       projectRef: { name: project.name },

@@ -5,7 +5,7 @@ import type { V1EnvVar, V1Job, V1ResourceRequirements } from '@kubernetes/client
 import type { BundleObject, EnvironmentObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
 import { backupJobName, jobLabels } from '../names.ts';
-import { controllerReferenceTo } from '../../lib/owner-references.ts';
+import { controllerReferenceTo } from '../../crds/owner-references.ts';
 import { isSafeRelativePath } from '../../rules/relative-path.ts';
 
 export interface BackupJobSettings {

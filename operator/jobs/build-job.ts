@@ -20,7 +20,7 @@ import { registryHost } from '../../rules/registry-access.ts';
 import type { V1EnvVar, V1Job, V1ResourceRequirements } from '@kubernetes/client-node';
 import type { BundleObject, ProjectObject } from '../../crds/index.ts';
 import { ANNOTATION_BUNDLE } from '../../crds/labels.ts';
-import { controllerReferenceTo } from '../../lib/owner-references.ts';
+import { controllerReferenceTo } from '../../crds/owner-references.ts';
 import { buildCacheImage, buildJobLabels, buildJobName, type BuildSecretUse } from '../names.ts';
 import { buildStoreParts } from './build-store.ts';
 import { buildArgs, dockerfile, sourcePath } from './dockerfile.ts';

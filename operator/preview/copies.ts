@@ -4,7 +4,7 @@
 // no Service of the environment ever sends its traffic to a preview, and every copy is owned by
 // the Preview: deleting it removes them (the garbage collector does). A fork's copy keeps no
 // Secret but those previews.forkSecrets names (fork-secrets.ts).
-import { controllerReferenceTo } from '../../lib/owner-references.ts';
+import { controllerReferenceTo } from '../../crds/owner-references.ts';
 import type { V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { PreviewObject, PreviewsSettings } from '../../crds/index.ts';
 import {

@@ -1,5 +1,5 @@
 // The webhook Secret the operator generates for a Project that references none.
-import { controllerReferenceTo } from '../../lib/owner-references.ts';
+import { controllerReferenceTo } from '../../crds/owner-references.ts';
 import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { ProjectObject } from '../../crds/index.ts';

@@ -2,7 +2,7 @@
 // Environment gets a Promotion to this one, with the Environment's gates — made once per bundle
 // (status.autoPromotion remembers the last, so a Promotion someone deleted is not made again).
 // The Promotion controller does the rest. Keyed by the target Environment.
-import { ownerReferenceTo } from '../../lib/owner-references.ts';
+import { ownerReferenceTo } from '../../crds/owner-references.ts';
 import type { EnvironmentObject, PromotionObject } from '../../crds/index.ts';
 import { API_VERSION } from '../../crds/index.ts';
 import { boundedName } from '../../crds/labels.ts';

@@ -1,7 +1,7 @@
 // The one way Slipway writes an owner reference to one of its objects: the owned object goes with
 // its owner (Kubernetes' garbage collector), and, as its controller, is its alone.
 import type { V1OwnerReference } from '@kubernetes/client-node';
-import { API_VERSION } from '../crds/index.ts';
+import { API_VERSION } from './common.ts';
 
 type Owner = { metadata: { name: string; uid?: string } };
 type Reference = Required<Pick<V1OwnerReference, 'apiVersion' | 'kind' | 'name' | 'uid'>>;
