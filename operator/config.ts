@@ -326,7 +326,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parsed.success) return parsed.data as OperatorConfig;
   const problems = parsed.error.issues.map((i) => {
     const setting = SETTINGS[i.path[0] as Setting];
-    return setting ? `${setting.env}: ${i.message}` : i.message;
+    const inside = i.path.slice(1).join('.');
+    return setting ? `${setting.env}${inside ? `.${inside}` : ''}: ${i.message}` : i.message;
   });
   throw new Error(`invalid operator configuration: ${problems.join('; ')}`);
 }

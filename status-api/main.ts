@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { onShutdown, startAdminServer } from '../lib/admin.ts';
 import { loadKubeConfig } from '../lib/kube.ts';
 import { logger } from '../lib/log.ts';
-import { histogram } from '../lib/metrics.ts';
+import { observeRequest } from './metrics.ts';
 import { createStatusApp } from './server.ts';
 import { StatusStore } from './store.ts';
 import { watchStatusResources } from './watch.ts';
@@ -21,12 +21,6 @@ const env = z
   .parse(process.env);
 
 const log = logger.child({ component: 'status-api' });
-const requestDuration = histogram(
-  'slipway_status_api_request_duration_seconds',
-  'Status API requests by route template',
-  ['method', 'route', 'status'],
-);
-
 const store = new StatusStore();
 const kc = loadKubeConfig();
 const app = createStatusApp({
@@ -44,8 +38,7 @@ const app = createStatusApp({
           }
         : { enabled: false },
   },
-  observeRequest: ({ method, route, status, durationSeconds }) =>
-    requestDuration.observe({ method, route, status: String(status) }, durationSeconds),
+  observeRequest,
 });
 
 const admin = await startAdminServer({ port: env.SLIPWAY_ADMIN_PORT, ready: () => store.synced });

@@ -1,6 +1,6 @@
 // The public HTTP server of the status API (docs/status-api.md). One pipeline per request:
 //
-//   observe → request id, CORS headers → rate limit (429) → an answer already made for this exact
+//   request id, observe → CORS headers → rate limit (429) → an answer already made for this exact
 //   URL, snapshot and time slice, from memory → else Express routes it: 301 for a page with a
 //   trailing slash, 405 for other methods, 503 until the store has synced, the answer (made once
 //   and remembered), 404 for any other path → one error handler.
@@ -175,11 +175,14 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
   const pages = new AnswerCache({ refreshMs: 60_000 });
   const caches = [answers, timelyAnswers, pages];
 
+  /** The snapshot to answer from; undefined until the store has synced (no answer is made before). */
+  const loaded = (): StatusSnapshot | undefined => (store.synced ? store.snapshot() : undefined);
+
   /** The answer already made for this exact URL, snapshot and time slice: no routing needed. */
   const remembered = (req: IncomingMessage, nowMs: number): PreparedAnswer | undefined => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url === undefined || !store.synced)
-      return undefined;
-    const snapshot = store.snapshot();
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url === undefined) return undefined;
+    const snapshot = loaded();
+    if (snapshot === undefined) return undefined;
     for (const cache of caches) {
       const known = cache.urlAnswer(snapshot, nowMs, req.url);
       if (known !== undefined) return known;
@@ -199,8 +202,8 @@ export function createStatusApp(options: StatusAppOptions): StatusApp {
     key: string,
     make: (snapshot: StatusSnapshot, now: Date) => PreparedAnswer,
   ): void => {
-    if (!store.synced) return send(req, res, whileLoading, [...RETRY_SOON]);
-    const snapshot = store.snapshot();
+    const snapshot = loaded();
+    if (snapshot === undefined) return send(req, res, whileLoading, [...RETRY_SOON]);
     const now = clock();
     send(
       req,

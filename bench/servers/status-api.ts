@@ -1,8 +1,9 @@
-// Child process: the status API's HTTP server on 127.0.0.1:0 with the rate limit off, fed a
+// Child process: the status API's HTTP server on 127.0.0.1:0 with the rate limit off and its metrics on, fed a
 // large store (see fixtures/status-objects.ts). Reports its memory before and after loading.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createStatusApp } from '../../status-api/server.ts';
+import { observeRequest } from '../../status-api/metrics.ts';
 import { StatusStore } from '../../status-api/store.ts';
 import { NOW, statusObjects } from '../fixtures/status-objects.ts';
 import { failToParent, serveParent } from '../lib/child.ts';
@@ -32,7 +33,13 @@ async function main(): Promise<void> {
   const loaded = settledMemory();
 
   // A fixed clock: the timeline states (and so the filtered pages) are the same on every run.
-  const app = createStatusApp({ store, clock: () => NOW, config: { rateLimit: { enabled: false } } });
+  // Observed as in production (the request-duration histogram), so its cost is measured too.
+  const app = createStatusApp({
+    store,
+    clock: () => NOW,
+    config: { rateLimit: { enabled: false } },
+    observeRequest,
+  });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -104,7 +104,7 @@ export class Chain {
     this.#target = target;
   }
 
-  /** States a condition: a step's own that passed, or one more that a stop makes true as well. */
+  /** States a condition: a step's own that passed, or BackedUp held back beside a stop on Deployed. */
   set(type: OwnedCondition, status: ConditionUpdate['status'], reason: BundleReason, message: string): this {
     this.conditions.push({ type, status, reason, message });
     return this;

@@ -14,7 +14,7 @@ import { buildStep } from './build-step.ts';
 import { deployStep } from './deploy-step.ts';
 import { environmentFreeStep, environmentStep } from './environment-steps.ts';
 import { supersededBy } from './siblings.ts';
-import { environmentFrozen } from './suspended.ts';
+import { environmentFrozenStep } from './suspended.ts';
 import { jobState } from './workload-state.ts';
 
 function projectStep(input: BundleInputs): Stop | undefined {
@@ -57,7 +57,7 @@ export const BUNDLE_STEPS = [
   { name: 'deployAsked', run: deployAskedStep },
   { name: 'environment', run: environmentStep },
   { name: 'environmentFree', run: environmentFreeStep },
-  { name: 'environmentFrozen', run: environmentFrozen },
+  { name: 'environmentFrozen', run: environmentFrozenStep },
   { name: 'backedUp', run: backupStep },
   { name: 'deployed', run: deployStep },
 ] as const satisfies readonly Step[];

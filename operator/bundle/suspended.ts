@@ -17,7 +17,7 @@ export function projectFrozen(input: BundleInputs): Stop | undefined {
  * A backup or rollout that may not start because the environment is suspended. What has begun
  * goes on: this bundle's own rollout, and a backup under way, which ends first.
  */
-export function environmentFrozen(input: BundleInputs, chain: Chain): Stop | undefined {
+export function environmentFrozenStep(input: BundleInputs, chain: Chain): Stop | undefined {
   const { environment, running } = chain.target;
   if (environment.spec.suspend !== true || running === input.bundle.metadata.name) return undefined;
   if (input.backupJob && jobState(input.backupJob).state === 'running') return undefined;

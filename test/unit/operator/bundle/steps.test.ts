@@ -6,7 +6,7 @@ import { BUNDLE_STEPS, type BundleStepName } from '../../../../operator/bundle/s
 import type { BundleInputs } from '../../../../operator/bundle/decision.ts';
 import { environment, spec, stored } from '../../../support/builders.ts';
 import { deployment, job } from '../builders.ts';
-import { deployBundle, inputs } from './bundle-inputs.ts';
+import { DIGEST, built, deployBundle, inputs } from './bundle-inputs.ts';
 
 /** Runs one step, by name, after the steps before it passed over the same input. */
 function runStep(name: BundleStepName, input: BundleInputs) {
@@ -69,6 +69,33 @@ describe('the bundle steps', () => {
     expect(runStep('backedUp', input)).toEqual({
       stop: undefined,
       conditions: [expect.objectContaining({ type: 'Built' })],
+    });
+  });
+
+  it('project: a bundle whose project is gone waits, owning no condition', () => {
+    expect(runStep('project', inputs({ project: undefined })).stop).toMatchObject({
+      how: 'waiting',
+      reason: 'ProjectNotFound',
+      message: 'project shop does not exist',
+    });
+  });
+
+  it('deployAsked: a bundle without spec.deploy succeeds once built', () => {
+    const input = inputs({ bundle: built('b1') });
+    expect(runStep('deployAsked', input).stop).toMatchObject({ how: 'succeeded', phase: 'Built' });
+  });
+
+  it('deployed: a complete rollout is the success that makes the bundle Ready', () => {
+    const input = inputs({
+      bundle: deployBundle('b1'),
+      environment: environment('staging', stored()),
+      deployment: deployment({ bundle: 'b1' }),
+    });
+    const { stop } = runStep('deployed', input);
+    expect(stop).toMatchObject({ how: 'succeeded', phase: 'Ready', owner: 'Deployed', reason: 'Succeeded' });
+    expect(readyOf(stop!)).toMatchObject({
+      status: 'True',
+      message: 'environment staging runs image ' + `registry.test/team/shop:b1@${DIGEST}`,
     });
   });
 
