@@ -22,6 +22,7 @@ server.listen(0, '127.0.0.1', () => {
   try {
     serveParent(
       {
+        cpu: () => process.cpuUsage(),
         set: (input: unknown) => {
           const { path, body, headers } = input as {
             path: string;

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const port = (server.address() as AddressInfo).port;
 
   serveParent(
-    { memory: () => settledMemory() },
+    { memory: () => settledMemory(), cpu: () => process.cpuUsage() },
     { port, components, notices, loadMs, snapshotMs, memory: { empty, loaded } },
   );
 }

@@ -79,6 +79,8 @@ export interface DeployTarget {
   container: string;
   /** The bundle the Deployment runs now, by its annotation. */
   running: string | undefined;
+  /** Whether that is this bundle: its rollout has begun. */
+  ours: boolean;
 }
 
 /** The steps' shared state while they run: what each found, the conditions they stated. */

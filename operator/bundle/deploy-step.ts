@@ -11,12 +11,12 @@ import { rolloutState } from './workload-state.ts';
 
 export function deployStep(input: BundleInputs, chain: Chain): Stop {
   const { bundle } = input;
-  const { environment, deployment, container, running } = chain.target;
+  const { environment, deployment, container, running, ours } = chain.target;
   const name = bundle.metadata.name;
   const image = chain.status.image!;
   const deploymentName = deployment.metadata?.name ?? environment.spec.deploymentRef.name;
   const owner = 'Deployed';
-  if (running !== name && rolloutStarted(bundle)) {
+  if (!ours && rolloutStarted(bundle)) {
     // Someone put another pod template back while this bundle rolled out (kubectl rollout undo
     // on a broken release): rolling it out again would undo their rollback. (A cache that has not
     // seen this bundle's own patch yet gets here too: the decision on live state, made before any
@@ -24,7 +24,7 @@ export function deployStep(input: BundleInputs, chain: Chain): Stop {
     const message = `Deployment ${deploymentName} was changed to ${running ? `bundle ${running}` : 'another pod template'} while this bundle rolled out (kubectl rollout undo?); not rolling it out again`;
     return { how: 'failed', phase: 'Failed', owner, reason: 'RolloutReplaced', message };
   }
-  if (running !== name) {
+  if (!ours) {
     // The image comes from status, which only Slipway writes (the slipway-writers policy); still,
     // nothing but the project's own repository, by digest, goes into a Deployment.
     const foreign = foreignImage(image, input.image);

@@ -75,15 +75,22 @@ export function environmentStep(input: BundleInputs, chain: Chain): Stop | undef
       'EnvironmentNotReady',
       `environment ${envName} is not ready (${ready.reason}): ${ready.message}`,
     );
-  chain.target = { environment, deployment, container: container.name, running: runningBundle(deployment) };
+  const running = runningBundle(deployment);
+  chain.target = {
+    environment,
+    deployment,
+    container: container.name,
+    running,
+    ours: running === bundle.metadata.name,
+  };
   return undefined;
 }
 
 /** Another bundle of the project still rolling out to the environment goes first. */
 export function environmentFreeStep(input: BundleInputs, chain: Chain): Stop | undefined {
   const { bundle } = input;
-  const { environment, running } = chain.target;
-  if (running === bundle.metadata.name) return undefined;
+  const { environment, running, ours } = chain.target;
+  if (ours) return undefined;
   const busyWith = running && input.projectBundles.find((b) => b.metadata.name === running);
   if (!busyWith || isFinished(busyWith)) return undefined;
   const message = `waiting for bundle ${running} to finish rolling out to environment ${environment.metadata.name}`;

@@ -4,6 +4,7 @@
 // Environment, which wakes the bundles that wait on them (watches.ts).
 import type { Chain, Stop } from './chain.ts';
 import type { BundleInputs } from './decision.ts';
+import { backedUpBefore } from './backup-step.ts';
 import { jobState } from './workload-state.ts';
 
 /** A build that may not start because the project is suspended. */
@@ -18,13 +19,12 @@ export function projectFrozen(input: BundleInputs): Stop | undefined {
  * goes on: this bundle's own rollout, and a backup under way, which ends first.
  */
 export function environmentFrozenStep(input: BundleInputs, chain: Chain): Stop | undefined {
-  const { environment, running } = chain.target;
-  if (environment.spec.suspend !== true || running === input.bundle.metadata.name) return undefined;
+  const { environment, ours } = chain.target;
+  if (environment.spec.suspend !== true || ours) return undefined;
   if (input.backupJob && jobState(input.backupJob).state === 'running') return undefined;
   const name = environment.metadata.name;
   const message = `environment ${name} is suspended (spec.suspend): no backup or rollout starts there until it is resumed (kubectl slipway resume environment ${name}); the newest bundle waiting then rolls out`;
-  const backedUp = input.bundle.status?.conditions?.some((c) => c.type === 'BackedUp' && c.status === 'True');
-  if (input.bundle.spec.deploy?.backupBeforeDeploy && !input.backupJob && !backedUp)
+  if (input.bundle.spec.deploy?.backupBeforeDeploy && !input.backupJob && !backedUpBefore(input.bundle))
     chain.set('BackedUp', 'Unknown', 'Suspended', message);
   return { how: 'inLine', phase: 'Built', owner: 'Deployed', reason: 'Suspended', message };
 }
