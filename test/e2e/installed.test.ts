@@ -39,7 +39,7 @@ import {
   releaseNamespaceObjects,
   releaseRuns,
   scaleComponent,
-  serviceEndpoints,
+  behindService,
 } from './support/release-pods.ts';
 import { previewsOnGitea } from './installed/previews.ts';
 import { promotesWhatStagingRan } from './installed/promotion.ts';
@@ -199,8 +199,7 @@ describe('Slipway installed with its Helm chart on the real node', () => {
       await scaleComponent('status-api', release.deployments.statusApi, 2);
       await waitFor(
         'two status APIs again, behind their Service',
-        async () =>
-          (await readyPods('status-api')).length === 2 && (await serviceEndpoints('status-api')) === 2,
+        async () => (await readyPods('status-api')).length === 2 && (await behindService('status-api')),
         120_000,
         250,
       );

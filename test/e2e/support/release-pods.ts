@@ -95,11 +95,13 @@ export async function releaseNamespaceObjects(): Promise<string[]> {
 }
 
 /**
- * The ready addresses the Service of `component` routes to, from its EndpointSlices: a pod that
- * is Ready is not yet behind its Service until the EndpointSlice controller has seen it (under
- * load, seconds later), and until then something else may answer the Service's address.
+ * Whether the Service of `component` routes to exactly its ready pods, by their addresses in its
+ * EndpointSlices: a pod that is Ready is not yet behind its Service until the EndpointSlice
+ * controller has seen it (under load, seconds later), and a slice can still list the addresses of
+ * pods scaled away, which other pods may have taken since (a tenant's web server answering the
+ * status API's address with an empty 404).
  */
-export async function serviceEndpoints(component: string): Promise<number> {
+export async function behindService(component: string): Promise<boolean> {
   const { stdout } = await kubectl([
     'get',
     'endpointslices',
@@ -113,8 +115,11 @@ export async function serviceEndpoints(component: string): Promise<number> {
   const slices = JSON.parse(stdout) as {
     items: Array<{ endpoints?: Array<{ addresses: string[]; conditions?: { ready?: boolean } }> }>;
   };
-  return slices.items
+  const routed = slices.items
     .flatMap((s) => s.endpoints ?? [])
     .filter((e) => e.conditions?.ready !== false)
-    .reduce((n, e) => n + e.addresses.length, 0);
+    .flatMap((e) => e.addresses)
+    .sort();
+  const pods = (await readyPods(component)).map((p) => p.status?.podIP ?? '').sort();
+  return pods.length > 0 && JSON.stringify(routed) === JSON.stringify(pods);
 }
